@@ -1,0 +1,84 @@
+/**
+ * The version-neutral, MCP-shaped intermediate representation that sits
+ * between reading a spec and emitting a project. OpenAPI 2.0/3.0/3.1 and
+ * JSON Schema inputs all become an `ApiModel`; every later stage reads only this.
+ */
+import type {
+  ApiData,
+  JsonSchema,
+  OperationBinding,
+  ToolAnnotations,
+  ToolGuidance,
+} from "../../templates/server/src/runtime/tool-data.js";
+
+export type {
+  ApiData,
+  BodyBinding,
+  JsonSchema,
+  OperationBinding,
+  ParameterBinding,
+  SecuritySchemeData,
+  ToolAnnotations,
+  ToolData,
+  ToolGuidance,
+  ToolLink,
+  PaginationData,
+  SchemaHints,
+} from "../../templates/server/src/runtime/tool-data.js";
+
+export type InputKind = "openapi" | "jsonschema";
+
+export interface Diagnostic {
+  /** JSON pointer into the source document, e.g. `#/paths/~1pets/get`. */
+  pointer: string;
+  severity: "error" | "warning";
+  /** What is wrong. */
+  message: string;
+  /** How to fix it. */
+  fix?: string;
+}
+
+/** An OpenAPI Link object found on one of the operation's success responses. */
+export interface OpenApiLink {
+  name: string;
+  operationId?: string;
+  operationRef?: string;
+  parameters: Record<string, unknown>;
+  description?: string;
+  pointer: string;
+}
+
+export interface ToolModel {
+  name: string;
+  operationId?: string;
+  title?: string;
+  description: string;
+  category: string;
+  tags: string[];
+  pointer: string;
+  annotations: ToolAnnotations;
+  inputSchema: JsonSchema;
+  responseSchema?: JsonSchema;
+  operation?: OperationBinding;
+  handler?: { module: string };
+  /** Links declared on the success responses (resolved to tools by the guidance stage). */
+  openapiLinks: OpenApiLink[];
+  /** Names of the success response's declared headers, lower-cased. */
+  responseHeaders: string[];
+}
+
+export interface ApiModel {
+  kind: InputKind;
+  api: ApiData;
+  tools: ToolModel[];
+  diagnostics: Diagnostic[];
+}
+
+/** A tool with its generation-time guidance attached: what `emit` writes to data/tools.json. */
+export interface GuidedTool extends ToolModel {
+  guidance: ToolGuidance;
+}
+
+export interface GuidedApiModel extends Omit<ApiModel, "tools"> {
+  tools: GuidedTool[];
+}

@@ -1,0 +1,177 @@
+/**
+ * The shape of the data files the generator writes into `data/`.
+ *
+ * Everything derived from the API description (schemas, descriptions, hints,
+ * examples, links) lives in these JSON files rather than in code, so no
+ * string from a spec can ever become executable TypeScript, and `tsc` stays
+ * fast however many operations the API has.
+ */
+import { readFileSync } from "node:fs";
+
+export type JsonSchema = { [keyword: string]: unknown };
+export type ParameterLocation = "path" | "query" | "header" | "cookie";
+
+export interface ApiData {
+  /** Package-safe name of the generated server, e.g. `petstore-mcp`. */
+  name: string;
+  title: string;
+  version: string;
+  description?: string;
+  /** Server `instructions`: the workflow an agent should follow. */
+  instructions: string;
+  /** Upstream base URL from `servers[0]` (or Swagger host/basePath/schemes); may be "". */
+  baseUrl: string;
+  /** Environment variable that overrides `baseUrl`, e.g. `PETSTORE_BASE_URL`. */
+  baseUrlEnv: string;
+  /** Every security scheme the API declares, with the env var(s) holding its credential. */
+  securitySchemes: SecuritySchemeData[];
+  /** Default upstream timeout; the `<PREFIX>_TIMEOUT_MS` env var overrides it. */
+  timeoutMs: number;
+  /** Prefix of every environment variable this server reads, e.g. `PETSTORE`. */
+  envPrefix: string;
+}
+
+export type SecuritySchemeData =
+  | { name: string; kind: "apiKey"; in: "header" | "query" | "cookie"; parameterName: string; env: string }
+  | { name: string; kind: "bearer"; env: string } // http bearer, oauth2 and openIdConnect access tokens
+  | { name: string; kind: "basic"; usernameEnv: string; passwordEnv: string };
+
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+export interface ToolData {
+  /** Unique, matches ^[a-zA-Z0-9_-]{1,64}$. */
+  name: string;
+  title?: string;
+  description: string;
+  /** First tag of the operation, or "default". */
+  category: string;
+  /** JSON pointer of the source object in the spec, e.g. `#/paths/~1pets/get`. */
+  pointer: string;
+  annotations: ToolAnnotations;
+  /** Always `type: "object"`; JSON Schema 2020-12; compiled by Ajv at generation time already. */
+  inputSchema: JsonSchema;
+  /** Schema of the successful response body (the `data` of the envelope), when it is JSON. */
+  responseSchema?: JsonSchema;
+  /** Present for OpenAPI operations: how arguments map onto an HTTP request. */
+  operation?: OperationBinding;
+  /** Present for JSON Schema input: the tool runs a user-owned handler in `src/handlers/`. */
+  handler?: { module: string };
+  /** Precomputed at generation time; never re-derived per call. */
+  guidance: ToolGuidance;
+}
+
+/** Guidance computed at generation time for one tool. */
+export interface ToolGuidance {
+  hints: SchemaHints;
+  /** Both examples pass this tool's own input validator (checked at generation time). */
+  examples: { minimal: Record<string, unknown>; full: Record<string, unknown> };
+  links: ToolLink[];
+  pagination?: PaginationData;
+  /** The list/search tool for the resource this tool acts on (404 guidance, next steps). */
+  listTool?: string;
+  /** The tool to fall back to when this one fails upstream, if any. */
+  fallbackTool?: string;
+}
+
+export interface SchemaHints {
+  minimal: { required: string[]; optional: string[] };
+  typed: Record<string, TypedParameterHint>;
+  full: { description?: string; required: string[]; properties: Record<string, JsonSchema> };
+}
+
+export interface TypedParameterHint {
+  /** A JSON Schema type, a `|`-joined union (`string|null`), or `any`. */
+  type: string;
+  required: boolean;
+  default?: unknown;
+  enum?: unknown[];
+}
+
+/**
+ * A follow-up call offered after a successful response. Parameter values are
+ * OpenAPI runtime expressions resolved against the actual request/response:
+ * `$response.body#/id`, `$response.header.Location`, `$request.path.petId`,
+ * `$request.query.limit`, `$request.header.X`, `$request.body#/name`; any other
+ * value is a literal.
+ */
+export interface ToolLink {
+  /** Short label, e.g. "Get this pet". */
+  name: string;
+  tool: string;
+  /** Target tool argument name -> runtime expression or literal. */
+  params: Record<string, unknown>;
+  source: "openapi" | "inferred";
+  description?: string;
+}
+
+export interface PaginationData {
+  kind: "offset" | "page" | "cursor" | "link-header";
+  limitArg?: string;
+  offsetArg?: string;
+  pageArg?: string;
+  perPageArg?: string;
+  cursorArg?: string;
+  /** JSON pointer into the response body holding the next cursor, e.g. `/next_cursor`. */
+  nextCursorPointer?: string;
+  /** JSON pointer into the response body holding the item array; "" when the body is the array. */
+  itemsPointer?: string;
+}
+
+export interface OperationBinding {
+  method: "get" | "put" | "post" | "delete" | "options" | "head" | "patch" | "trace";
+  /** Path template relative to the base URL, e.g. `/pets/{petId}`. */
+  path: string;
+  parameters: ParameterBinding[];
+  body?: BodyBinding;
+  /** Alternatives (OR) of scheme-name sets (AND); `[]` means no auth needed. */
+  security: string[][];
+  /** Media type of the success response, if declared. */
+  responseMediaType?: string;
+}
+
+export interface ParameterBinding {
+  /** Property name in the tool's inputSchema. */
+  arg: string;
+  /** Name on the wire. */
+  name: string;
+  in: ParameterLocation;
+  required: boolean;
+  /** OpenAPI serialisation; defaults per location are already resolved by the generator. */
+  style: "simple" | "label" | "matrix" | "form" | "spaceDelimited" | "pipeDelimited" | "deepObject";
+  explode: boolean;
+  allowReserved?: boolean;
+  /** The parameter's content is JSON-encoded (OpenAPI `content: application/json`). */
+  json?: boolean;
+}
+
+export type BodyBinding =
+  | {
+      /** The whole body is the value of one argument. */
+      mode: "property";
+      arg: string;
+      mediaType: string;
+      required: boolean;
+    }
+  | {
+      /** The body object's properties appear as top-level arguments. */
+      mode: "flattened";
+      /** Argument name -> body property name. */
+      properties: Record<string, string>;
+      mediaType: string;
+      required: boolean;
+    };
+
+export interface ToolsFile {
+  api: ApiData;
+  tools: ToolData[];
+}
+
+export function loadToolsFile(url: URL): ToolsFile {
+  return JSON.parse(readFileSync(url, "utf8")) as ToolsFile;
+}
