@@ -69,8 +69,13 @@ export interface ToolData {
 /** Guidance computed at generation time for one tool. */
 export interface ToolGuidance {
   hints: SchemaHints;
-  /** Both examples pass this tool's own input validator (checked at generation time). */
-  examples: { minimal: Record<string, unknown>; full: Record<string, unknown> };
+  /**
+   * Both examples pass this tool's own input validator (checked at generation
+   * time). Absent only when no valid example could be built (e.g. an
+   * unsatisfiable schema); the generator then reports a warning instead of
+   * ever emitting an invalid example.
+   */
+  examples?: { minimal: Record<string, unknown>; full: Record<string, unknown> };
   links: ToolLink[];
   pagination?: PaginationData;
   /** The list/search tool for the resource this tool acts on (404 guidance, next steps). */
@@ -121,6 +126,13 @@ export interface PaginationData {
   nextCursorPointer?: string;
   /** JSON pointer into the response body holding the item array; "" when the body is the array. */
   itemsPointer?: string;
+  /**
+   * Cursor taken from the last item rather than a response field (Stripe's
+   * `starting_after`): pass `items[items.length - 1][lastItemCursorField]` as
+   * `cursorArg` while the boolean at `hasMorePointer` is true.
+   */
+  hasMorePointer?: string;
+  lastItemCursorField?: string;
 }
 
 export interface OperationBinding {

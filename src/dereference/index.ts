@@ -1,0 +1,98 @@
+/**
+ * Stage 3 — dereference: resolve internal, external-file and (opt-in) remote
+ * `$ref`s with @apidevtools/json-schema-ref-parser. Circular references stay
+ * as object cycles here; the model stage bounds them when it copies schemas out.
+ */
+import { readFile } from "node:fs/promises";
+import { dirname, relative, isAbsolute } from "node:path";
+import { fileURLToPath } from "node:url";
+import { $RefParser, type FileInfo } from "@apidevtools/json-schema-ref-parser";
+import { GeneratorError } from "../diagnostics.js";
+import type { NormalisedSpec, SpecObject } from "../normalise/index.js";
+
+export interface DereferenceOptions {
+  /** Allow `$ref` to http(s) URLs. Off by default: a spec must not make the generator fetch arbitrary hosts. */
+  allowRemoteRefs?: boolean;
+  /** Allow `$ref` to files outside the spec's own folder. */
+  allowExternalFiles?: boolean;
+}
+
+export interface DereferencedSpec extends NormalisedSpec {
+  /** True when some `$ref` pointed back at an ancestor. */
+  circular: boolean;
+}
+
+export async function dereferenceSpec(spec: NormalisedSpec, options: DereferenceOptions = {}): Promise<DereferencedSpec> {
+  const root = spec.location.startsWith("file:") ? dirname(fileURLToPath(spec.location)) : undefined;
+  const parser = new $RefParser();
+  // The ref parser wraps resolver errors in its own; keep ours to report them as they are.
+  let refusal: GeneratorError | undefined;
+  const refuse = <T>(read: () => Promise<T>) => async (): Promise<T> => {
+    try {
+      return await read();
+    } catch (error) {
+      if (error instanceof GeneratorError) refusal ??= error;
+      throw error;
+    }
+  };
+  try {
+    const document = (await parser.dereference(spec.location, spec.document, {
+      mutateInputSchema: true,
+      continueOnError: false,
+      resolve: {
+        external: true,
+        file: {
+          order: 100,
+          canRead: (file: FileInfo) => !/^https?:/i.test(file.url),
+          read: (file: FileInfo) => refuse(() => readLocalRef(file.url, root, options.allowExternalFiles ?? false, spec.source))(),
+        },
+        http: {
+          order: 200,
+          canRead: /^https?:/i,
+          read: (file: FileInfo) => refuse(() => readRemoteRef(file.url, options.allowRemoteRefs ?? false, spec.source))(),
+        },
+      },
+      dereference: { circular: true, maxDepth: 400 },
+      timeoutMs: 120_000,
+    } as never)) as SpecObject;
+    return { ...spec, document, circular: parser.$refs.circular };
+  } catch (error) {
+    if (refusal) throw refusal;
+    if (error instanceof GeneratorError) throw error;
+    throw new GeneratorError(refErrorWhere(error, spec.source), `a $ref could not be resolved: ${firstLine(error)}`, "check that the referenced file and JSON pointer exist");
+  }
+}
+
+async function readLocalRef(url: string, root: string | undefined, allowOutside: boolean, source: string): Promise<Buffer> {
+  const path = url.startsWith("file:") ? fileURLToPath(url) : url;
+  if (root && !allowOutside) {
+    const rel = relative(root, path);
+    if (rel.startsWith("..") || isAbsolute(rel)) {
+      throw new GeneratorError(source, `a $ref points outside the spec's folder (${path})`, "move the file next to the spec, or pass --allow-external-refs if you trust it");
+    }
+  }
+  try {
+    return await readFile(path);
+  } catch {
+    throw new GeneratorError(source, `a $ref points to a file that cannot be read (${path})`, "check the $ref's file path, relative to the spec");
+  }
+}
+
+async function readRemoteRef(url: string, allowed: boolean, source: string): Promise<string> {
+  if (!allowed) {
+    throw new GeneratorError(source, `a $ref points to a remote URL (${url})`, "download it next to the spec, or pass --allow-remote-refs if you trust the host");
+  }
+  const response = await fetch(url, { signal: AbortSignal.timeout(30_000) });
+  if (!response.ok) throw new GeneratorError(source, `the remote $ref ${url} answered HTTP ${response.status}`, "check the URL");
+  return response.text();
+}
+
+function refErrorWhere(error: unknown, source: string): string {
+  const path = (error as { path?: unknown }).path;
+  if (Array.isArray(path) && path.length > 0) return `${source}#/${path.map(String).join("/")}`;
+  return source;
+}
+
+function firstLine(error: unknown): string {
+  return String((error as Error).message ?? error).split("\n")[0] ?? "";
+}

@@ -1,0 +1,151 @@
+/**
+ * Stage 6 — emit: the guided model becomes a list of project files. Spec
+ * content goes into `data/tools.json`; code comes from the templates, which
+ * see spec strings only through the escaping helpers in `escape.ts`.
+ */
+import { Project, ts } from "ts-morph";
+import { GeneratorError } from "../diagnostics.js";
+import type { GuidedApiModel, GuidedTool, ToolData } from "../model/ir.js";
+import type { ToolsFile } from "../../templates/server/src/runtime/tool-data.js";
+import { identifier } from "./escape.js";
+import { createHandlebars, readTemplates, renderTemplate, type TemplateFile } from "./templates.js";
+
+export type FileOwner = "generator" | "user";
+
+export interface EmittedFile {
+  /** Relative POSIX path inside the project. */
+  path: string;
+  content: string;
+  owner: FileOwner;
+}
+
+export interface EmitOptions {
+  generatorVersion: string;
+  templatesDir?: string;
+}
+
+const PROJECT_PREFIX = "server/";
+const HANDLER_TEMPLATE = "handler.ts.hbs";
+/** Files written once and then left to the user; regeneration never touches them. */
+const USER_OWNED = new Set(["src/hooks.ts"]);
+/** npm drops files named .gitignore from published packages, so the template spells it differently. */
+const RENAMED = new Map([["_gitignore", ".gitignore"]]);
+
+export const TOOLS_DATA_PATH = "data/tools.json";
+
+export function emitProject(model: GuidedApiModel, options: EmitOptions): EmittedFile[] {
+  const templates = readTemplates(options.templatesDir);
+  const handlebars = createHandlebars();
+  const context = templateContext(model, options);
+  const files: EmittedFile[] = [];
+
+  for (const template of templates.values()) {
+    if (!template.path.startsWith(PROJECT_PREFIX)) continue;
+    let path = template.path.slice(PROJECT_PREFIX.length);
+    const rendered = path.endsWith(".hbs");
+    if (rendered) path = path.slice(0, -".hbs".length);
+    path = path.split("/").map((part) => RENAMED.get(part) ?? part).join("/");
+    const content = rendered ? renderTemplate(handlebars, template, context) : template.content;
+    const owner: FileOwner = USER_OWNED.has(path) ? "user" : "generator";
+    files.push({ path, content: owner === "generator" ? withOwnershipHeader(path, content) : content, owner });
+  }
+
+  const handlerTemplate = templates.get(HANDLER_TEMPLATE);
+  for (const tool of model.tools) {
+    if (!tool.handler) continue;
+    if (!handlerTemplate) throw new GeneratorError(HANDLER_TEMPLATE, "template missing", "restore it from the defaults");
+    files.push({
+      path: `src/handlers/${tool.handler.module}.ts`,
+      content: renderTemplate(handlebars, handlerTemplate, { ...context, tool: handlerContext(tool) }),
+      owner: "user",
+    });
+  }
+
+  files.push({ path: TOOLS_DATA_PATH, content: toolsDataJson(model), owner: "generator" });
+  checkTypeScript(files, templates);
+  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+export function toToolData(tool: GuidedTool): ToolData {
+  return {
+    name: tool.name,
+    ...(tool.title ? { title: tool.title } : {}),
+    description: tool.description,
+    category: tool.category,
+    pointer: tool.pointer,
+    annotations: tool.annotations,
+    inputSchema: tool.inputSchema,
+    ...(tool.responseSchema ? { responseSchema: tool.responseSchema } : {}),
+    ...(tool.operation ? { operation: tool.operation } : {}),
+    ...(tool.handler ? { handler: tool.handler } : {}),
+    guidance: tool.guidance,
+  };
+}
+
+function toolsDataJson(model: GuidedApiModel): string {
+  const data: ToolsFile = { api: model.api, tools: model.tools.map(toToolData) };
+  // Readable for small APIs; compact where size dominates (GitHub, Graph).
+  return JSON.stringify(data, null, model.tools.length <= 200 ? 2 : undefined) + "\n";
+}
+
+function templateContext(model: GuidedApiModel, options: EmitOptions) {
+  const categories = new Map<string, number>();
+  for (const tool of model.tools) categories.set(tool.category, (categories.get(tool.category) ?? 0) + 1);
+  const handlerTools = model.tools.filter((tool) => tool.handler).map(handlerContext);
+  return {
+    api: model.api,
+    kind: model.kind,
+    isOpenApi: model.kind === "openapi",
+    generator: { name: "create-guided-mcp", version: options.generatorVersion },
+    toolCount: model.tools.length,
+    tools: model.tools.slice(0, 200).map((tool) => ({
+      name: tool.name,
+      summary: (tool.title ?? tool.description.split("\n")[0] ?? "").trim(),
+      category: tool.category,
+      route: tool.operation ? `${tool.operation.method.toUpperCase()} ${tool.operation.path}` : "handler",
+    })),
+    moreTools: Math.max(0, model.tools.length - 200),
+    categories: [...categories].map(([name, count]) => ({ name, count })),
+    credentials: model.api.securitySchemes.map((scheme) => ({
+      scheme: scheme.name,
+      kind: scheme.kind,
+      envs: scheme.kind === "basic" ? [scheme.usernameEnv, scheme.passwordEnv] : [scheme.env],
+    })),
+    handlerTools,
+    hasHandlers: handlerTools.length > 0,
+    firstTool: model.tools[0]?.name ?? "",
+  };
+}
+
+function handlerContext(tool: GuidedTool) {
+  return { name: tool.name, module: tool.handler?.module ?? tool.name, binding: identifier(tool.name, "handle_") };
+}
+
+function withOwnershipHeader(path: string, content: string): string {
+  if (!/\.(ts|js|mjs)$/.test(path)) return content;
+  return `// Generated by create-guided-mcp. A regeneration replaces this file; if you edit it, the new version is written beside it as .new instead.\n// Customise behaviour in src/hooks.ts, which is yours and never overwritten.\n${content}`;
+}
+
+/**
+ * Every emitted TypeScript file must parse, and rendered ones get their
+ * imports organised. A failure names the template it came from.
+ */
+function checkTypeScript(files: EmittedFile[], templates: Map<string, TemplateFile>): void {
+  const project = new Project({ useInMemoryFileSystem: true, compilerOptions: { target: ts.ScriptTarget.ES2022 } });
+  const program = () => project.getProgram().compilerObject;
+  for (const file of files) {
+    if (!file.path.endsWith(".ts")) continue;
+    const sourceFile = project.createSourceFile(`/project/${file.path}`, file.content, { overwrite: true });
+    const diagnostics = program().getSyntacticDiagnostics(sourceFile.compilerNode);
+    const first = diagnostics[0];
+    if (first) {
+      const templatePath = [...templates.values()].find((t) => t.path.endsWith(file.path) || t.path.endsWith(`${file.path}.hbs`))?.source ?? file.path;
+      const { line, character } = first.file ? first.file.getLineAndCharacterOfPosition(first.start ?? 0) : { line: 0, character: 0 };
+      throw new GeneratorError(`${templatePath} (emitted ${file.path}:${line + 1}:${character + 1})`, `emitted TypeScript does not parse: ${ts.flattenDiagnosticMessageText(first.messageText, " ")}`, "fix the template");
+    }
+    if (file.path.startsWith("src/generated/")) {
+      sourceFile.organizeImports();
+      file.content = sourceFile.getFullText();
+    }
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * Progressive schema disclosure (client-guidance pattern 4): three levels of
+ * detail about a tool's arguments, computed once from its inputSchema.
+ *
+ * - minimal: which arguments are required / optional (for error messages);
+ * - typed: per argument its type, whether required, default and enum;
+ * - full: every property schema with all constraints, descriptions and examples.
+ */
+import type { JsonSchema, SchemaHints } from "../model/ir.js";
+import type { TypedParameterHint } from "../../templates/server/src/runtime/tool-data.js";
+import { asSchema, declaredTypes, schemaProperties, schemaRequired } from "./schema-util.js";
+
+/** Argument names the caller may send: readOnly properties that are not required are left out. */
+function visibleProperties(schema: JsonSchema): { props: Record<string, JsonSchema>; required: string[] } {
+  const all = schemaProperties(schema);
+  const required = schemaRequired(schema);
+  const props: Record<string, JsonSchema> = {};
+  for (const [name, sub] of Object.entries(all)) {
+    if (sub["readOnly"] === true && !required.includes(name)) continue;
+    props[name] = sub;
+  }
+  return { props, required };
+}
+
+function jsonTypeOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  if (typeof value === "number") return Number.isInteger(value) ? "integer" : "number";
+  return typeof value;
+}
+
+/**
+ * The type of a schema as a `|`-joined union: `string`, `string|null`,
+ * `string|integer` for oneOf/anyOf, `any` when nothing constrains it.
+ */
+export function describeType(schema: JsonSchema | undefined, depth = 0): string {
+  const types = collectTypes(schema, depth);
+  return types.length === 0 ? "any" : types.join("|");
+}
+
+function collectTypes(schema: JsonSchema | undefined, depth: number): string[] {
+  if (!schema || depth > 8) return [];
+  const out: string[] = [];
+  const add = (t: string): void => {
+    if (!out.includes(t)) out.push(t);
+  };
+  const declared = declaredTypes(schema);
+  if (declared.length > 0) {
+    declared.forEach(add);
+  } else if ("const" in schema) {
+    add(jsonTypeOf(schema["const"]));
+  } else if (Array.isArray(schema["enum"]) && schema["enum"].length > 0) {
+    for (const v of schema["enum"]) add(jsonTypeOf(v));
+  } else {
+    for (const key of ["oneOf", "anyOf"] as const) {
+      const branches = schema[key];
+      if (!Array.isArray(branches)) continue;
+      const branchTypes = branches.map((b) => collectTypes(asSchema(b), depth + 1));
+      // A branch with no type constraint means the union is unconstrained.
+      if (branchTypes.some((t) => t.length === 0)) return [];
+      branchTypes.flat().forEach(add);
+    }
+    if (out.length === 0 && Array.isArray(schema["allOf"])) {
+      for (const b of schema["allOf"]) {
+        const t = collectTypes(asSchema(b), depth + 1);
+        if (t.length > 0) {
+          t.forEach(add);
+          break;
+        }
+      }
+    }
+    if (out.length === 0) {
+      if ("properties" in schema) add("object");
+      else if ("items" in schema || "prefixItems" in schema) add("array");
+    }
+  }
+  // `integer|number` says nothing `number` does not.
+  if (out.includes("integer") && out.includes("number")) out.splice(out.indexOf("integer"), 1);
+  return out;
+}
+
+function enumOf(schema: JsonSchema): unknown[] | undefined {
+  if (Array.isArray(schema["enum"])) return schema["enum"] as unknown[];
+  if ("const" in schema) return [schema["const"]];
+  // A nullable enum after normalisation: anyOf [{enum}, {type: null}].
+  for (const key of ["anyOf", "oneOf"] as const) {
+    const branches = schema[key];
+    if (!Array.isArray(branches)) continue;
+    const values: unknown[] = [];
+    for (const b of branches) {
+      const s = asSchema(b);
+      if (!s) return undefined;
+      if (Array.isArray(s["enum"])) values.push(...(s["enum"] as unknown[]));
+      else if ("const" in s) values.push(s["const"]);
+      else if (declaredTypes(s).length === 1 && declaredTypes(s)[0] === "null") values.push(null);
+      else return undefined;
+    }
+    return values.length > 0 ? values : undefined;
+  }
+  return undefined;
+}
+
+export function buildHints(inputSchema: JsonSchema): SchemaHints {
+  const { props, required } = visibleProperties(inputSchema);
+  const names = Object.keys(props);
+  const requiredNames = [...required.filter((r) => names.includes(r)), ...required.filter((r) => !names.includes(r))];
+  const optional = names.filter((n) => !required.includes(n));
+
+  const typed: Record<string, TypedParameterHint> = {};
+  for (const name of [...requiredNames.filter((r) => names.includes(r)), ...optional]) {
+    const sub = props[name] ?? {};
+    const hint: TypedParameterHint = { type: describeType(sub), required: required.includes(name) };
+    if ("default" in sub) hint.default = sub["default"];
+    const e = enumOf(sub);
+    if (e) hint.enum = e;
+    typed[name] = hint;
+  }
+
+  const full: SchemaHints["full"] = { required: requiredNames, properties: props };
+  if (typeof inputSchema["description"] === "string" && inputSchema["description"] !== "") {
+    full.description = inputSchema["description"];
+  }
+  return { minimal: { required: requiredNames, optional }, typed, full };
+}

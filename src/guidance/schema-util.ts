@@ -1,0 +1,135 @@
+/**
+ * Small, dependency-free helpers for reading (never mutating) JSON Schema
+ * values and JSON pointers. Shared by the guidance modules.
+ */
+import type { JsonSchema } from "../model/ir.js";
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The value as a schema object, or undefined for `true`/`false`/non-objects. */
+export function asSchema(value: unknown): JsonSchema | undefined {
+  return isObject(value) ? (value as JsonSchema) : undefined;
+}
+
+export function schemaProperties(schema: JsonSchema | undefined): Record<string, JsonSchema> {
+  const out: Record<string, JsonSchema> = {};
+  if (!schema) return out;
+  const props = schema["properties"];
+  if (isObject(props)) {
+    for (const [name, sub] of Object.entries(props)) out[name] = asSchema(sub) ?? {};
+  }
+  // Properties contributed by allOf branches (one level of merging is enough for reading).
+  const allOf = schema["allOf"];
+  if (Array.isArray(allOf)) {
+    for (const branch of allOf) {
+      const b = asSchema(branch);
+      if (!b) continue;
+      for (const [name, sub] of Object.entries(schemaProperties(b))) if (!(name in out)) out[name] = sub;
+    }
+  }
+  return out;
+}
+
+export function schemaRequired(schema: JsonSchema | undefined): string[] {
+  const out: string[] = [];
+  if (!schema) return out;
+  const req = schema["required"];
+  if (Array.isArray(req)) for (const r of req) if (typeof r === "string" && !out.includes(r)) out.push(r);
+  const allOf = schema["allOf"];
+  if (Array.isArray(allOf)) {
+    for (const branch of allOf) for (const r of schemaRequired(asSchema(branch))) if (!out.includes(r)) out.push(r);
+  }
+  return out;
+}
+
+/** Declared JSON types of a schema (`type` keyword only), in order. */
+export function declaredTypes(schema: JsonSchema | undefined): string[] {
+  if (!schema) return [];
+  const t = schema["type"];
+  if (typeof t === "string") return [t];
+  if (Array.isArray(t)) return t.filter((x): x is string => typeof x === "string");
+  return [];
+}
+
+export function isArraySchema(schema: JsonSchema | undefined): boolean {
+  if (!schema) return false;
+  const types = declaredTypes(schema);
+  if (types.includes("array")) return true;
+  return types.length === 0 && ("items" in schema || "prefixItems" in schema);
+}
+
+export function isObjectSchema(schema: JsonSchema | undefined): boolean {
+  if (!schema) return false;
+  const types = declaredTypes(schema);
+  if (types.includes("object")) return true;
+  return types.length === 0 && ("properties" in schema || "allOf" in schema);
+}
+
+export function escapePointerToken(token: string): string {
+  return token.replace(/~/g, "~0").replace(/\//g, "~1");
+}
+
+export function unescapePointerToken(token: string): string {
+  return token.replace(/~1/g, "/").replace(/~0/g, "~");
+}
+
+/** Splits a JSON pointer ("" or "/a/b", optionally prefixed with "#") into unescaped tokens. */
+export function parsePointer(pointer: string): string[] {
+  let p = pointer.startsWith("#") ? pointer.slice(1) : pointer;
+  try {
+    p = decodeURIComponent(p);
+  } catch {
+    /* keep as-is */
+  }
+  if (p === "") return [];
+  return p
+    .split("/")
+    .slice(1)
+    .map(unescapePointerToken);
+}
+
+/** Lower-cases and strips `_`, `-`, `.`, `$` and `@` so `page_size`, `pageSize` and `$page-size` compare equal. */
+export function normName(name: string): string {
+  return name.toLowerCase().replace(/[_\-.$@\s]/g, "");
+}
+
+/** Naive English singular: `pets`→`pet`, `categories`→`category`, `addresses`→`address`. */
+export function singularize(word: string): string {
+  const w = word;
+  if (/ies$/i.test(w) && w.length > 3) return w.slice(0, -3) + "y";
+  if (/(ss|us|is)$/i.test(w)) return w;
+  if (/(sses|shes|ches|xes|zes)$/i.test(w)) return w.slice(0, -2);
+  if (/s$/i.test(w) && w.length > 1) return w.slice(0, -1);
+  return w;
+}
+
+/** Splits camelCase / snake_case / kebab-case into lower-case words. */
+export function words(name: string): string[] {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((w) => w.toLowerCase());
+}
+
+/** Human-readable noun for a path segment or field stem: `pet_owners` → `pet owner`. */
+export function humanNoun(segment: string): string {
+  const ws = words(segment);
+  if (ws.length === 0) return segment;
+  const last = ws[ws.length - 1]!;
+  ws[ws.length - 1] = singularize(last);
+  return ws.join(" ");
+}
+
+/** Stable 32-bit FNV-1a hash, for deriving per-tool seeds independent of tool order. */
+export function hashString(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}

@@ -1,0 +1,437 @@
+/**
+ * Stage 4 — model (OpenAPI): one tool per operation of a dereferenced
+ * OpenAPI 3.1 document. Each spec object gets one small transform.
+ */
+import type { DereferencedSpec } from "../dereference/index.js";
+import { childPointer, pointerOf } from "../diagnostics.js";
+import { isObject, type SpecObject } from "../normalise/index.js";
+import type {
+  ApiData,
+  ApiModel,
+  BodyBinding,
+  Diagnostic,
+  JsonSchema,
+  OpenApiLink,
+  OperationBinding,
+  ParameterBinding,
+  SecuritySchemeData,
+  ToolAnnotations,
+  ToolModel,
+} from "./ir.js";
+import { ARG_NAME_PATTERN, argName, assignUniqueNames, baseToolName, envName, packageSlug } from "./names.js";
+import { mergeAllOfObjects, toJsonSchema, type SchemaContext } from "./schema.js";
+
+export interface ModelOptions {
+  /** Overrides the server name derived from `info.title`. */
+  name?: string;
+  inputDepth?: number;
+  outputDepth?: number;
+}
+
+export const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
+type HttpMethod = (typeof HTTP_METHODS)[number];
+type ParameterLocation = ParameterBinding["in"];
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+const MAX_DESCRIPTION = 4000;
+/** Headers OpenAPI says are controlled by the transport and must be ignored as parameters. */
+const IGNORED_HEADERS = new Set(["accept", "content-type", "authorization"]);
+const BODY_MEDIA_PREFERENCE = [/^application\/json\b/i, /\+json\b/i, /^application\/x-www-form-urlencoded\b/i, /^multipart\/form-data\b/i, /^text\/plain\b/i];
+
+export function apiIdentity(title: string, override?: string): { slug: string; name: string; envPrefix: string } {
+  const slug = packageSlug(override ?? title).replace(/-mcp$/, "");
+  return { slug, name: `${slug}-mcp`, envPrefix: envName(slug) };
+}
+
+export function buildOpenApiModel(spec: DereferencedSpec, options: ModelOptions = {}): ApiModel {
+  const document = spec.document;
+  const diagnostics: Diagnostic[] = [];
+  const info = isObject(document.info) ? document.info : {};
+  const title = typeof info.title === "string" && info.title.trim() ? info.title.trim() : "API";
+  const identity = apiIdentity(title, options.name);
+  const securitySchemes = readSecuritySchemes(document, identity.envPrefix, diagnostics);
+  const api: ApiData = {
+    name: identity.name,
+    title,
+    version: typeof info.version === "string" ? info.version : String(info.version ?? "0.0.0"),
+    ...(typeof info.description === "string" ? { description: info.description } : {}),
+    instructions: "",
+    baseUrl: readBaseUrl(document, spec.location, identity.envPrefix, diagnostics),
+    baseUrlEnv: `${identity.envPrefix}_BASE_URL`,
+    securitySchemes,
+    timeoutMs: DEFAULT_TIMEOUT_MS,
+    envPrefix: identity.envPrefix,
+  };
+  const context = {
+    diagnostics,
+    inputDepth: options.inputDepth ?? 10,
+    outputDepth: options.outputDepth ?? 5,
+    defaultSecurity: readSecurity(document.security),
+    knownSchemes: new Set(securitySchemes.map((scheme) => scheme.name)),
+  };
+
+  const drafts: Array<Omit<ToolModel, "name"> & { baseName: string; identity: string }> = [];
+  const paths = isObject(document.paths) ? document.paths : {};
+  if (Object.keys(paths).length === 0) {
+    diagnostics.push({ pointer: "#/paths", severity: "warning", message: "the document has no paths, so the server has no tools", fix: "add operations under `paths`" });
+  }
+  for (const [path, pathItem] of Object.entries(paths)) {
+    if (!isObject(pathItem)) continue;
+    for (const method of HTTP_METHODS) {
+      const operation = pathItem[method];
+      if (!isObject(operation)) continue;
+      const pointer = pointerOf("paths", path, method);
+      try {
+        drafts.push(buildOperationTool(path, method, pathItem, operation, pointer, context));
+      } catch (error) {
+        diagnostics.push({ pointer, severity: "error", message: `operation skipped: ${(error as Error).message}`, fix: "fix the operation's definition" });
+      }
+    }
+  }
+  const names = assignUniqueNames(
+    drafts.map((draft) => ({ base: draft.baseName, identity: draft.identity, explicit: draft.operationId !== undefined })),
+  );
+  const tools = drafts.map(({ baseName: _baseName, identity: _identity, ...draft }, index) => ({ ...draft, name: names[index]! }));
+  return { kind: "openapi", api, tools, diagnostics };
+}
+
+interface OperationContext {
+  diagnostics: Diagnostic[];
+  inputDepth: number;
+  outputDepth: number;
+  defaultSecurity: string[][];
+  knownSchemes: Set<string>;
+}
+
+function buildOperationTool(
+  path: string,
+  method: HttpMethod,
+  pathItem: SpecObject,
+  operation: SpecObject,
+  pointer: string,
+  context: OperationContext,
+): Omit<ToolModel, "name"> & { baseName: string; identity: string } {
+  const operationId = typeof operation.operationId === "string" && operation.operationId.trim() ? operation.operationId.trim() : undefined;
+  const inputContext: SchemaContext = { direction: "input", maxDepth: context.inputDepth, diagnostics: context.diagnostics };
+  const parameters = collectParameters(pathItem, operation, pointer, context.diagnostics);
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  const parameterBindings: ParameterBinding[] = [];
+
+  const locationsByName = new Map<string, Set<ParameterLocation>>();
+  for (const { parameter } of parameters) {
+    const set = locationsByName.get(parameter.name) ?? new Set();
+    set.add(parameter.in);
+    locationsByName.set(parameter.name, set);
+  }
+  for (const { parameter, pointer: parameterPointer } of parameters) {
+    const shared = (locationsByName.get(parameter.name)?.size ?? 0) > 1;
+    const arg = uniqueKey(argName(shared && parameter.in !== "path" ? `${parameter.in}_${parameter.name}` : parameter.name), properties);
+    const { schema, json } = parameterSchema(parameter, parameterPointer, inputContext);
+    properties[arg] = schema;
+    const isRequired = parameter.in === "path" || parameter.required === true;
+    if (isRequired) required.push(arg);
+    parameterBindings.push(bindingFor(parameter, arg, isRequired, json));
+  }
+
+  const body = buildBody(operation, pointer, properties, required, inputContext);
+  const inputSchema: JsonSchema = { type: "object", properties, additionalProperties: false };
+  if (required.length > 0) inputSchema.required = required;
+
+  const success = successResponse(operation, pointer);
+  const responseSchema = success?.schema
+    ? toJsonSchema(success.schema, success.schemaPointer!, { direction: "output", maxDepth: context.outputDepth, diagnostics: context.diagnostics })
+    : undefined;
+
+  const security = operation.security !== undefined ? readSecurity(operation.security) : context.defaultSecurity;
+  for (const alternative of security) {
+    for (const scheme of alternative) {
+      if (!context.knownSchemes.has(scheme)) {
+        context.diagnostics.push({ pointer: childPointer(pointer, "security"), severity: "warning", message: `security scheme "${scheme}" is not declared in components.securitySchemes`, fix: "declare it, or remove it from the requirement" });
+      }
+    }
+  }
+
+  const binding: OperationBinding = {
+    method,
+    path,
+    parameters: parameterBindings,
+    ...(body ? { body } : {}),
+    security,
+    ...(success?.mediaType ? { responseMediaType: success.mediaType } : {}),
+  };
+  const tags = Array.isArray(operation.tags) ? operation.tags.filter((tag): tag is string => typeof tag === "string") : [];
+  const summary = typeof operation.summary === "string" ? operation.summary.trim() : "";
+  return {
+    baseName: baseToolName(operationId, method, path),
+    identity: `${method} ${path}`,
+    ...(operationId ? { operationId } : {}),
+    ...(summary ? { title: summary.slice(0, 200) } : {}),
+    description: describeOperation(method, path, summary, operation),
+    category: tags[0] ?? "default",
+    tags,
+    pointer,
+    annotations: annotationsFor(method, summary),
+    inputSchema,
+    ...(responseSchema ? { responseSchema } : {}),
+    operation: binding,
+    openapiLinks: success?.links ?? [],
+    responseHeaders: success?.headers ?? [],
+  };
+}
+
+function uniqueKey(base: string, taken: Record<string, unknown>): string {
+  let key = base;
+  for (let counter = 2; key in taken; counter++) key = `${base}_${counter}`;
+  return key;
+}
+
+interface RawParameter {
+  name: string;
+  in: ParameterLocation;
+  required?: boolean;
+  description?: string;
+  deprecated?: boolean;
+  style?: string;
+  explode?: boolean;
+  allowReserved?: boolean;
+  schema?: unknown;
+  content?: unknown;
+  example?: unknown;
+  examples?: unknown;
+}
+
+/** Path-level parameters, overridden by operation-level ones with the same name and location. */
+function collectParameters(pathItem: SpecObject, operation: SpecObject, pointer: string, diagnostics: Diagnostic[]): Array<{ parameter: RawParameter; pointer: string }> {
+  const merged = new Map<string, { parameter: RawParameter; pointer: string }>();
+  const pathPointer = pointer.slice(0, pointer.lastIndexOf("/"));
+  const add = (list: unknown, base: string) => {
+    if (!Array.isArray(list)) return;
+    list.forEach((parameter, index) => {
+      const where = childPointer(base, "parameters", index);
+      if (!isObject(parameter) || typeof parameter.name !== "string" || typeof parameter.in !== "string") {
+        diagnostics.push({ pointer: where, severity: "warning", message: "parameter without a name or location is ignored", fix: "give it `name` and `in`" });
+        return;
+      }
+      if (!["path", "query", "header", "cookie"].includes(parameter.in)) {
+        diagnostics.push({ pointer: childPointer(where, "in"), severity: "warning", message: `parameter location "${parameter.in}" is not supported and is ignored`, fix: "use path, query, header or cookie" });
+        return;
+      }
+      if (parameter.in === "header" && IGNORED_HEADERS.has(parameter.name.toLowerCase())) return;
+      merged.set(`${parameter.in}:${parameter.name}`, { parameter: parameter as unknown as RawParameter, pointer: where });
+    });
+  };
+  add(pathItem.parameters, pathPointer);
+  add(operation.parameters, pointer);
+  return [...merged.values()];
+}
+
+function parameterSchema(parameter: RawParameter, pointer: string, context: SchemaContext): { schema: JsonSchema; json: boolean } {
+  let source: unknown = parameter.schema;
+  let json = false;
+  if (source === undefined && isObject(parameter.content)) {
+    const [mediaType, media] = Object.entries(parameter.content)[0] ?? [];
+    if (isObject(media)) source = media.schema;
+    json = typeof mediaType === "string" && /json/i.test(mediaType);
+  }
+  const schema = toJsonSchema(source ?? { type: "string" }, childPointer(pointer, "schema"), context);
+  if (parameter.description && typeof parameter.description === "string") schema.description = parameter.description;
+  if (parameter.deprecated === true) schema.deprecated = true;
+  if (parameter.example !== undefined && schema.examples === undefined) schema.examples = [parameter.example];
+  return { schema, json };
+}
+
+function bindingFor(parameter: RawParameter, arg: string, required: boolean, json: boolean): ParameterBinding {
+  const defaultStyle = parameter.in === "query" || parameter.in === "cookie" ? "form" : "simple";
+  const style = (typeof parameter.style === "string" ? parameter.style : defaultStyle) as ParameterBinding["style"];
+  const explode = typeof parameter.explode === "boolean" ? parameter.explode : style === "form";
+  return {
+    arg,
+    name: parameter.name,
+    in: parameter.in,
+    required,
+    style,
+    explode,
+    ...(parameter.allowReserved === true ? { allowReserved: true } : {}),
+    ...(json ? { json: true } : {}),
+  };
+}
+
+/**
+ * The body's properties become top-level arguments when the body is a plain
+ * object whose property names are valid argument names and do not clash with
+ * parameters; anything else (arrays, oneOf, maps, clashes) is one `body` argument.
+ */
+function buildBody(operation: SpecObject, pointer: string, properties: Record<string, JsonSchema>, required: string[], context: SchemaContext): BodyBinding | undefined {
+  const requestBody = operation.requestBody;
+  if (!isObject(requestBody) || !isObject(requestBody.content)) return undefined;
+  const mediaType = pickMediaType(Object.keys(requestBody.content));
+  if (!mediaType) return undefined;
+  const media = requestBody.content[mediaType];
+  const bodyPointer = childPointer(pointer, "requestBody", "content", mediaType, "schema");
+  const isRequired = requestBody.required === true;
+  const rawSchema = isObject(media) && media.schema !== undefined ? media.schema : isTextual(mediaType) ? { type: "string" } : { type: "string", format: "binary" };
+  const converted = toJsonSchema(rawSchema, bodyPointer, context);
+  const flat = flattenable(converted, properties);
+  if (flat) {
+    const mapping: Record<string, string> = {};
+    const bodyRequired = new Set((flat.required as string[] | undefined) ?? []);
+    for (const [name, schema] of Object.entries(flat.properties as Record<string, JsonSchema>)) {
+      properties[name] = schema;
+      mapping[name] = name;
+      // Many specs leave requestBody.required out even when the body is needed; only an explicit `false` makes its fields optional.
+      if (requestBody.required !== false && bodyRequired.has(name)) required.push(name);
+    }
+    return { mode: "flattened", properties: mapping, mediaType, required: isRequired };
+  }
+  const arg = uniqueKey("body", properties);
+  if (typeof requestBody.description === "string" && converted.description === undefined) converted.description = requestBody.description;
+  properties[arg] = converted;
+  if (isRequired) required.push(arg);
+  return { mode: "property", arg, mediaType, required: isRequired };
+}
+
+function flattenable(schema: JsonSchema, taken: Record<string, unknown>): JsonSchema | undefined {
+  const merged = schema.allOf ? mergeAllOfObjects(schema) : schema;
+  if (!merged || merged.oneOf || merged.anyOf || merged.not || merged.if) return undefined;
+  if (merged.type !== "object" && !(merged.type === undefined && isObject(merged.properties))) return undefined;
+  if (!isObject(merged.properties) || Object.keys(merged.properties).length === 0) return undefined;
+  if (isObject(merged.additionalProperties) || merged.patternProperties) return undefined;
+  for (const name of Object.keys(merged.properties)) {
+    if (!ARG_NAME_PATTERN.test(name) || name in taken || name === "__proto__") return undefined;
+  }
+  return merged;
+}
+
+function pickMediaType(mediaTypes: string[]): string | undefined {
+  for (const preference of BODY_MEDIA_PREFERENCE) {
+    const match = mediaTypes.find((type) => preference.test(type));
+    if (match) return match;
+  }
+  return mediaTypes[0];
+}
+
+function isTextual(mediaType: string): boolean {
+  return /^text\/|json|xml|x-www-form-urlencoded/i.test(mediaType);
+}
+
+interface SuccessResponse {
+  mediaType?: string;
+  schema?: unknown;
+  schemaPointer?: string;
+  links: OpenApiLink[];
+  headers: string[];
+}
+
+function successResponse(operation: SpecObject, pointer: string): SuccessResponse | undefined {
+  const responses = isObject(operation.responses) ? operation.responses : {};
+  const codes = Object.keys(responses)
+    .filter((code) => /^2(\d\d|XX)$/i.test(code))
+    .sort();
+  const code = codes[0];
+  if (!code) return undefined;
+  const response = responses[code];
+  if (!isObject(response)) return undefined;
+  const responsePointer = childPointer(pointer, "responses", code);
+  const result: SuccessResponse = {
+    links: readLinks(response.links, childPointer(responsePointer, "links")),
+    headers: isObject(response.headers) ? Object.keys(response.headers).map((name) => name.toLowerCase()) : [],
+  };
+  if (isObject(response.content)) {
+    const mediaType = Object.keys(response.content).find((type) => /json/i.test(type)) ?? Object.keys(response.content)[0];
+    const media = mediaType ? response.content[mediaType] : undefined;
+    if (mediaType) result.mediaType = mediaType;
+    if (mediaType && /json/i.test(mediaType) && isObject(media) && media.schema !== undefined) {
+      result.schema = media.schema;
+      result.schemaPointer = childPointer(responsePointer, "content", mediaType, "schema");
+    }
+  }
+  return result;
+}
+
+function readLinks(links: unknown, pointer: string): OpenApiLink[] {
+  if (!isObject(links)) return [];
+  const result: OpenApiLink[] = [];
+  for (const [name, link] of Object.entries(links)) {
+    if (!isObject(link)) continue;
+    result.push({
+      name,
+      ...(typeof link.operationId === "string" ? { operationId: link.operationId } : {}),
+      ...(typeof link.operationRef === "string" ? { operationRef: link.operationRef } : {}),
+      parameters: isObject(link.parameters) ? { ...link.parameters } : {},
+      ...(typeof link.description === "string" ? { description: link.description } : {}),
+      pointer: childPointer(pointer, name),
+    });
+  }
+  return result;
+}
+
+function describeOperation(method: string, path: string, summary: string, operation: SpecObject): string {
+  const description = typeof operation.description === "string" ? operation.description.trim() : "";
+  const parts = [summary, description && description !== summary ? description : ""].filter(Boolean);
+  if (operation.deprecated === true) parts.unshift("Deprecated.");
+  let text = parts.join("\n\n") || `${method.toUpperCase()} ${path}`;
+  if (text.length > MAX_DESCRIPTION) text = text.slice(0, MAX_DESCRIPTION - 1) + "…";
+  return text;
+}
+
+export function annotationsFor(method: string, title?: string): ToolAnnotations {
+  const readOnly = method === "get" || method === "head" || method === "options";
+  return {
+    ...(title ? { title: title.slice(0, 200) } : {}),
+    readOnlyHint: readOnly,
+    destructiveHint: method === "delete",
+    idempotentHint: readOnly || method === "put" || method === "delete",
+    openWorldHint: true,
+  };
+}
+
+function readSecurity(security: unknown): string[][] {
+  if (!Array.isArray(security)) return [];
+  return security.filter(isObject).map((requirement) => Object.keys(requirement));
+}
+
+function readSecuritySchemes(document: SpecObject, envPrefix: string, diagnostics: Diagnostic[]): SecuritySchemeData[] {
+  const components = isObject(document.components) ? document.components : {};
+  const schemes = isObject(components.securitySchemes) ? components.securitySchemes : {};
+  const result: SecuritySchemeData[] = [];
+  for (const [name, scheme] of Object.entries(schemes)) {
+    const pointer = pointerOf("components", "securitySchemes", name);
+    if (!isObject(scheme)) continue;
+    const type = String(scheme.type ?? "").toLowerCase();
+    if (type === "apikey" && typeof scheme.name === "string" && ["header", "query", "cookie"].includes(String(scheme.in))) {
+      result.push({ name, kind: "apiKey", in: scheme.in as "header" | "query" | "cookie", parameterName: scheme.name, env: envName(envPrefix, name) });
+    } else if (type === "http" && String(scheme.scheme).toLowerCase() === "basic") {
+      result.push({ name, kind: "basic", usernameEnv: envName(envPrefix, name, "username"), passwordEnv: envName(envPrefix, name, "password") });
+    } else if ((type === "http" && String(scheme.scheme).toLowerCase() === "bearer") || type === "oauth2" || type === "openidconnect") {
+      result.push({ name, kind: "bearer", env: envName(envPrefix, name, "token") });
+    } else {
+      diagnostics.push({ pointer, severity: "warning", message: `security scheme type "${String(scheme.type)}${scheme.scheme ? " " + String(scheme.scheme) : ""}" is not supported, so calls needing it are sent without it`, fix: "use apiKey, http basic/bearer, oauth2 or openIdConnect, or add the credential in src/hooks.ts" });
+    }
+  }
+  return result;
+}
+
+function readBaseUrl(document: SpecObject, location: string, envPrefix: string, diagnostics: Diagnostic[]): string {
+  const servers = Array.isArray(document.servers) ? document.servers : [];
+  const server = servers[0];
+  const env = `${envPrefix}_BASE_URL`;
+  if (!isObject(server) || typeof server.url !== "string") {
+    diagnostics.push({ pointer: "#/servers", severity: "warning", message: "no server URL is declared", fix: `set ${env} when running the server, or add servers[0].url` });
+    return "";
+  }
+  let url = server.url;
+  const variables = isObject(server.variables) ? server.variables : {};
+  url = url.replace(/\{([^}]+)\}/g, (whole, name: string) => {
+    const variable = variables[name];
+    return isObject(variable) && variable.default !== undefined ? String(variable.default) : whole;
+  });
+  if (/\{[^}]+\}/.test(url)) {
+    diagnostics.push({ pointer: "#/servers/0/url", severity: "warning", message: `server URL ${url} has variables without defaults`, fix: `set ${env} to the concrete URL` });
+  }
+  if (!/^https?:\/\//i.test(url)) {
+    if (/^https?:/i.test(location)) return new URL(url, location).href.replace(/\/$/, "");
+    diagnostics.push({ pointer: "#/servers/0/url", severity: "warning", message: `server URL "${url}" is relative`, fix: `set ${env} to the API's absolute base URL when running the server` });
+  }
+  return url.replace(/\/$/, "");
+}

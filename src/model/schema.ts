@@ -1,0 +1,198 @@
+/**
+ * Copies a dereferenced OpenAPI 3.1 schema (which may contain object cycles
+ * and shared sub-objects) into a plain JSON Schema 2020-12 tree that Ajv and
+ * MCP clients accept. Cycles and excessive depth are cut to a permissive
+ * stub, so a recursive schema can never hang or crash anything downstream.
+ */
+import type { Diagnostic, JsonSchema } from "./ir.js";
+import { childPointer } from "../diagnostics.js";
+import { isObject } from "../normalise/index.js";
+
+export type SchemaDirection = "input" | "output";
+
+export interface SchemaContext {
+  direction: SchemaDirection;
+  /** Nesting depth beyond which sub-schemas become permissive stubs. */
+  maxDepth: number;
+  diagnostics: Diagnostic[];
+}
+
+/** Keywords that describe documents, not values: dropped to keep schemas small and Ajv-clean. */
+const DROPPED_KEYWORDS = new Set(["xml", "externalDocs", "discriminator", "example", "nullable", "$schema", "$id", "$anchor", "$comment", "$dynamicAnchor", "id"]);
+const SCHEMA_MAP_KEYWORDS = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"] as const;
+const SCHEMA_LIST_KEYWORDS = ["allOf", "anyOf", "oneOf", "prefixItems"] as const;
+const SCHEMA_KEYWORDS = ["items", "additionalProperties", "not", "contains", "propertyNames", "if", "then", "else", "unevaluatedProperties", "unevaluatedItems", "additionalItems"] as const;
+
+export function toJsonSchema(schema: unknown, pointer: string, context: SchemaContext): JsonSchema {
+  return convert(schema, pointer, context, 0, new Set());
+}
+
+function convert(schema: unknown, pointer: string, context: SchemaContext, depth: number, ancestors: Set<object>): JsonSchema {
+  if (schema === true || schema === undefined) return {};
+  if (schema === false) return { not: {} };
+  if (!isObject(schema)) return {};
+  if (ancestors.has(schema) || depth >= context.maxDepth) return stubFor(schema, ancestors.has(schema));
+  ancestors.add(schema);
+  try {
+    return convertObject(schema, pointer, context, depth, ancestors);
+  } finally {
+    ancestors.delete(schema);
+  }
+}
+
+function convertObject(schema: Record<string, unknown>, pointer: string, context: SchemaContext, depth: number, ancestors: Set<object>): JsonSchema {
+  const out: JsonSchema = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (DROPPED_KEYWORDS.has(key) || key.startsWith("x-") || key === "$ref") continue;
+    out[key] = value;
+  }
+  const sub = (value: unknown, ...tokens: Array<string | number>) => convert(value, childPointer(pointer, ...tokens), context, depth + 1, ancestors);
+
+  for (const keyword of SCHEMA_MAP_KEYWORDS) {
+    const map = schema[keyword];
+    if (!isObject(map)) continue;
+    const converted: Record<string, JsonSchema> = {};
+    for (const [name, value] of Object.entries(map)) {
+      if (keyword === "properties" && isHiddenInDirection(value, context.direction)) continue;
+      converted[name] = sub(value, keyword, name);
+    }
+    out[keyword] = converted;
+  }
+  for (const keyword of SCHEMA_LIST_KEYWORDS) {
+    const list = schema[keyword];
+    if (Array.isArray(list)) out[keyword] = list.map((value, index) => sub(value, keyword, index));
+  }
+  for (const keyword of SCHEMA_KEYWORDS) {
+    const value = schema[keyword];
+    if (value === undefined) continue;
+    if (keyword === "items" && Array.isArray(value)) {
+      // Draft-04..07 tuple form; 2020-12 spells it prefixItems.
+      out.prefixItems = value.map((item, index) => sub(item, "items", index));
+      delete out.items;
+      continue;
+    }
+    out[keyword] = typeof value === "boolean" ? value : sub(value, keyword);
+  }
+
+  applyNullable(schema, out);
+  applyLegacyKeywords(schema, out);
+  dropHiddenRequired(schema, out, context.direction);
+  checkPattern(out, pointer, context);
+  if (schema.example !== undefined && out.examples === undefined) out.examples = [schema.example];
+  return out;
+}
+
+/** A property that the spec says is never sent in this direction (readOnly for requests, writeOnly for responses). */
+function isHiddenInDirection(schema: unknown, direction: SchemaDirection): boolean {
+  if (!isObject(schema)) return false;
+  return direction === "input" ? schema.readOnly === true : schema.writeOnly === true;
+}
+
+function dropHiddenRequired(source: Record<string, unknown>, out: JsonSchema, direction: SchemaDirection): void {
+  const properties = source.properties;
+  if (!Array.isArray(out.required) || !isObject(properties)) return;
+  const kept = (out.required as unknown[]).filter(
+    (name) => typeof name === "string" && !isHiddenInDirection(properties[name], direction),
+  );
+  if (kept.length === 0) delete out.required;
+  else out.required = [...new Set(kept)];
+}
+
+function applyNullable(source: Record<string, unknown>, out: JsonSchema): void {
+  const nullable = source.nullable === true || source["x-nullable"] === true;
+  if (!nullable) return;
+  // `nullable` without `type` constrains nothing (OpenAPI 3.0.3 clarification); only widen an explicit type.
+  if (typeof out.type === "string") out.type = out.type === "null" ? "null" : [out.type, "null"];
+  else if (Array.isArray(out.type) && !out.type.includes("null")) out.type = [...out.type, "null"];
+  if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
+}
+
+function applyLegacyKeywords(source: Record<string, unknown>, out: JsonSchema): void {
+  // Draft-04 boolean exclusive bounds, which 3.0 documents still carry when not upgraded.
+  if (source.exclusiveMinimum === true && typeof source.minimum === "number") {
+    out.exclusiveMinimum = source.minimum;
+    delete out.minimum;
+  } else if (typeof source.exclusiveMinimum === "boolean") delete out.exclusiveMinimum;
+  if (source.exclusiveMaximum === true && typeof source.maximum === "number") {
+    out.exclusiveMaximum = source.maximum;
+    delete out.maximum;
+  } else if (typeof source.exclusiveMaximum === "boolean") delete out.exclusiveMaximum;
+  if (out.type === "file") {
+    out.type = "string";
+    out.format = "binary";
+  }
+  if (Array.isArray(out.type)) {
+    const types = (out.type as unknown[]).map((t) => (t === "file" ? "string" : t));
+    out.type = [...new Set(types)];
+  }
+  if (out.required !== undefined && !Array.isArray(out.required)) delete out.required;
+  if (Array.isArray(out.enum) && out.enum.length === 0) delete out.enum;
+}
+
+/**
+ * A pattern Ajv cannot compile would make the whole tool's validator fail;
+ * drop just that keyword, and say where, rather than lose the tool.
+ */
+function checkPattern(out: JsonSchema, pointer: string, context: SchemaContext): void {
+  if (typeof out.pattern !== "string") return;
+  try {
+    new RegExp(out.pattern, "u");
+  } catch {
+    context.diagnostics.push({
+      pointer: childPointer(pointer, "pattern"),
+      severity: "warning",
+      message: `pattern ${JSON.stringify(out.pattern)} is not a valid ECMA-262 regular expression, so it is not enforced`,
+      fix: "rewrite the pattern in ECMA-262 syntax",
+    });
+    delete out.pattern;
+  }
+  if (isObject(out.patternProperties)) {
+    for (const key of Object.keys(out.patternProperties)) {
+      try {
+        new RegExp(key, "u");
+      } catch {
+        delete (out.patternProperties as Record<string, unknown>)[key];
+        context.diagnostics.push({
+          pointer: childPointer(pointer, "patternProperties", key),
+          severity: "warning",
+          message: "patternProperties key is not a valid ECMA-262 regular expression, so it is not enforced",
+          fix: "rewrite it in ECMA-262 syntax",
+        });
+      }
+    }
+  }
+}
+
+/** What a cut-off sub-schema becomes: its type and description, accepting any content. */
+function stubFor(schema: Record<string, unknown>, recursive: boolean): JsonSchema {
+  const stub: JsonSchema = {};
+  if (typeof schema.type === "string" || Array.isArray(schema.type)) stub.type = schema.type;
+  const title = typeof schema.title === "string" ? ` ${schema.title}` : "";
+  const reason = recursive ? `recursive${title} structure` : `nested${title} structure (depth limit)`;
+  stub.description = `${typeof schema.description === "string" ? schema.description + " " : ""}(${reason}; contents not constrained here)`.trim();
+  return stub;
+}
+
+/**
+ * Merges an `allOf` of object schemas into one object schema, so a body made
+ * of composed parts can still be flattened into tool arguments. Returns
+ * undefined when the parts are not all plain objects.
+ */
+export function mergeAllOfObjects(schema: JsonSchema): JsonSchema | undefined {
+  const parts = schema.allOf;
+  if (!Array.isArray(parts)) return schema;
+  const merged: JsonSchema = { ...schema, type: "object", properties: {}, required: [] };
+  delete merged.allOf;
+  for (const part of parts as JsonSchema[]) {
+    const resolved = part.allOf ? mergeAllOfObjects(part) : part;
+    if (!resolved || resolved.oneOf || resolved.anyOf) return undefined;
+    if (resolved.type !== undefined && resolved.type !== "object") return undefined;
+    Object.assign(merged.properties as object, resolved.properties ?? {});
+    (merged.required as string[]).push(...((resolved.required as string[] | undefined) ?? []));
+    if (resolved.additionalProperties === false) merged.additionalProperties = false;
+    if (!merged.description && typeof resolved.description === "string") merged.description = resolved.description;
+  }
+  merged.required = [...new Set(merged.required as string[])];
+  if ((merged.required as string[]).length === 0) delete merged.required;
+  return merged;
+}

@@ -1,0 +1,430 @@
+/**
+ * Turns Ajv errors (compiled with `allErrors`) plus unknown keys into issues an
+ * agent can act on: `{ field, code, problem, received, expected, fix, did_you_mean? }`.
+ *
+ * `anyOf`/`oneOf` noise is collapsed: Ajv reports every failing branch plus a
+ * bare "must match a schema in anyOf". We keep the branch the value was most
+ * plausibly aiming at (one that did not fail on `type` at that location, with
+ * the fewest errors); when every branch fails on type we report one
+ * INVALID_TYPE listing all accepted types (`string or null`).
+ */
+import type { ErrorObject } from "ajv";
+import type { JsonSchema, ToolData } from "../runtime/tool-data.js";
+import { LIST, SUGGEST, confidentMatch, rankMatches } from "./fuzzy.js";
+import { fieldName, getAt, isPlainObject, parsePointer } from "./pointer.js";
+import {
+  FORMAT_SAMPLES,
+  arrayLengthText,
+  describeExpected,
+  effectiveSchema,
+  exampleValue,
+  formatEnum,
+  jsonType,
+  propertyNames,
+  rangeText,
+  schemaAtInstance,
+  schemaTypes,
+  stringLengthText,
+  withArticle,
+} from "./schema.js";
+import type { Issue, IssueCode } from "./types.js";
+
+/** An issue plus what the corrector needs; `issue` is the public part. */
+export interface AnalyzedIssue {
+  issue: Issue;
+  /** JSON pointer segments of the offending value inside the arguments. */
+  segments: string[];
+  keyword: string;
+  params: Record<string, unknown>;
+  /** The subschema the value must satisfy, when it could be located. */
+  schema?: JsonSchema;
+}
+
+function within(path: string, parent: string): boolean {
+  return path === parent || path.startsWith(parent + "/");
+}
+
+function isComposite(e: ErrorObject): boolean {
+  return e.keyword === "anyOf" || (e.keyword === "oneOf" && !(e.params as { passingSchemas?: unknown }).passingSchemas);
+}
+
+/** Removes `anyOf`/`oneOf` branch noise and `if` wrappers; see the module comment. */
+export function collapseErrors(errors: readonly ErrorObject[]): ErrorObject[] {
+  let list = errors.filter((e) => e.keyword !== "if");
+  const composites = list.filter(isComposite);
+  for (let c = composites.length - 1; c >= 0; c--) {
+    const comp = composites[c]!;
+    const k = list.indexOf(comp);
+    if (k < 0) continue;
+    const prefix = comp.schemaPath + "/";
+    const parentPath = comp.schemaPath.slice(0, comp.schemaPath.lastIndexOf("/") + 1);
+    let start = k;
+    while (start > 0) {
+      const e = list[start - 1]!;
+      if (!within(e.instancePath, comp.instancePath)) break;
+      const prefixed = e.schemaPath.startsWith(prefix);
+      if (!prefixed && e.instancePath === comp.instancePath && parentPath.length > 2 && e.schemaPath.startsWith(parentPath)) break;
+      start--;
+    }
+    const members = list.slice(start, k);
+    const groups: ErrorObject[][] = [];
+    const byBranch = new Map<string, ErrorObject[]>();
+    let previousRef: ErrorObject[] | undefined;
+    for (const e of members) {
+      if (e.schemaPath.startsWith(prefix)) {
+        const branch = e.schemaPath.slice(prefix.length).split("/")[0]!;
+        let g = byBranch.get(branch);
+        if (!g) {
+          g = [];
+          byBranch.set(branch, g);
+          groups.push(g);
+        }
+        g.push(e);
+        previousRef = undefined;
+      } else {
+        if (!previousRef) {
+          previousRef = [];
+          groups.push(previousRef);
+        }
+        previousRef.push(e);
+      }
+    }
+    let replacement: ErrorObject[];
+    if (groups.length === 0) {
+      replacement = [comp];
+    } else {
+      const typeFails = (g: ErrorObject[]) => g.some((e) => e.keyword === "type" && e.instancePath === comp.instancePath);
+      const plausible = groups.filter((g) => !typeFails(g));
+      if (plausible.length > 0) {
+        replacement = plausible.reduce((best, g) => (g.length < best.length ? g : best));
+      } else {
+        const types: string[] = [];
+        for (const g of groups)
+          for (const e of g)
+            if (e.keyword === "type" && e.instancePath === comp.instancePath) {
+              const t = (e.params as { type?: unknown }).type;
+              for (const x of Array.isArray(t) ? t : String(t).split(",")) if (!types.includes(String(x))) types.push(String(x));
+            }
+        replacement = [
+          {
+            keyword: "type",
+            instancePath: comp.instancePath,
+            schemaPath: comp.schemaPath,
+            params: { type: types.join(",") },
+            message: `must be ${types.join(" or ")}`,
+          },
+        ];
+      }
+    }
+    list = [...list.slice(0, start), ...replacement, ...list.slice(k + 1)];
+  }
+  return list;
+}
+
+const LIMIT_KEYWORDS = new Set([
+  "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "minItems", "maxItems",
+  "minProperties", "maxProperties", "multipleOf",
+]);
+
+function schemaForError(root: JsonSchema, e: ErrorObject, segments: readonly string[]): JsonSchema | undefined {
+  const sp = e.schemaPath;
+  const parentPath = sp.slice(0, sp.lastIndexOf("/"));
+  const candidate = getAt(root, parsePointer(parentPath));
+  if (isPlainObject(candidate) && e.keyword in candidate) {
+    const params = e.params as Record<string, unknown>;
+    const value = candidate[e.keyword];
+    const consistent = LIMIT_KEYWORDS.has(e.keyword)
+      ? value === (e.keyword === "multipleOf" ? params["multipleOf"] : params["limit"])
+      : e.keyword === "format"
+        ? value === params["format"]
+        : e.keyword === "pattern"
+          ? value === params["pattern"]
+          : true;
+    if (consistent) return effectiveSchema(root, candidate as JsonSchema);
+  }
+  return schemaAtInstance(root, segments);
+}
+
+const MAX_PREVIEW = 300;
+
+/** The received value, or a short description when it is large. */
+export function preview(value: unknown): unknown {
+  if (typeof value === "string") return value.length > MAX_PREVIEW ? `${value.slice(0, MAX_PREVIEW)}… (${value.length} chars)` : value;
+  if (value === null || typeof value !== "object") return value;
+  const text = JSON.stringify(value);
+  if (text.length <= MAX_PREVIEW) return value;
+  return Array.isArray(value) ? `(array of ${value.length} items)` : `(object with keys: ${Object.keys(value).slice(0, 15).join(", ")})`;
+}
+
+function show(value: unknown): string {
+  return JSON.stringify(value) ?? String(value);
+}
+
+function coercionHint(value: unknown, types: string[]): string | undefined {
+  if (typeof value === "string") {
+    const t = value.trim();
+    if ((types.includes("integer") || types.includes("number")) && t !== "" && Number.isFinite(Number(t))) {
+      const n = Number(t);
+      if (types.includes("number") || Number.isInteger(n)) return `Send ${n} as a number, not the string ${show(value)}`;
+    }
+    if (types.includes("boolean") && (t === "true" || t === "false")) return `Send ${t} as a boolean, without quotes`;
+    if (types.includes("null") && t === "null") return "Send null without quotes";
+    if ((types.includes("array") || types.includes("object")) && /^[[{]/.test(t)) {
+      try {
+        const parsed: unknown = JSON.parse(t);
+        if (types.includes(jsonType(parsed))) return `Send the ${jsonType(parsed)} itself, not a JSON-encoded string`;
+      } catch {
+        /* not JSON */
+      }
+    }
+  }
+  if ((typeof value === "number" || typeof value === "boolean") && types.includes("string"))
+    return `Send ${show(String(value))} as a string (in quotes)`;
+  if (types.includes("array") && !Array.isArray(value) && value !== undefined) return `Wrap the value in an array: [${show(value)}]`;
+  return undefined;
+}
+
+interface Context {
+  tool: ToolData;
+  root: JsonSchema;
+  args: unknown;
+}
+
+function describeFormat(format: string, example: unknown): string {
+  const sample = typeof example === "string" ? example : FORMAT_SAMPLES[format];
+  return sample !== undefined ? `Provide a string in ${format} format, e.g. ${show(sample)}` : `Provide a string in ${format} format`;
+}
+
+function analyzeOne(ctx: Context, e: ErrorObject): AnalyzedIssue {
+  const params = e.params as Record<string, unknown>;
+  let segments = [...parsePointer(e.instancePath)];
+  let schema: JsonSchema | undefined;
+  let code: IssueCode;
+  let problem: string;
+  let expected: string;
+  let fix: string;
+  let didYouMean: unknown;
+  const value = () => getAt(ctx.args, segments);
+
+  switch (e.keyword) {
+    case "required":
+    case "dependentRequired": {
+      const missing = String(params["missingProperty"]);
+      segments = [...segments, missing];
+      schema = schemaAtInstance(ctx.root, segments);
+      code = "MISSING_REQUIRED";
+      const where = segments.length > 1 ? ` in ${fieldName(segments.slice(0, -1))}` : "";
+      problem =
+        e.keyword === "dependentRequired"
+          ? `"${missing}" is required when "${String(params["property"])}" is present${where}`
+          : `Required ${segments.length > 1 ? "field" : "parameter"} "${missing}" is missing${where}`;
+      expected = describeExpected(schema);
+      const example = exampleValue(ctx.tool, segments);
+      fix =
+        example !== undefined
+          ? `Add "${missing}" (${expected}), e.g. "${missing}": ${show(example)}`
+          : `Add "${missing}" (${expected})`;
+      break;
+    }
+    case "additionalProperties":
+    case "unevaluatedProperties": {
+      const parentSchema = schemaAtInstance(ctx.root, segments);
+      const key = String(params["additionalProperty"] ?? params["unevaluatedProperty"]);
+      segments = [...segments, key];
+      const known = propertyNames(ctx.root, parentSchema);
+      return unknownKeyIssue(segments, getAt(ctx.args, segments), known);
+    }
+    case "type": {
+      schema = schemaForError(ctx.root, e, segments);
+      const types = String(params["type"]).split(",");
+      const v = value();
+      code = "INVALID_TYPE";
+      problem = `Expected ${types.join(" or ")}, received ${jsonType(v)}`;
+      const described = schema ? describeExpected({ ...schema, type: types.length === 1 ? types[0] : types }) : types.join(" or ");
+      expected = described;
+      fix = coercionHint(v, types) ?? `Provide ${withArticle(described)}`;
+      break;
+    }
+    case "minimum":
+    case "maximum":
+    case "exclusiveMinimum":
+    case "exclusiveMaximum":
+    case "multipleOf": {
+      schema = schemaForError(ctx.root, e, segments);
+      code = "OUT_OF_RANGE";
+      const types = schemaTypes(schema);
+      const kind = types.includes("integer") ? "integer" : "number";
+      const range = schema ? rangeText(schema) : "";
+      if (e.keyword === "multipleOf") {
+        problem = `Must be a multiple of ${String(params["multipleOf"])}`;
+      } else {
+        problem = `Must be ${String(params["comparison"])} ${String(params["limit"])}`;
+      }
+      expected = range ? `${kind} ${range}` : `${kind} ${String(params["comparison"] ?? "")} ${String(params["limit"] ?? "")}`.trim();
+      fix = `Provide ${withArticle(expected)}`;
+      break;
+    }
+    case "enum":
+    case "const": {
+      schema = schemaForError(ctx.root, e, segments);
+      code = "INVALID_ENUM";
+      const allowed = e.keyword === "const" ? [params["allowedValue"]] : ((params["allowedValues"] as unknown[]) ?? []);
+      const v = value();
+      problem = e.keyword === "const" ? `Must be exactly ${show(allowed[0])}` : `${show(preview(v))} is not an allowed value`;
+      expected = e.keyword === "const" ? `exactly ${show(allowed[0])}` : `one of: ${formatEnum(allowed)}`;
+      didYouMean = closestEnumValue(v, allowed);
+      fix = e.keyword === "const" ? `Use ${show(allowed[0])}` : `Use one of: ${formatEnum(allowed)}`;
+      if (didYouMean !== undefined && e.keyword !== "const") fix += ` (did you mean ${show(didYouMean)}?)`;
+      break;
+    }
+    case "format": {
+      schema = schemaForError(ctx.root, e, segments);
+      code = "INVALID_FORMAT";
+      const format = String(params["format"]);
+      problem = `Not a valid ${format}`;
+      expected = `string in ${format} format`;
+      fix = describeFormat(format, exampleValue(ctx.tool, segments));
+      break;
+    }
+    case "pattern": {
+      schema = schemaForError(ctx.root, e, segments);
+      code = "INVALID_PATTERN";
+      const pattern = String(params["pattern"]);
+      problem = `Does not match the pattern ${pattern}`;
+      expected = `string matching ${pattern}`;
+      const example = exampleValue(ctx.tool, segments);
+      fix = `Provide a string matching ${pattern}` + (typeof example === "string" ? `, e.g. ${show(example)}` : "");
+      break;
+    }
+    case "minLength":
+    case "maxLength":
+    case "minItems":
+    case "maxItems":
+    case "minProperties":
+    case "maxProperties": {
+      schema = schemaForError(ctx.root, e, segments);
+      code = "INVALID_LENGTH";
+      const v = value();
+      const limit = String(params["limit"]);
+      const isMin = e.keyword.startsWith("min");
+      if (e.keyword.endsWith("Length")) {
+        const len = typeof v === "string" ? Array.from(v).length : 0;
+        problem = `String has ${len} characters; must have ${isMin ? "at least" : "at most"} ${limit}`;
+        const l = (schema && stringLengthText(schema)) || `${isMin ? "at least" : "at most"} ${limit} characters`;
+        expected = `string of ${l}`;
+        fix = `Provide a string of ${l} (you sent ${len})`;
+      } else if (e.keyword.endsWith("Items")) {
+        const len = Array.isArray(v) ? v.length : 0;
+        problem = `Array has ${len} items; must have ${isMin ? "at least" : "at most"} ${limit}`;
+        const l = (schema && arrayLengthText(schema)) || `${isMin ? "at least" : "at most"} ${limit} items`;
+        expected = `array with ${l}`;
+        fix = `Provide ${l} (you sent ${len})`;
+      } else {
+        const len = isPlainObject(v) ? Object.keys(v).length : 0;
+        problem = `Object has ${len} properties; must have ${isMin ? "at least" : "at most"} ${limit}`;
+        expected = `object with ${isMin ? "at least" : "at most"} ${limit} properties`;
+        fix = `Provide ${isMin ? "at least" : "at most"} ${limit} properties (you sent ${len})`;
+      }
+      break;
+    }
+    case "uniqueItems": {
+      schema = schemaForError(ctx.root, e, segments);
+      code = "INVALID_VALUE";
+      problem = `Items ${String(params["j"])} and ${String(params["i"])} are equal`;
+      expected = "array with unique items";
+      fix = "Remove the duplicate items";
+      break;
+    }
+    default: {
+      schema = schemaAtInstance(ctx.root, segments);
+      code = "INVALID_VALUE";
+      problem =
+        e.keyword === "oneOf"
+          ? "Matches more than one of the allowed alternatives; make it match exactly one"
+          : e.keyword === "anyOf"
+            ? "Does not match any of the allowed alternatives"
+            : `Value ${e.message ?? "is invalid"}`;
+      expected = describeExpected(schema);
+      const example = exampleValue(ctx.tool, segments);
+      fix = example !== undefined ? `Provide a value like ${show(example)}` : `Provide ${withArticle(expected)}`;
+    }
+  }
+  const received = value();
+  const issue: Issue = { field: fieldName(segments), code, problem, expected, fix };
+  if (received !== undefined) issue.received = preview(received);
+  if (didYouMean !== undefined) issue.did_you_mean = didYouMean;
+  const analyzed: AnalyzedIssue = { issue, segments, keyword: e.keyword, params };
+  if (schema) analyzed.schema = schema;
+  return analyzed;
+}
+
+/** Closest allowed value: case-insensitive equality, fuzzy string match, or nearest number. */
+export function closestEnumValue(value: unknown, allowed: readonly unknown[]): unknown {
+  if (allowed.length === 0) return undefined;
+  if (typeof value === "string") {
+    const lower = value.trim().toLowerCase();
+    const exact = allowed.find((a) => typeof a === "string" && a.toLowerCase() === lower);
+    if (exact !== undefined) return exact;
+    const strings = allowed.filter((a): a is string => typeof a === "string");
+    const match = confidentMatch(value, strings, LIST + 0.1);
+    if (match) return match.name;
+    const asNumber = Number(value);
+    if (value.trim() !== "" && allowed.includes(asNumber)) return asNumber;
+    return undefined;
+  }
+  if (typeof value === "number") {
+    if (allowed.includes(String(value))) return String(value);
+    const numbers = allowed.filter((a): a is number => typeof a === "number");
+    if (numbers.length === 0) return undefined;
+    return numbers.reduce((best, n) => (Math.abs(n - value) < Math.abs(best - value) ? n : best));
+  }
+  if (typeof value === "boolean" && allowed.includes(String(value))) return String(value);
+  return undefined;
+}
+
+/** UNKNOWN_PARAMETER issue for a key the schema does not declare, with fuzzy suggestions. */
+export function unknownKeyIssue(segments: string[], received: unknown, known: readonly string[]): AnalyzedIssue {
+  const key = segments[segments.length - 1] ?? "";
+  const ranked = rankMatches(key, known, { min: LIST, limit: 3 });
+  const best = ranked[0];
+  const where = segments.length > 1 ? ` in ${fieldName(segments.slice(0, -1))}` : "";
+  const issue: Issue = {
+    field: fieldName(segments),
+    code: "UNKNOWN_PARAMETER",
+    problem: `Unknown ${segments.length > 1 ? "field" : "parameter"} "${key}"${where}`,
+    expected: known.length ? `one of: ${formatEnum(known, 30)}` : "no additional parameters",
+    fix:
+      best && best.score >= SUGGEST
+        ? `Rename "${key}" to "${best.name}"`
+        : ranked.length > 0
+          ? `Remove "${key}" or replace it with one of: ${ranked.map((m) => m.name).join(", ")}`
+          : `Remove "${key}"; accepted: ${formatEnum(known, 30) || "(none)"}`,
+  };
+  if (received !== undefined) issue.received = preview(received);
+  if (best && best.score >= SUGGEST) issue.did_you_mean = best.name;
+  return { issue, segments, keyword: "additionalProperties", params: { additionalProperty: key, matches: ranked } };
+}
+
+/**
+ * Analyses Ajv errors for `args` against `tool.inputSchema`. Issues are
+ * de-duplicated by (field, code); order follows Ajv's, which follows the schema.
+ */
+export function analyzeErrors(tool: ToolData, args: unknown, errors: readonly ErrorObject[] | null | undefined): AnalyzedIssue[] {
+  if (!errors || errors.length === 0) return [];
+  const ctx: Context = { tool, root: tool.inputSchema, args };
+  const seen = new Set<string>();
+  const out: AnalyzedIssue[] = [];
+  for (const e of collapseErrors(errors)) {
+    const analyzed = analyzeOne(ctx, e);
+    const key = `${analyzed.issue.field}\u0000${analyzed.issue.code}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(analyzed);
+  }
+  return out;
+}
+
+/** Public issues for Ajv errors: `analyzeErrors` without the internals. */
+export function mapAjvErrors(tool: ToolData, args: unknown, errors: readonly ErrorObject[] | null | undefined): Issue[] {
+  return analyzeErrors(tool, args, errors).map((a) => a.issue);
+}

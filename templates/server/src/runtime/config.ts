@@ -1,0 +1,110 @@
+/**
+ * Runtime configuration: command-line flags win over `<PREFIX>_*` environment
+ * variables, which win over defaults baked into the data file.
+ */
+import { parseArgs } from "node:util";
+import type { Env } from "./auth.js";
+import type { ApiData } from "./tool-data.js";
+
+export type Transport = "stdio" | "http";
+
+export interface RuntimeConfig {
+  transport: Transport;
+  port: number;
+  host: string;
+  timeoutMs: number;
+  maxResponseBytes: number;
+}
+
+export type ConfigResult = { kind: "config"; config: RuntimeConfig } | { kind: "help"; text: string };
+
+/** Bad flags or env values; the entry prints `message` and exits with code 2 (usage error). */
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+}
+
+const DEFAULT_PORT = 3000;
+// Loopback by default: an MCP server holding API credentials must not be reachable from the network by accident.
+const DEFAULT_HOST = "127.0.0.1";
+const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
+
+export function usage(api: Pick<ApiData, "name" | "envPrefix" | "baseUrlEnv">): string {
+  const prefix = api.envPrefix;
+  return [
+    `Usage: ${api.name} [--transport stdio|http] [--port N] [--host ADDRESS] [--timeout-ms N]`,
+    "",
+    "Options:",
+    `  --transport  stdio (default) or http (Streamable HTTP on /mcp)   env ${prefix}_TRANSPORT`,
+    `  --port       HTTP port, default ${DEFAULT_PORT}                          env ${prefix}_PORT`,
+    `  --host       HTTP bind address, default ${DEFAULT_HOST}             env ${prefix}_HOST`,
+    `  --timeout-ms upstream request timeout in milliseconds         env ${prefix}_TIMEOUT_MS`,
+    `  --help       show this message`,
+    "",
+    `Other environment: ${api.baseUrlEnv} overrides the upstream base URL; ${prefix}_MAX_RESPONSE_BYTES caps upstream bodies.`,
+  ].join("\n");
+}
+
+export function loadRuntimeConfig(
+  argv: string[],
+  env: Env,
+  api: Pick<ApiData, "name" | "envPrefix" | "baseUrlEnv" | "timeoutMs">,
+): ConfigResult {
+  let values: { transport?: string; port?: string; host?: string; "timeout-ms"?: string; help?: boolean };
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        transport: { type: "string" },
+        port: { type: "string" },
+        host: { type: "string" },
+        "timeout-ms": { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    throw new ConfigError(`${error instanceof Error ? error.message : String(error)}\n\n${usage(api)}`);
+  }
+  if (values.help) return { kind: "help", text: usage(api) };
+
+  const prefix = api.envPrefix;
+  type Setting = { value: string; source: string };
+  const setting = (flag: keyof typeof values | undefined, envName: string): Setting | undefined => {
+    const fromFlag = flag ? values[flag] : undefined;
+    if (typeof fromFlag === "string") return { value: fromFlag, source: `--${flag}` };
+    const fromEnv = env[envName];
+    return fromEnv === undefined || fromEnv === "" ? undefined : { value: fromEnv, source: envName };
+  };
+
+  const transportSetting = setting("transport", `${prefix}_TRANSPORT`);
+  const transport = transportSetting?.value ?? "stdio";
+  if (transport !== "stdio" && transport !== "http") {
+    throw new ConfigError(`${transportSetting?.source} must be "stdio" or "http", got ${JSON.stringify(transport)}.`);
+  }
+
+  return {
+    kind: "config",
+    config: {
+      transport,
+      port: integerSetting(setting("port", `${prefix}_PORT`), DEFAULT_PORT, 0, 65535),
+      host: setting("host", `${prefix}_HOST`)?.value ?? DEFAULT_HOST,
+      timeoutMs: integerSetting(setting("timeout-ms", `${prefix}_TIMEOUT_MS`), api.timeoutMs, 1, 24 * 60 * 60 * 1000),
+      maxResponseBytes: integerSetting(
+        setting(undefined, `${prefix}_MAX_RESPONSE_BYTES`),
+        DEFAULT_MAX_RESPONSE_BYTES,
+        1,
+        Number.MAX_SAFE_INTEGER,
+      ),
+    },
+  };
+}
+
+function integerSetting(setting: { value: string; source: string } | undefined, fallback: number, min: number, max: number): number {
+  if (!setting) return fallback;
+  const parsed = Number(setting.value);
+  if (!/^\d+$/.test(setting.value.trim()) || !Number.isSafeInteger(parsed) || parsed < min || parsed > max) {
+    throw new ConfigError(`${setting.source} must be an integer from ${min} to ${max}, got ${JSON.stringify(setting.value)}.`);
+  }
+  return parsed;
+}

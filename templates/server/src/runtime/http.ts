@@ -1,0 +1,118 @@
+/**
+ * Streamable HTTP, stateless: every POST to /mcp gets a fresh `Server` and
+ * transport. Nothing is kept between requests, so any number of clients can
+ * talk to one process, each may re-initialize at will, and a restart loses
+ * nothing. GET (a standalone SSE stream) and DELETE (ending a session) only
+ * mean something with sessions, so they answer 405 as the spec allows.
+ */
+import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+
+export interface HttpServerOptions {
+  host: string;
+  /** 0 picks a free port (tests). */
+  port: number;
+  log?: (line: string) => void;
+}
+
+export interface RunningHttpServer {
+  /** The MCP endpoint, e.g. http://127.0.0.1:3000/mcp. */
+  url: URL;
+  httpServer: HttpServer;
+  close(): Promise<void>;
+}
+
+const LOOPBACK_HOSTNAMES = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
+
+export async function startHttpServer(createMcpServer: () => Server, options: HttpServerOptions): Promise<RunningHttpServer> {
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const loopbackOnly = LOOPBACK_HOSTNAMES.has(options.host);
+
+  const httpServer = createHttpServer((req, res) => {
+    route(req, res).catch((error: unknown) => {
+      log(`HTTP request failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+      if (!res.headersSent) sendJsonRpcError(res, 500, -32603, "Internal server error");
+      else res.end();
+    });
+  });
+
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const pathname = new URL(req.url ?? "/", "http://placeholder").pathname;
+    if (pathname === "/healthz") {
+      res.writeHead(200, { "content-type": "application/json" }).end('{"status":"ok"}');
+      return;
+    }
+    if (pathname !== "/mcp") {
+      res.writeHead(404, { "content-type": "text/plain" }).end("Not found: the MCP endpoint is /mcp\n");
+      return;
+    }
+    // DNS rebinding: a web page can make a browser send requests to 127.0.0.1 under a foreign
+    // Host/Origin. A loopback-bound server only answers requests that say they are for loopback.
+    if (loopbackOnly && !isLoopbackRequest(req)) {
+      sendJsonRpcError(res, 403, -32000, "Forbidden: this server only accepts requests addressed to localhost");
+      return;
+    }
+    if (req.method !== "POST") {
+      res.setHeader("allow", "POST");
+      sendJsonRpcError(res, 405, -32000, "Method not allowed: this server is stateless, use POST");
+      return;
+    }
+    await handleMcpPost(req, res);
+  }
+
+  async function handleMcpPost(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const server = createMcpServer();
+    // Plain JSON answers: the server sends no progress notifications, so SSE would only add framing.
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    res.on("close", () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res);
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once("error", reject);
+    httpServer.listen(options.port, options.host, () => {
+      httpServer.off("error", reject);
+      resolve();
+    });
+  });
+
+  const address = httpServer.address() as AddressInfo;
+  const hostForUrl = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  const url = new URL(`http://${hostForUrl}:${address.port}/mcp`);
+  log(`MCP endpoint listening on ${url.href} (health check: /healthz)`);
+
+  return {
+    url,
+    httpServer,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        httpServer.close((error) => (error ? reject(error) : resolve()));
+        httpServer.closeAllConnections();
+      }),
+  };
+}
+
+function isLoopbackRequest(req: IncomingMessage): boolean {
+  const hostHeader = req.headers.host;
+  if (!hostHeader || !LOOPBACK_HOSTNAMES.has(hostnameOf(`http://${hostHeader}`) ?? "")) return false;
+  const origin = req.headers.origin;
+  return origin === undefined || LOOPBACK_HOSTNAMES.has(hostnameOf(origin) ?? "");
+}
+
+function hostnameOf(url: string): string | undefined {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return undefined;
+  }
+}
+
+function sendJsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
+  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
+}

@@ -1,0 +1,72 @@
+/** Real MCP clients (the SDK's) connected to a generated server over stdio or Streamable HTTP. */
+import { spawn, type ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+
+export async function connectStdio(projectDir: string, env: Record<string, string>, args: string[] = []): Promise<Client> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [join(projectDir, "dist", "index.js"), ...args],
+    env: { PATH: process.env.PATH ?? "", ...env },
+    stderr: "pipe",
+  });
+  const client = new Client({ name: "e2e-test", version: "1.0.0" });
+  await client.connect(transport);
+  return client;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.on("error", reject);
+  });
+}
+
+export interface HttpServerProcess {
+  url: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export async function startHttpServer(projectDir: string, env: Record<string, string>, args: string[] = []): Promise<HttpServerProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(projectDir, "dist", "index.js"), "--transport", "http", "--port", String(port), ...args], {
+    env: { PATH: process.env.PATH ?? "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr?.on("data", (chunk) => (stderr += String(chunk)));
+  const base = `http://127.0.0.1:${port}`;
+  for (let attempt = 0; attempt < 100; attempt++) {
+    if (child.exitCode !== null) throw new Error(`server exited early: ${stderr}`);
+    try {
+      const response = await fetch(`${base}/healthz`);
+      if (response.ok) break;
+    } catch {
+      // not listening yet
+    }
+    await sleep(100);
+  }
+  return {
+    url: `${base}/mcp`,
+    process: child,
+    stop: async () => {
+      child.kill();
+      await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once("exit", resolve)));
+    },
+  };
+}
+
+export async function connectHttp(url: string): Promise<Client> {
+  const client = new Client({ name: "e2e-test", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return client;
+}

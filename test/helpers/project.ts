@@ -1,0 +1,54 @@
+/**
+ * Generated projects in tests share one real `npm install`, cached under
+ * .cache/generated-deps/<hash of their dependencies>, and linked in as node_modules.
+ */
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+
+export const REPO_ROOT = resolve(new URL("../..", import.meta.url).pathname);
+const CACHE = join(REPO_ROOT, ".cache", "generated-deps");
+
+export async function installDeps(projectDir: string): Promise<string> {
+  const pkg = JSON.parse(readFileSync(join(projectDir, "package.json"), "utf8")) as { dependencies?: object; devDependencies?: object };
+  const deps = { dependencies: pkg.dependencies ?? {}, devDependencies: pkg.devDependencies ?? {} };
+  const hash = createHash("sha256").update(JSON.stringify(deps)).digest("hex").slice(0, 12);
+  const dir = join(CACHE, hash);
+  const done = join(dir, ".installed");
+  if (!existsSync(done)) await withLock(`${dir}.lock`, () => {
+    if (existsSync(done)) return;
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "generated-deps-cache", private: true, ...deps }, null, 2));
+    execFileSync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: dir, stdio: "inherit" });
+    writeFileSync(done, new Date().toISOString());
+  });
+  const link = join(projectDir, "node_modules");
+  if (!existsSync(link)) symlinkSync(join(dir, "node_modules"), link, "dir");
+  return dir;
+}
+
+/** Compiles a generated project with its own strict tsconfig, using the cached TypeScript. */
+export function buildProject(projectDir: string): void {
+  const tsc = join(projectDir, "node_modules", "typescript", "bin", "tsc");
+  execFileSync(process.execPath, [tsc, "-p", join(projectDir, "tsconfig.json")], { cwd: projectDir, stdio: "pipe" });
+}
+
+async function withLock(lock: string, run: () => void): Promise<void> {
+  mkdirSync(join(lock, ".."), { recursive: true });
+  for (let attempt = 0; ; attempt++) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      if (attempt > 1200) rmSync(lock, { recursive: true, force: true });
+      await sleep(500);
+    }
+  }
+  try {
+    run();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}

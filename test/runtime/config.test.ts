@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadRuntimeConfig } from "../../templates/server/src/runtime/config.js";
+
+const api = { name: "pets-mcp", envPrefix: "PETS", baseUrlEnv: "PETS_BASE_URL", timeoutMs: 30_000 };
+
+function config(argv: string[], env: Record<string, string> = {}) {
+  const result = loadRuntimeConfig(argv, env, api);
+  if (result.kind !== "config") throw new Error("expected a config");
+  return result.config;
+}
+
+describe("loadRuntimeConfig", () => {
+  it("defaults to stdio on loopback with the data file's timeout", () => {
+    expect(config([])).toEqual({ transport: "stdio", port: 3000, host: "127.0.0.1", timeoutMs: 30_000, maxResponseBytes: 10 * 1024 * 1024 });
+  });
+
+  it("reads <PREFIX>_* env vars and lets flags win over them", () => {
+    const env = { PETS_TRANSPORT: "http", PETS_PORT: "8080", PETS_TIMEOUT_MS: "500", PETS_HOST: "0.0.0.0" };
+    expect(config([], env)).toMatchObject({ transport: "http", port: 8080, timeoutMs: 500, host: "0.0.0.0" });
+    expect(config(["--transport", "stdio", "--port=9000", "--timeout-ms", "42"], env)).toMatchObject({
+      transport: "stdio",
+      port: 9000,
+      timeoutMs: 42,
+    });
+  });
+
+  it.each([
+    [["--transport", "websocket"], {}, /--transport must be "stdio" or "http"/],
+    [[], { PETS_TRANSPORT: "sse" }, /PETS_TRANSPORT must be/],
+    [["--port", "abc"], {}, /--port must be an integer/],
+    [["--port", "70000"], {}, /--port must be an integer from 0 to 65535/],
+    [[], { PETS_TIMEOUT_MS: "-5" }, /PETS_TIMEOUT_MS must be an integer/],
+    [["--verbose"], {}, /Unknown option '--verbose'[\s\S]*Usage: pets-mcp/],
+    [["extra"], {}, /Unexpected argument/],
+  ])("rejects %j %j with a clear message", (argv, env, message) => {
+    expect(() => loadRuntimeConfig(argv, env, api)).toThrowError(ConfigError);
+    expect(() => loadRuntimeConfig(argv, env, api)).toThrowError(message);
+  });
+
+  it("answers --help with usage naming the env vars", () => {
+    const result = loadRuntimeConfig(["--help"], {}, api);
+    expect(result.kind).toBe("help");
+    expect(result.kind === "help" && result.text).toContain("PETS_TIMEOUT_MS");
+  });
+});

@@ -1,0 +1,349 @@
+import { readFileSync } from "node:fs";
+import { createServer, type IncomingHttpHeaders, type Server as HttpServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { defineHooks } from "../../templates/server/src/runtime/hook-types.js";
+import { startHttpServer, type RunningHttpServer } from "../../templates/server/src/runtime/http.js";
+import type { ToolsFile } from "../../templates/server/src/runtime/tool-data.js";
+import { createServer as createMcpServer, createServerFromRuntime, createToolRuntime, type ServerOptions } from "../../templates/server/src/server.js";
+
+const toolsFile = JSON.parse(readFileSync(new URL("../fixtures/runtime-tools.json", import.meta.url), "utf8")) as ToolsFile;
+
+interface Seen {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+const seen: Seen[] = [];
+let upstream: HttpServer;
+let upstreamBase: string;
+
+const pets = [
+  { id: 1, name: "Rex", tag: "dog" },
+  { id: 2, name: "Tom", tag: "cat" },
+];
+
+beforeAll(async () => {
+  upstream = createServer((req, res) => {
+    let body = "";
+    req.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
+    req.on("end", () => {
+      seen.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body });
+      const path = new URL(req.url ?? "/", "http://x").pathname;
+      const sendJson = (status: number, value: unknown) =>
+        res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(value));
+      if (path === "/v1/pets" && req.method === "GET") return sendJson(200, pets);
+      if (path === "/v1/pets" && req.method === "POST") return sendJson(201, { id: 3, ...(JSON.parse(body) as object) });
+      if (path === "/v1/pets/2" && req.method === "DELETE") return res.writeHead(204).end();
+      if (path === "/v1/pets/1") return sendJson(200, pets[0]);
+      if (path.startsWith("/v1/pets/")) return sendJson(404, { message: "Pet not found" });
+      if (path === "/v1/motd") return res.writeHead(200, { "content-type": "text/plain" }).end("Be kind to pets.");
+      if (path === "/v1/drift") return sendJson(200, { wrong: true });
+      if (path === "/v1/broken") return sendJson(500, { message: "database on fire" });
+      sendJson(404, { message: "no route" });
+    });
+  });
+  await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+  upstreamBase = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`;
+});
+
+afterAll(async () => {
+  upstream.closeAllConnections();
+  await new Promise((resolve) => upstream.close(resolve));
+});
+
+function options(overrides: ServerOptions = {}): ServerOptions {
+  return {
+    env: { PETS_BASE_URL: upstreamBase, PETS_TOKEN: "tok-123", PETS_API_KEY: "key-456" },
+    handlers: { echo: async (args) => ({ echoed: args["message"] }) },
+    log: () => {},
+    ...overrides,
+  };
+}
+
+async function inMemoryClient(serverOptions: ServerOptions = options()): Promise<Client> {
+  const server = createMcpServer(toolsFile, serverOptions);
+  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverTransport);
+  const client = new Client({ name: "test", version: "1.0.0" });
+  await client.connect(clientTransport);
+  // Client.callTool validates structuredContent against the outputSchema it saw here.
+  await client.listTools();
+  return client;
+}
+
+async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> {
+  return (await client.callTool({ name, arguments: args })) as CallToolResult;
+}
+
+function textOf(result: CallToolResult): string {
+  return result.content.map((part) => (part.type === "text" ? part.text : "")).join("\n");
+}
+
+describe("tools/list", () => {
+  it("lists every tool with its inputSchema exactly as in the data file", async () => {
+    const client = await inMemoryClient();
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual(toolsFile.tools.map((tool) => tool.name));
+    for (const [index, tool] of tools.entries()) {
+      const source = toolsFile.tools[index]!;
+      expect(tool.inputSchema).toEqual(source.inputSchema);
+      expect(tool.description).toBe(source.description);
+      expect(tool.annotations).toEqual(source.annotations);
+      expect(tool.outputSchema).toMatchObject({ type: "object", additionalProperties: true });
+      expect(tool.outputSchema).not.toHaveProperty("required");
+    }
+    expect(tools[0]!.title).toBe("List pets");
+    expect(client.getInstructions()).toBe(toolsFile.api.instructions);
+    expect(client.getServerVersion()).toMatchObject({ name: "pets-mcp", version: "1.2.3" });
+  });
+
+  it("hoists the response schema's $defs so references still resolve", async () => {
+    const client = await inMemoryClient();
+    const listPets = (await client.listTools()).tools.find((tool) => tool.name === "list_pets")!;
+    expect(listPets.outputSchema).toMatchObject({
+      properties: { data: { type: "array", items: { $ref: "#/$defs/Pet" } } },
+      $defs: { Pet: { type: "object" } },
+    });
+  });
+});
+
+describe("tools/call", () => {
+  it("calls the upstream with serialised arguments and the bearer token", async () => {
+    const client = await inMemoryClient();
+    seen.length = 0;
+    const result = await call(client, "list_pets", { limit: 2, tags: ["dog", "cat"] });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toEqual({ data: pets });
+    expect(JSON.parse(textOf(result))).toEqual({ data: pets });
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.url).toBe("/v1/pets?limit=2&tags=dog&tags=cat");
+    expect(seen[0]!.headers["authorization"]).toBe("Bearer tok-123");
+  });
+
+  it("sends a JSON POST body with the API key header", async () => {
+    const client = await inMemoryClient();
+    seen.length = 0;
+    const result = await call(client, "create_pet", { name: "Fido", "X-Request-Id": "r-1" });
+    expect(result.structuredContent).toEqual({ data: { id: 3, name: "Fido" } });
+    expect(seen[0]).toMatchObject({ method: "POST", body: '{"name":"Fido"}' });
+    expect(seen[0]!.headers).toMatchObject({ "content-type": "application/json", "x-api-key": "key-456", "x-request-id": "r-1" });
+  });
+
+  it("rejects invalid arguments before calling the upstream", async () => {
+    const client = await inMemoryClient();
+    seen.length = 0;
+    const result = await call(client, "get_pet", { petId: "one", extra: 1 });
+    expect(result.isError).toBe(true);
+    expect(seen).toHaveLength(0);
+    expect(result.structuredContent).toMatchObject({ error: { kind: "invalid_arguments" } });
+    const issues = (result.structuredContent as { error: { issues: unknown[] } }).error.issues;
+    expect(issues.length).toBe(2); // allErrors: both problems at once
+  });
+
+  it("answers an unknown tool with an error result, not a protocol error", async () => {
+    const client = await inMemoryClient();
+    const result = await call(client, "get_pets_typo");
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain("get_pets_typo");
+  });
+
+  it("turns a non-2xx upstream answer into an error result with the status and body", async () => {
+    const client = await inMemoryClient();
+    const result = await call(client, "get_broken");
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toMatchObject({ error: { kind: "http_status", status: 500 } });
+    expect(textOf(result)).toContain("database on fire");
+    const notFound = await call(client, "get_pet", { petId: 99 });
+    expect(notFound.structuredContent).toMatchObject({ error: { status: 404 } });
+  });
+
+  it("answers an empty 204 with an empty envelope, even when a response schema exists", async () => {
+    const deleting: ToolsFile = {
+      ...toolsFile,
+      tools: [{ ...toolsFile.tools[1]!, name: "delete_pet", operation: { ...toolsFile.tools[1]!.operation!, method: "delete" } }],
+    };
+    const server = createMcpServer(deleting, options());
+    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverTransport);
+    const client = new Client({ name: "test", version: "1.0.0" });
+    await client.connect(clientTransport);
+    await client.listTools();
+    const result = await call(client, "delete_pet", { petId: 2 });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toEqual({});
+    expect(textOf(result)).toContain("HTTP 204");
+  });
+
+  it("wraps text bodies in the object envelope", async () => {
+    const client = await inMemoryClient();
+    expect((await call(client, "get_motd")).structuredContent).toEqual({ data: "Be kind to pets." });
+  });
+
+  it("passes a body that drifted from its schema without breaking the client's output validation", async () => {
+    const client = await inMemoryClient();
+    const result = await call(client, "get_drifting");
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ unvalidatedData: { wrong: true } });
+    expect(result.structuredContent).not.toHaveProperty("data");
+  });
+
+  it("names the missing env var, and no credential value, when auth is not configured", async () => {
+    const client = await inMemoryClient();
+    seen.length = 0;
+    const result = await call(client, "get_secret");
+    expect(result.isError).toBe(true);
+    expect(seen).toHaveLength(0);
+    expect(result.structuredContent).toMatchObject({ error: { kind: "missing_credentials", envVars: ["PETS_OTHER_KEY"] } });
+    expect(JSON.stringify(result)).not.toMatch(/tok-123|key-456/);
+  });
+
+  it("runs handler-backed tools from the registry", async () => {
+    const client = await inMemoryClient();
+    expect((await call(client, "echo", { message: "hi" })).structuredContent).toEqual({ data: { echoed: "hi" } });
+    const missing = await inMemoryClient(options({ handlers: {} }));
+    const result = await call(missing, "echo", { message: "hi" });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain("no handler registered");
+  });
+
+  it("reports an unreachable upstream as a transport failure", async () => {
+    const client = await inMemoryClient(options({ env: { PETS_BASE_URL: "http://127.0.0.1:1/v1", PETS_TOKEN: "t" } }));
+    const result = await call(client, "list_pets");
+    expect(result.structuredContent).toMatchObject({ error: { kind: "network" } });
+  });
+});
+
+describe("hooks", () => {
+  it("applies beforeRequest, afterResponse, transformResult and handler overrides, global then per tool", async () => {
+    const order: string[] = [];
+    const hooks = defineHooks({
+      beforeRequest(request) {
+        order.push("global.before");
+        return { ...request, headers: { ...request.headers, "x-source": "mcp" } };
+      },
+      afterResponse(response) {
+        order.push("global.after");
+        return { ...response, body: Array.isArray(response.body) ? response.body.slice(0, 1) : response.body };
+      },
+      transformResult(result) {
+        order.push("global.transform");
+        return result;
+      },
+      tools: {
+        list_pets: {
+          beforeRequest() {
+            order.push("tool.before");
+          },
+          transformResult(result) {
+            order.push("tool.transform");
+            return { ...result, content: [...result.content, { type: "text", text: "tip: use get_pet next" }] };
+          },
+        },
+        get_broken: {
+          onError(failure) {
+            return { isError: true, content: [{ type: "text", text: `custom: ${failure.kind}` }] };
+          },
+        },
+      },
+      handlers: {
+        get_pet: async (args) => ({ id: args["petId"], name: "stubbed" }),
+      },
+    });
+    const client = await inMemoryClient(options({ hooks }));
+    seen.length = 0;
+
+    const listed = await call(client, "list_pets");
+    expect(seen[0]!.headers["x-source"]).toBe("mcp");
+    expect(listed.structuredContent).toEqual({ data: [pets[0]] });
+    expect(textOf(listed)).toContain("tip: use get_pet next");
+    expect(order).toEqual(["global.before", "tool.before", "global.after", "global.transform", "tool.transform"]);
+
+    expect(textOf(await call(client, "get_broken"))).toBe("custom: http_status");
+
+    seen.length = 0;
+    expect((await call(client, "get_pet", { petId: 5 })).structuredContent).toEqual({ data: { id: 5, name: "stubbed" } });
+    expect(seen).toHaveLength(0);
+  });
+
+  it("turns a throwing hook into an error result instead of a crash", async () => {
+    const client = await inMemoryClient(
+      options({
+        hooks: {
+          beforeRequest() {
+            throw new Error("hook exploded");
+          },
+        },
+      }),
+    );
+    const result = await call(client, "get_motd");
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain("hook exploded");
+  });
+});
+
+describe("Streamable HTTP (stateless)", () => {
+  let http: RunningHttpServer;
+
+  beforeAll(async () => {
+    const runtime = createToolRuntime(toolsFile, options());
+    http = await startHttpServer(() => createServerFromRuntime(runtime), { host: "127.0.0.1", port: 0, log: () => {} });
+  });
+
+  afterAll(async () => {
+    await http.close();
+  });
+
+  async function httpClient(): Promise<Client> {
+    const client = new Client({ name: "http-test", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(http.url));
+    return client;
+  }
+
+  it("serves tools/list and tools/call, auth header arriving upstream", async () => {
+    const client = await httpClient();
+    const { tools } = await client.listTools();
+    expect(tools).toHaveLength(toolsFile.tools.length);
+    seen.length = 0;
+    const result = await call(client, "get_pet", { petId: 1 });
+    expect(result.structuredContent).toEqual({ data: pets[0] });
+    expect(seen[0]!.headers["authorization"]).toBe("Bearer tok-123");
+    await client.close();
+  });
+
+  it("serves 20 concurrent clients, each initializing on its own", async () => {
+    const results = await Promise.all(
+      Array.from({ length: 20 }, async (_, index) => {
+        const client = await httpClient();
+        await client.listTools();
+        const result = await call(client, "create_pet", { name: `pet-${index}` });
+        await client.close();
+        return result.structuredContent as { data: { name: string } };
+      }),
+    );
+    expect(results.map((result) => result.data.name).sort()).toEqual(Array.from({ length: 20 }, (_, i) => `pet-${i}`).sort());
+  });
+
+  it("answers /healthz, refuses GET/DELETE on /mcp with 405, and 404s elsewhere", async () => {
+    const base = new URL("/", http.url);
+    expect((await fetch(new URL("/healthz", base))).status).toBe(200);
+    const get = await fetch(http.url, { headers: { accept: "text/event-stream" } });
+    expect(get.status).toBe(405);
+    expect(get.headers.get("allow")).toBe("POST");
+    expect((await fetch(http.url, { method: "DELETE" })).status).toBe(405);
+    expect((await fetch(new URL("/other", base))).status).toBe(404);
+  });
+
+  it("rejects requests addressed to another host (DNS rebinding)", async () => {
+    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+    const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+    const foreignOrigin = await fetch(http.url, { method: "POST", body, headers: { ...headers, origin: "https://evil.example" } });
+    expect(foreignOrigin.status).toBe(403);
+  });
+});

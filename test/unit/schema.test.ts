@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import type { Diagnostic } from "../../src/model/ir.js";
+import { mergeAllOfObjects, toJsonSchema } from "../../src/model/schema.js";
+import { createAjv } from "../../templates/server/src/runtime/ajv.js";
+
+const input = () => ({ direction: "input" as const, maxDepth: 8, diagnostics: [] as Diagnostic[] });
+
+describe("schema conversion", () => {
+  it.each([
+    ["nullable with type", { type: "string", nullable: true }, { type: ["string", "null"] }],
+    ["nullable without type constrains nothing", { nullable: true, description: "d" }, { description: "d" }],
+    ["x-nullable", { type: "integer", "x-nullable": true }, { type: ["integer", "null"] }],
+    ["example becomes examples", { type: "string", example: "x" }, { type: "string", examples: ["x"] }],
+    ["boolean exclusiveMinimum", { type: "number", minimum: 1, exclusiveMinimum: true }, { type: "number", exclusiveMinimum: 1 }],
+    ["swagger file type", { type: "file" }, { type: "string", format: "binary" }],
+    ["tuple items", { type: "array", items: [{ type: "string" }] }, { type: "array", prefixItems: [{ type: "string" }] }],
+    ["drops xml and extensions", { type: "string", xml: { name: "x" }, "x-foo": 1 }, { type: "string" }],
+    ["keeps constraints", { type: "string", minLength: 2, maxLength: 5, pattern: "^a", format: "email", enum: ["ab"], default: "ab" }, { type: "string", minLength: 2, maxLength: 5, pattern: "^a", format: "email", enum: ["ab"], default: "ab" }],
+  ])("%s", (_name, source, expected) => {
+    expect(toJsonSchema(source, "#/x", input())).toEqual(expected);
+  });
+
+  it("drops readOnly properties from inputs and writeOnly ones from outputs", () => {
+    const source = { type: "object", required: ["id", "name", "secret"], properties: { id: { type: "string", readOnly: true }, name: { type: "string" }, secret: { type: "string", writeOnly: true } } };
+    expect(Object.keys(toJsonSchema(source, "#", input()).properties as object)).toEqual(["name", "secret"]);
+    expect(toJsonSchema(source, "#", input()).required).toEqual(["name", "secret"]);
+    const output = toJsonSchema(source, "#", { ...input(), direction: "output" });
+    expect(Object.keys(output.properties as object)).toEqual(["id", "name"]);
+  });
+
+  it("cuts object cycles to a permissive stub and stays compilable", () => {
+    const node: Record<string, unknown> = { type: "object", title: "Node", properties: { value: { type: "string" } } };
+    (node.properties as Record<string, unknown>).next = node;
+    const converted = toJsonSchema(node, "#", input());
+    const next = (converted.properties as Record<string, Record<string, unknown>>).next!;
+    expect(next.type).toBe("object");
+    expect(next.description).toMatch(/recursive Node structure/);
+    expect(() => JSON.stringify(converted)).not.toThrow();
+    const validate = createAjv().compile(converted);
+    expect(validate({ value: "a", next: { anything: 1 } })).toBe(true);
+    expect(validate({ value: 1 })).toBe(false);
+  });
+
+  it("bounds depth", () => {
+    let schema: Record<string, unknown> = { type: "string" };
+    for (let i = 0; i < 50; i++) schema = { type: "object", properties: { child: schema } };
+    const converted = toJsonSchema(schema, "#", { ...input(), maxDepth: 5 });
+    expect(JSON.stringify(converted).length).toBeLessThan(1000);
+  });
+
+  it("drops an invalid pattern with a located warning instead of failing the tool", () => {
+    const context = input();
+    const converted = toJsonSchema({ type: "object", properties: { a: { type: "string", pattern: "(?<bad" } } }, "#/paths/~1x/get", context);
+    expect((converted.properties as Record<string, Record<string, unknown>>).a!.pattern).toBeUndefined();
+    expect(context.diagnostics[0]?.pointer).toBe("#/paths/~1x/get/properties/a/pattern");
+  });
+
+  it("merges allOf objects", () => {
+    const merged = mergeAllOfObjects({ allOf: [{ type: "object", required: ["a"], properties: { a: { type: "string" } } }, { properties: { b: { type: "integer" } }, required: ["b"] }] });
+    expect(merged).toEqual({ type: "object", properties: { a: { type: "string" }, b: { type: "integer" } }, required: ["a", "b"] });
+    expect(mergeAllOfObjects({ allOf: [{ oneOf: [] }] })).toBeUndefined();
+  });
+});
