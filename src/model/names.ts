@@ -112,8 +112,18 @@ export function envName(...parts: string[]): string {
     .replace(/^([0-9])/, "_$1");
 }
 
-/** An npm-safe package name: `Swagger Petstore - OpenAPI 3.0` → `swagger-petstore-openapi-3-0`. */
-export function packageSlug(text: string): string {
-  const slug = snakeCase(text).replace(/_/g, "-").slice(0, 60).replace(/-+$/, "");
-  return slug || "api";
+/**
+ * An npm-safe package name: `Swagger Petstore - OpenAPI 3.0` → `swagger-petstore-openapi-3-0`,
+ * `GitHub's official OpenAPI spec` → `githubs-official-openapi-spec` (words are not split at capitals).
+ */
+export function packageSlug(text: string, maxLength = 40): string {
+  const slug = text
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f'’]/g, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "");
+  if (slug.length <= maxLength) return slug || "api";
+  const cut = slug.slice(0, maxLength);
+  return cut.slice(0, cut.lastIndexOf("-") > 0 ? cut.lastIndexOf("-") : maxLength) || "api";
 }

@@ -19,13 +19,15 @@ import type {
   ToolModel,
 } from "./ir.js";
 import { ARG_NAME_PATTERN, argName, assignUniqueNames, baseToolName, envName, packageSlug } from "./names.js";
-import { mergeAllOfObjects, toJsonSchema, type SchemaContext } from "./schema.js";
+import { mergeAllOfObjects, toBoundedJsonSchema, toJsonSchema, type SchemaContext } from "./schema.js";
 
 export interface ModelOptions {
   /** Overrides the server name derived from `info.title`. */
   name?: string;
   inputDepth?: number;
   outputDepth?: number;
+  /** Size budget of one response schema in tools/list (characters of JSON). */
+  outputSchemaChars?: number;
 }
 
 export const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
@@ -66,6 +68,7 @@ export function buildOpenApiModel(spec: DereferencedSpec, options: ModelOptions 
     diagnostics,
     inputDepth: options.inputDepth ?? 10,
     outputDepth: options.outputDepth ?? 5,
+    outputSchemaChars: options.outputSchemaChars ?? 4000,
     defaultSecurity: readSecurity(document.security),
     knownSchemes: new Set(securitySchemes.map((scheme) => scheme.name)),
   };
@@ -99,6 +102,7 @@ interface OperationContext {
   diagnostics: Diagnostic[];
   inputDepth: number;
   outputDepth: number;
+  outputSchemaChars: number;
   defaultSecurity: string[][];
   knownSchemes: Set<string>;
 }
@@ -140,7 +144,7 @@ function buildOperationTool(
 
   const success = successResponse(operation, pointer);
   const responseSchema = success?.schema
-    ? toJsonSchema(success.schema, success.schemaPointer!, { direction: "output", maxDepth: context.outputDepth, diagnostics: context.diagnostics })
+    ? toBoundedJsonSchema(success.schema, success.schemaPointer!, { direction: "output", maxDepth: context.outputDepth, diagnostics: context.diagnostics }, context.outputSchemaChars)
     : undefined;
 
   const security = operation.security !== undefined ? readSecurity(operation.security) : context.defaultSecurity;

@@ -27,6 +27,23 @@ export function toJsonSchema(schema: unknown, pointer: string, context: SchemaCo
   return convert(schema, pointer, context, 0, new Set());
 }
 
+/**
+ * Like `toJsonSchema`, but shallower until the result fits `maxChars`: huge
+ * response schemas (GitHub's timeline events are 300 KB inlined) would
+ * otherwise dominate `tools/list`. Cut parts become permissive stubs, so
+ * what validated before still validates.
+ */
+export function toBoundedJsonSchema(schema: unknown, pointer: string, context: SchemaContext, maxChars: number): JsonSchema {
+  for (let depth = context.maxDepth; ; depth--) {
+    const diagnostics: SchemaContext["diagnostics"] = [];
+    const converted = convert(schema, pointer, { ...context, maxDepth: depth, diagnostics }, 0, new Set());
+    if (depth <= 1 || JSON.stringify(converted).length <= maxChars) {
+      context.diagnostics.push(...diagnostics);
+      return converted;
+    }
+  }
+}
+
 function convert(schema: unknown, pointer: string, context: SchemaContext, depth: number, ancestors: Set<object>): JsonSchema {
   if (schema === true || schema === undefined) return {};
   if (schema === false) return { not: {} };

@@ -54,3 +54,16 @@ describe("names", () => {
     expect(argName(input)).toBe(expected);
   });
 });
+
+import { packageSlug } from "../../src/model/names.js";
+
+describe("package slug", () => {
+  it.each([
+    ["Swagger Petstore - OpenAPI 3.0", "swagger-petstore-openapi-3-0"],
+    ["GitHub's official OpenAPI spec + Octokit extension", "githubs-official-openapi-spec-octokit"],
+    ["Ünïcödé API", "unicode-api"],
+    ["!!!", "api"],
+  ])("%s → %s", (title, slug) => {
+    expect(packageSlug(title)).toBe(slug);
+  });
+});

@@ -61,3 +61,19 @@ describe("schema conversion", () => {
     expect(mergeAllOfObjects({ allOf: [{ oneOf: [] }] })).toBeUndefined();
   });
 });
+
+import { toBoundedJsonSchema } from "../../src/model/schema.js";
+
+describe("bounded output schemas", () => {
+  it("gets shallower until it fits, and still accepts what the full schema accepts", () => {
+    let schema: Record<string, unknown> = { type: "object", properties: { leaf: { type: "string", description: "x".repeat(200) } } };
+    for (let i = 0; i < 6; i++) schema = { type: "object", properties: { a: schema, b: schema, c: schema } };
+    const full = toJsonSchema(schema, "#", { direction: "output", maxDepth: 20, diagnostics: [] });
+    const bounded = toBoundedJsonSchema(schema, "#", { direction: "output", maxDepth: 20, diagnostics: [] }, 2000);
+    expect(JSON.stringify(full).length).toBeGreaterThan(100_000);
+    expect(JSON.stringify(bounded).length).toBeLessThanOrEqual(2000);
+    const sample = { a: { b: { c: { a: { b: { c: { leaf: "ok" } } } } } } };
+    expect(createAjv().compile(full)(sample)).toBe(true);
+    expect(createAjv().compile(bounded)(sample)).toBe(true);
+  });
+});

@@ -23,6 +23,14 @@ export function createAjv(): Ajv2020 {
     validateFormats: true,
     // Spec patterns are ECMA-262 regexes written for other engines too; unicode flag accepts most.
     unicodeRegExp: true,
+    // Specs use many custom formats (GitHub's `repo.nwo`...): those are annotations, not errors worth a log line per schema.
+    logger: {
+      log: () => {},
+      warn: (...args: unknown[]) => {
+        if (!/^unknown format/.test(String(args[0]))) console.warn(...args);
+      },
+      error: (...args: unknown[]) => console.error(...args),
+    },
   });
   addFormats(ajv);
   return ajv;
