@@ -1,55 +1,130 @@
 /**
  * The command line: a thin layer over `generate()`. Exit codes: 0 success,
- * 1 bad input (the message names the file and location), 2 usage error.
+ * 1 bad input (the message names the file and location) or, with --check, a
+ * stale project; 2 usage error.
  */
-import { relative } from "node:path";
-import yargs from "yargs";
+import { cpSync, existsSync, readdirSync } from "node:fs";
+import { relative, resolve } from "node:path";
+import yargs, { type Argv } from "yargs";
 import { hideBin } from "yargs/helpers";
 import { formatDiagnostic, GeneratorError } from "./diagnostics.js";
-import { generate, type GenerateOptions, type GenerateResult } from "./generate.js";
+import { DEFAULT_TEMPLATES } from "./emit/templates.js";
+import { generate, regenerationOptions, type GenerateOptions, type GenerateResult } from "./generate.js";
 
 const EXIT_BAD_INPUT = 1;
+const EXIT_STALE = 1;
 const EXIT_USAGE = 2;
 const MAX_LISTED_WARNINGS = 20;
 
-export async function main(argv: string[] = hideBin(process.argv)): Promise<number> {
-  let exitCode = 0;
-  const parser = yargs(argv)
-    .scriptName("create-guided-mcp")
-    .usage("$0 --from <spec> [--out <dir>]\n\nGenerate a TypeScript MCP server whose tools guide agents to success.")
-    .option("from", { type: "string", describe: "OpenAPI 2.0/3.0/3.1 or JSON Schema document: a file path or an http(s) URL", demandOption: "pass the API description with --from" })
-    .option("out", { type: "string", describe: "Output folder (default ./<api-name>-mcp)" })
-    .option("name", { type: "string", describe: "Server name (default: from info.title)" })
+class UsageError extends Error {}
+
+type CommonArgs = {
+  force: boolean;
+  "dry-run": boolean;
+  check: boolean;
+  templates: string | undefined;
+  "allow-remote-refs": boolean;
+  "allow-external-refs": boolean;
+  quiet: boolean;
+};
+
+function commonOptions<T>(args: Argv<T>) {
+  return args
     .option("force", { type: "boolean", default: false, describe: "Write into a non-empty folder, and replace generated files you edited" })
-    .option("dry-run", { type: "boolean", default: false, describe: "Print the tools and files without writing anything" })
+    .option("dry-run", { type: "boolean", default: false, describe: "Print the tools, files and change report without writing anything" })
+    .option("check", { type: "boolean", default: false, describe: "Exit 1 if the project is stale against the spec (for CI); writes nothing" })
     .option("templates", { type: "string", describe: "Folder whose files override the default templates with the same relative path" })
     .option("allow-remote-refs", { type: "boolean", default: false, describe: "Resolve $ref to http(s) URLs" })
     .option("allow-external-refs", { type: "boolean", default: false, describe: "Resolve $ref to files outside the spec's folder" })
-    .option("quiet", { type: "boolean", default: false, describe: "Print only errors and the summary" })
+    .option("quiet", { type: "boolean", default: false, describe: "Print only errors and the summary" });
+}
+
+export async function main(argv: string[] = hideBin(process.argv)): Promise<number> {
+  let exitCode: number | undefined;
+  const run = (task: () => Promise<number>) => async () => {
+    exitCode = await task();
+  };
+
+  const parser = yargs(argv)
+    .scriptName("create-guided-mcp")
+    .usage("Generate a TypeScript MCP server whose tools guide agents to success.")
+    .command(
+      "$0",
+      "Generate a project from an API description (or update an earlier generation)",
+      (args) =>
+        commonOptions(args)
+          .option("from", { type: "string", describe: "OpenAPI 2.0/3.0/3.1 or JSON Schema document: a file path or an http(s) URL", demandOption: "pass the API description with --from" })
+          .option("out", { type: "string", describe: "Output folder (default ./<api-name>-mcp)" })
+          .option("name", { type: "string", describe: "Server name (default: from info.title)" }),
+      (args) =>
+        run(() =>
+          runGenerate({
+            from: args.from,
+            ...(args.out ? { out: args.out } : {}),
+            ...(args.name ? { name: args.name } : {}),
+            ...commonGenerateOptions(args),
+          }),
+        )(),
+    )
+    .command(
+      "regenerate [dir]",
+      "Regenerate an existing project from its spec with the options it was made with",
+      (args) =>
+        commonOptions(args)
+          .positional("dir", { type: "string", default: ".", describe: "The generated project" })
+          .option("from", { type: "string", describe: "Use this spec instead of the recorded one" }),
+      (args) =>
+        run(async () => {
+          const recorded = await regenerationOptions(args.dir);
+          return runGenerate({ ...recorded, ...(args.from ? { from: args.from } : {}), ...commonGenerateOptions(args), ...(args.templates ? {} : recorded.templatesDir ? { templatesDir: recorded.templatesDir } : {}) });
+        })(),
+    )
+    .command(
+      "templates <action>",
+      "Work with the templates: `eject` copies the defaults out for editing",
+      (args) =>
+        args
+          .positional("action", { choices: ["eject"] as const, describe: "What to do" })
+          .option("out", { type: "string", default: "./guided-mcp-templates", describe: "Where to copy the default templates" }),
+      (args) => run(async () => ejectTemplates(args.out))(),
+    )
     .example("$0 --from openapi.yaml", "Generate ./<api-name>-mcp from a local spec")
-    .example("$0 --from https://petstore3.swagger.io/api/v3/openapi.json --out petstore-mcp", "Generate from a URL")
+    .example("$0 --from https://example.com/openapi.json --out petstore-mcp", "Generate from a URL")
     .example("$0 --from openapi.yaml --dry-run", "List the tools and files that would be written")
     .example("$0 --from tools.schema.json --out my-tools", "JSON Schema input: tools whose handlers you write")
+    .example("$0 regenerate ./petstore-mcp --check", "In CI: fail if the project is stale against its spec")
+    .example("$0 templates eject --out my-templates", "Copy the templates out, edit them, then pass --templates my-templates")
     .strict()
     .help()
     .version()
     .wrap(Math.min(110, process.stdout.columns ?? 100))
     .fail((message, error) => {
       if (error) throw error;
-      process.stderr.write(`create-guided-mcp: ${message}\nRun create-guided-mcp --help for usage.\n`);
-      exitCode = EXIT_USAGE;
+      // Throwing stops yargs from running the command's handler after a usage error.
+      throw new UsageError(message);
     });
 
-  const args = await parser.parseAsync();
-  if (exitCode !== 0) return exitCode;
-  if (!args.from) return EXIT_USAGE;
+  try {
+    await parser.parseAsync();
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`create-guided-mcp: ${error.message}\nRun create-guided-mcp --help for usage.\n`);
+      return EXIT_USAGE;
+    }
+    if (error instanceof GeneratorError) {
+      process.stderr.write(`create-guided-mcp: ${error.message}\n`);
+      return EXIT_BAD_INPUT;
+    }
+    throw error;
+  }
+  return exitCode ?? 0;
+}
 
-  const options: GenerateOptions = {
-    from: args.from,
-    ...(args.out ? { out: args.out } : {}),
-    ...(args.name ? { name: args.name } : {}),
+function commonGenerateOptions(args: CommonArgs): Omit<GenerateOptions, "from"> {
+  return {
     force: args.force,
     dryRun: args["dry-run"],
+    check: args.check,
     ...(args.templates ? { templatesDir: args.templates } : {}),
     allowRemoteRefs: args["allow-remote-refs"],
     allowExternalRefs: args["allow-external-refs"],
@@ -57,10 +132,13 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
       if (!args.quiet) process.stderr.write(`  ${message}\n`);
     },
   };
+}
+
+async function runGenerate(options: GenerateOptions): Promise<number> {
   try {
     const result = await generate(options);
     process.stdout.write(summary(result, options));
-    return 0;
+    return options.check && result.stale && result.stale.length > 0 ? EXIT_STALE : 0;
   } catch (error) {
     if (error instanceof GeneratorError) {
       process.stderr.write(`create-guided-mcp: ${error.message}\n`);
@@ -70,11 +148,28 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
   }
 }
 
+function ejectTemplates(out: string): number {
+  const target = resolve(out);
+  if (existsSync(target) && readdirSync(target).length > 0) {
+    throw new GeneratorError(target, "folder is not empty", "choose another --out; eject never overwrites files");
+  }
+  cpSync(DEFAULT_TEMPLATES(), target, { recursive: true });
+  process.stdout.write(
+    `Copied the default templates to ${relative(process.cwd(), target) || "."}.\n` +
+      `Edit what you need (delete the rest: defaults fill in), add helpers in helpers.mjs if you like, then:\n` +
+      `  create-guided-mcp --from <spec> --templates ${relative(process.cwd(), target) || "."}\n`,
+  );
+  return 0;
+}
+
 function summary(result: GenerateResult, options: GenerateOptions): string {
   const lines: string[] = [];
   const { model, write } = result;
   const out = relative(process.cwd(), write.outDir) || ".";
-  if (options.dryRun) {
+  if (options.check) {
+    const stale = result.stale ?? [];
+    lines.push(stale.length === 0 ? `${out} is up to date with ${options.from}.` : `${out} is stale: ${stale.length} generated file(s) would change (${stale.slice(0, 5).join(", ")}${stale.length > 5 ? ", …" : ""}). Run create-guided-mcp regenerate ${out}.`);
+  } else if (options.dryRun) {
     lines.push(`Dry run: nothing written. ${model.tools.length} tools from ${model.api.title}:`);
     for (const tool of model.tools) {
       const route = tool.operation ? `${tool.operation.method.toUpperCase()} ${tool.operation.path}` : "handler";
@@ -83,17 +178,17 @@ function summary(result: GenerateResult, options: GenerateOptions): string {
     lines.push(`Files (${out}):`);
     for (const entry of write.plan) lines.push(`  ${entry.action.padEnd(10)} ${entry.path}`);
   } else {
-    lines.push(`Generated ${model.tools.length} tools for ${model.api.title} in ${out}`);
-    const conflicts = write.plan.filter((entry) => entry.action === "conflict");
-    for (const entry of conflicts) lines.push(`  kept your edit of ${entry.path}; the new version is ${entry.path}.new`);
+    lines.push(`${write.fresh ? "Generated" : "Regenerated"} ${model.tools.length} tools for ${model.api.title} in ${out}`);
+    for (const entry of write.plan.filter((item) => item.action === "conflict")) lines.push(`  kept your edit of ${entry.path}; the new version is ${entry.path}.new`);
   }
+  if (result.reportText && result.report && result.report.changes.length > 0) lines.push("", result.reportText.trimEnd(), "");
   const warnings = result.diagnostics;
-  if (warnings.length > 0) {
+  if (warnings.length > 0 && !options.check) {
     lines.push(`${warnings.length} warning(s):`);
     for (const diagnostic of warnings.slice(0, MAX_LISTED_WARNINGS)) lines.push(`  ${diagnostic.severity}: ${formatDiagnostic(diagnostic)}`);
     if (warnings.length > MAX_LISTED_WARNINGS) lines.push(`  … and ${warnings.length - MAX_LISTED_WARNINGS} more`);
   }
-  if (!options.dryRun) {
+  if (!options.dryRun && !options.check && write.fresh) {
     lines.push("Next:", `  cd ${out}`, "  npm install && npm run build", "  npm start            # stdio; or: npm start -- --transport http --port 3000");
     lines.push("  See README.md there for credentials and client configuration.");
   }

@@ -3,18 +3,20 @@
  * emit → write. Each stage is a function from one typed value to the next;
  * only load and write touch the outside world.
  */
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { isAbsolute, relative, resolve } from "node:path";
 import { dereferenceSpec } from "./dereference/index.js";
-import { emitProject, type EmittedFile } from "./emit/index.js";
-import { packageRoot } from "./emit/templates.js";
+import { GeneratorError } from "./diagnostics.js";
+import { emitProject, toToolData, TOOLS_DATA_PATH, type EmittedFile } from "./emit/index.js";
+import { loadTemplateHelpers, packageRoot } from "./emit/templates.js";
 import { addGuidance } from "./guidance/index.js";
-import { loadSpec, isUrl } from "./load/index.js";
+import { isUrl, loadSpec } from "./load/index.js";
 import { buildModel } from "./model/index.js";
-import type { Diagnostic, GuidedApiModel } from "./model/ir.js";
+import type { Diagnostic, GuidedApiModel, ToolData } from "./model/ir.js";
 import { compileInputValidators } from "./model/validators.js";
 import { normaliseSpec } from "./normalise/index.js";
-import { hashContent, writeProject, type WriteResult } from "./write/index.js";
+import { compareTools, formatReport, type ChangeReport } from "./report/index.js";
+import { hashContent, isUpToDate, readManifest, writeProject, type Manifest, type WriteResult } from "./write/index.js";
 
 export interface GenerateOptions {
   from: string;
@@ -22,6 +24,8 @@ export interface GenerateOptions {
   name?: string;
   force?: boolean;
   dryRun?: boolean;
+  /** Compare with the existing project and write nothing; `stale` says whether it differs. */
+  check?: boolean;
   templatesDir?: string;
   allowRemoteRefs?: boolean;
   allowExternalRefs?: boolean;
@@ -36,6 +40,11 @@ export interface GenerateResult {
   write: WriteResult;
   diagnostics: Diagnostic[];
   timings: Record<string, number>;
+  /** Present when the output folder held an earlier generation. */
+  report?: ChangeReport;
+  reportText?: string;
+  /** With `check`: the generated files that differ from the project's. */
+  stale?: string[];
 }
 
 export function generatorVersion(): string {
@@ -64,28 +73,76 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   await timed("validate", () => compileInputValidators(model));
   const guided = await timed("guidance", () => addGuidance(model, { seed: options.seed ?? 1 }));
   const version = generatorVersion();
-  const files = await timed("emit", () => emitProject(guided, { generatorVersion: version, ...(options.templatesDir ? { templatesDir: options.templatesDir } : {}) }));
-  const outDir = resolve(options.out ?? `./${guided.api.name}`);
-  const write = await timed("write", () =>
-    writeProject(
-      outDir,
-      files,
-      {
-        generator: { name: "create-guided-mcp", version },
-        spec: { source: isUrl(options.from) ? options.from : resolve(options.from), hash: hashContent(loaded.text) },
-        options: recordedOptions(options),
-      },
-      { force: options.force ?? false, dryRun: options.dryRun ?? false },
-    ),
+  const helpers = await loadTemplateHelpers(options.templatesDir);
+  const files = await timed("emit", () =>
+    emitProject(guided, { generatorVersion: version, helpers, ...(options.templatesDir ? { templatesDir: options.templatesDir } : {}) }),
   );
-  return { model: guided, files, write, diagnostics: guided.diagnostics, timings };
+
+  const outDir = resolve(options.out ?? `./${guided.api.name}`);
+  const previousManifest = await readManifest(outDir);
+  const previousTools = previousManifest ? readPreviousTools(outDir) : undefined;
+  const report = previousTools ? compareTools(previousTools, guided.tools.map(toToolData)) : undefined;
+  const reportText = report ? formatReport(report, `${guided.api.title} ${guided.api.version}`) : undefined;
+  const manifestBase: Omit<Manifest, "files"> = {
+    generator: { name: "create-guided-mcp", version },
+    spec: { source: recordedSource(options.from, outDir), hash: hashContent(loaded.text) },
+    options: recordedOptions(options, outDir),
+  };
+
+  if (options.check) {
+    if (!previousManifest) throw new GeneratorError(outDir, "is not a generated project (no .guided-mcp/manifest.json)", "generate it first, or point --out at the project");
+    const { differing } = isUpToDate(previousManifest, files);
+    const write: WriteResult = { outDir, fresh: false, plan: [], manifest: { ...manifestBase, files: {} } };
+    return { model: guided, files, write, diagnostics: guided.diagnostics, timings, stale: differing, ...(report ? { report, reportText } : {}) };
+  }
+
+  const write = await timed("write", () =>
+    writeProject(outDir, files, manifestBase, {
+      force: options.force ?? false,
+      dryRun: options.dryRun ?? false,
+      ...(reportText && report && report.changes.length > 0 ? { changelogEntry: reportText } : {}),
+    }),
+  );
+  return { model: guided, files, write, diagnostics: guided.diagnostics, timings, ...(report ? { report, reportText } : {}) };
+}
+
+/** Reads the options a generated project was made with, for `regenerate`. */
+export async function regenerationOptions(projectDir: string): Promise<GenerateOptions> {
+  const dir = resolve(projectDir);
+  const manifest = await readManifest(dir);
+  if (!manifest) throw new GeneratorError(dir, "is not a generated project (no .guided-mcp/manifest.json)", "run it inside a project made by create-guided-mcp, or pass its folder");
+  const recorded = manifest.options as { name?: string; templates?: string; allowRemoteRefs?: boolean; allowExternalRefs?: boolean };
+  const from = isUrl(manifest.spec.source) || isAbsolute(manifest.spec.source) ? manifest.spec.source : resolve(dir, manifest.spec.source);
+  return {
+    from,
+    out: dir,
+    ...(recorded.name ? { name: recorded.name } : {}),
+    ...(recorded.templates ? { templatesDir: resolve(dir, recorded.templates) } : {}),
+    ...(recorded.allowRemoteRefs ? { allowRemoteRefs: true } : {}),
+    ...(recorded.allowExternalRefs ? { allowExternalRefs: true } : {}),
+  };
+}
+
+function readPreviousTools(outDir: string): ToolData[] | undefined {
+  const path = resolve(outDir, TOOLS_DATA_PATH);
+  if (!existsSync(path)) return undefined;
+  try {
+    return (JSON.parse(readFileSync(path, "utf8")) as { tools: ToolData[] }).tools;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Local paths are recorded relative to the project, so a moved checkout still regenerates. */
+function recordedSource(from: string, outDir: string): string {
+  return isUrl(from) ? from : relative(outDir, resolve(from)) || ".";
 }
 
 /** The options a later `regenerate` replays. */
-function recordedOptions(options: GenerateOptions): Record<string, unknown> {
+function recordedOptions(options: GenerateOptions, outDir: string): Record<string, unknown> {
   return {
     ...(options.name ? { name: options.name } : {}),
-    ...(options.templatesDir ? { templates: resolve(options.templatesDir) } : {}),
+    ...(options.templatesDir ? { templates: relative(outDir, resolve(options.templatesDir)) } : {}),
     ...(options.allowRemoteRefs ? { allowRemoteRefs: true } : {}),
     ...(options.allowExternalRefs ? { allowExternalRefs: true } : {}),
   };

@@ -22,6 +22,8 @@ export interface EmittedFile {
 export interface EmitOptions {
   generatorVersion: string;
   templatesDir?: string;
+  /** Extra Handlebars helpers, from a custom template folder's helpers.js. */
+  helpers?: Record<string, (...args: never[]) => unknown>;
 }
 
 const PROJECT_PREFIX = "server/";
@@ -35,7 +37,7 @@ export const TOOLS_DATA_PATH = "data/tools.json";
 
 export function emitProject(model: GuidedApiModel, options: EmitOptions): EmittedFile[] {
   const templates = readTemplates(options.templatesDir);
-  const handlebars = createHandlebars();
+  const handlebars = createHandlebars(options.helpers);
   const context = templateContext(model, options);
   const files: EmittedFile[] = [];
 
@@ -131,21 +133,24 @@ function withOwnershipHeader(path: string, content: string): string {
  * imports organised. A failure names the template it came from.
  */
 function checkTypeScript(files: EmittedFile[], templates: Map<string, TemplateFile>): void {
-  const project = new Project({ useInMemoryFileSystem: true, compilerOptions: { target: ts.ScriptTarget.ES2022 } });
-  const program = () => project.getProgram().compilerObject;
-  for (const file of files) {
-    if (!file.path.endsWith(".ts")) continue;
-    const sourceFile = project.createSourceFile(`/project/${file.path}`, file.content, { overwrite: true });
-    const diagnostics = program().getSyntacticDiagnostics(sourceFile.compilerNode);
-    const first = diagnostics[0];
+  // Only syntax is checked here (tsc checks types when the project builds), so no lib files are loaded.
+  const project = new Project({ useInMemoryFileSystem: true, compilerOptions: { target: ts.ScriptTarget.ES2022, noLib: true, types: [] } });
+  const typescriptFiles = files.filter((file) => file.path.endsWith(".ts"));
+  const sourceFiles = typescriptFiles.map((file) => project.createSourceFile(`/project/${file.path}`, file.content, { overwrite: true }));
+  // One program for all files: building it per file costs seconds.
+  const program = project.getProgram().compilerObject;
+  typescriptFiles.forEach((file, index) => {
+    const sourceFile = sourceFiles[index]!;
+    const first = program.getSyntacticDiagnostics(sourceFile.compilerNode)[0];
     if (first) {
       const templatePath = [...templates.values()].find((t) => t.path.endsWith(file.path) || t.path.endsWith(`${file.path}.hbs`))?.source ?? file.path;
       const { line, character } = first.file ? first.file.getLineAndCharacterOfPosition(first.start ?? 0) : { line: 0, character: 0 };
       throw new GeneratorError(`${templatePath} (emitted ${file.path}:${line + 1}:${character + 1})`, `emitted TypeScript does not parse: ${ts.flattenDiagnosticMessageText(first.messageText, " ")}`, "fix the template");
     }
-    if (file.path.startsWith("src/generated/")) {
-      sourceFile.organizeImports();
-      file.content = sourceFile.getFullText();
-    }
-  }
+  });
+  typescriptFiles.forEach((file, index) => {
+    if (!file.path.startsWith("src/generated/")) return;
+    sourceFiles[index]!.organizeImports();
+    file.content = sourceFiles[index]!.getFullText();
+  });
 }

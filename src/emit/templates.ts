@@ -5,7 +5,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import Handlebars from "handlebars";
 import { GeneratorError } from "../diagnostics.js";
 import { codeLiteral, identifier, markdownCode, markdownText } from "./escape.js";
@@ -55,7 +55,7 @@ function walk(dir: string): string[] {
   return result;
 }
 
-export function createHandlebars(): typeof Handlebars {
+export function createHandlebars(extraHelpers: Record<string, (...args: never[]) => unknown> = {}): typeof Handlebars {
   const handlebars = Handlebars.create();
   handlebars.registerHelper("json", (value: unknown) => codeLiteral(value));
   handlebars.registerHelper("identifier", (value: unknown) => identifier(String(value)));
@@ -65,7 +65,31 @@ export function createHandlebars(): typeof Handlebars {
   handlebars.registerHelper("eq", (left: unknown, right: unknown) => left === right);
   // Handlebars passes its options object last; drop it.
   handlebars.registerHelper("concat", (...parts: unknown[]) => parts.slice(0, -1).map(String).join(""));
+  for (const [name, helper] of Object.entries(extraHelpers)) handlebars.registerHelper(name, helper as Handlebars.HelperDelegate);
   return handlebars;
+}
+
+const HELPER_FILES = ["helpers.mjs", "helpers.js"];
+
+/**
+ * Custom helpers live in `helpers.mjs` (or `helpers.js`, ESM) at the top of a
+ * template folder; its default export is an object of helper functions.
+ */
+export async function loadTemplateHelpers(templatesDir: string | undefined): Promise<Record<string, (...args: never[]) => unknown>> {
+  if (!templatesDir) return {};
+  const file = HELPER_FILES.map((name) => join(templatesDir, name)).find((path) => existsSync(path));
+  if (!file) return {};
+  let module: { default?: unknown };
+  try {
+    module = (await import(pathToFileURL(file).href)) as { default?: unknown };
+  } catch (error) {
+    throw new GeneratorError(file, `custom helpers could not be loaded (${(error as Error).message.split("\n")[0]})`, "fix the file; it must be an ES module whose default export is an object of functions");
+  }
+  const helpers = module.default;
+  if (typeof helpers !== "object" || helpers === null || Object.values(helpers).some((value) => typeof value !== "function")) {
+    throw new GeneratorError(file, "the default export is not an object of helper functions", "export default { myHelper(value) { … } }");
+  }
+  return helpers as Record<string, (...args: never[]) => unknown>;
 }
 
 export function renderTemplate(handlebars: typeof Handlebars, template: TemplateFile, context: object): string {
@@ -73,7 +97,8 @@ export function renderTemplate(handlebars: typeof Handlebars, template: Template
     const compiled = handlebars.compile(template.content, { noEscape: true, strict: true });
     return compiled(context);
   } catch (error) {
-    const message = (error as Error).message.split("\n")[0] ?? String(error);
+    // Handlebars spreads one error over several lines (message, source excerpt, what it expected).
+    const message = (error as Error).message.split("\n").map((part) => part.trim()).filter(Boolean).join(" ");
     const line = /line (\d+)/i.exec((error as Error).message)?.[1] ?? (error as { lineNumber?: number }).lineNumber;
     throw new GeneratorError(`${template.source}${line ? `:${line}` : ""}`, `template error: ${message}`, "fix the template (or remove the override to use the default)");
   }

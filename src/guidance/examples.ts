@@ -130,20 +130,25 @@ export function createExampleGenerator(options: ExampleGeneratorOptions = {}) {
     optionalDepth: options.optionalDepth ?? 3,
     budget: options.budget ?? 80,
   };
-  let ajv = newAjv();
+  // Two instances of the shared configuration: a plain one for the (usually
+  // single) validity check per tool, and a verbose one compiled only when a
+  // value needs repair. `verbose` only adds `parentSchema`/`data` to errors;
+  // it does not change what validates.
+  let ajv = newAjv(true);
+  let plainAjv = newAjv(false);
   const cache = new WeakMap<object, Compiled>();
+  const plainCache = new WeakMap<object, Compiled>();
 
-  function newAjv(): Ajv2020 {
+  function newAjv(verbose: boolean): Ajv2020 {
     const a = createAjv();
-    // `verbose` only adds `parentSchema`/`data` to errors (what repair needs);
-    // it does not change what validates.
-    (a.opts as { verbose?: boolean }).verbose = true;
+    (a.opts as { verbose?: boolean }).verbose = verbose;
     // The model stage already reported what Ajv would warn about (unknown formats...).
     const quiet = { log() {}, warn() {}, error() {} };
     (a as unknown as { logger: typeof quiet }).logger = quiet;
     return a;
   }
 
+  /** Verbose validator (errors carry `parentSchema`), for repair. */
   function compile(schema: JsonSchema): Compiled {
     const hit = cache.get(schema);
     if (hit) return hit;
@@ -153,13 +158,32 @@ export function createExampleGenerator(options: ExampleGeneratorOptions = {}) {
     } catch (first) {
       // e.g. an `$id` already used by another tool's schema: retry in a fresh instance.
       try {
-        ajv = newAjv();
+        ajv = newAjv(true);
         result = { validate: ajv.compile(schema) };
       } catch {
         result = { error: first instanceof Error ? first.message : String(first) };
       }
     }
     cache.set(schema, result);
+    return result;
+  }
+
+  /** Plain validator, exactly as the generated server compiles it. */
+  function compilePlain(schema: JsonSchema): Compiled {
+    const hit = plainCache.get(schema);
+    if (hit) return hit;
+    let result: Compiled;
+    try {
+      result = { validate: plainAjv.compile(schema) };
+    } catch (first) {
+      try {
+        plainAjv = newAjv(false);
+        result = { validate: plainAjv.compile(schema) };
+      } catch {
+        result = { error: first instanceof Error ? first.message : String(first) };
+      }
+    }
+    plainCache.set(schema, result);
     return result;
   }
 
@@ -424,11 +448,15 @@ export function createExampleGenerator(options: ExampleGeneratorOptions = {}) {
     seed: number,
     budget: Budget,
     depth: number,
+    quick?: ValidateFunction,
   ): { ok: true; value: unknown } | { ok: false; reason: string } {
     if (depth > 6 || budget.left <= 0) return { ok: false, reason: "gave up (repair budget exhausted)" };
-    const compiled = compile(schema);
-    if (!compiled.validate) return { ok: false, reason: `schema does not compile: ${compiled.error}` };
-    const validate = compiled.validate;
+    let validate = quick;
+    if (!validate) {
+      const compiled = compile(schema);
+      if (!compiled.validate) return { ok: false, reason: `schema does not compile: ${compiled.error}` };
+      validate = compiled.validate;
+    }
     // The spec's own values first, when they are valid.
     const own: unknown[] = [];
     if (Array.isArray(schema["examples"])) own.push(...(schema["examples"] as unknown[]).slice(0, 3));
@@ -457,16 +485,22 @@ export function createExampleGenerator(options: ExampleGeneratorOptions = {}) {
     depth: number,
   ): { ok: true; value: unknown } | { ok: false; reason: string } {
     let value = initial;
+    // Errors come from the verbose twin of `validate`, compiled only when needed.
+    const explain = (v: unknown): ErrorObject[] => {
+      const verbose = compile(schema).validate;
+      if (!verbose || verbose(v)) return [];
+      return [...(verbose.errors ?? [])];
+    };
     for (let round = 0; round < 6; round++) {
       if (validate(value)) return { ok: true, value };
-      const errors = [...(validate.errors ?? [])];
-      if (budget.left <= 0) break;
+      const errors = explain(value);
+      if (budget.left <= 0 || errors.length === 0) break;
       const holder = { root: value };
       applyFixes(holder, errors, schema, mode, seed + round, budget, depth);
       value = holder.root;
     }
     if (validate(value)) return { ok: true, value };
-    const first = validate.errors?.[0];
+    const first = explain(value)[0];
     return {
       ok: false,
       reason: first ? `${first.instancePath || "(root)"} ${first.message ?? first.keyword}` : "invalid",
@@ -656,17 +690,23 @@ export function createExampleGenerator(options: ExampleGeneratorOptions = {}) {
 
   // ------------------------------------------------------------------ entry
 
-  function build(schema: JsonSchema, seed: number): ExampleOutcome {
+  /**
+   * Examples for one input schema. `validate` may be the tool's validator
+   * compiled elsewhere with createAjv() (saves compiling big schemas twice).
+   */
+  function build(schema: JsonSchema, seed: number, validate?: ValidateFunction): ExampleOutcome {
     const problems: string[] = [];
-    const compiled = compile(schema);
-    if (!compiled.validate) {
-      return { problems: [`the input schema does not compile with Ajv (${compiled.error}), so no example can be checked`] };
+    if (!validate) {
+      const compiled = compilePlain(schema);
+      if (!compiled.validate) {
+        return { problems: [`the input schema does not compile with Ajv (${compiled.error}), so no example can be checked`] };
+      }
+      validate = compiled.validate;
     }
-    const validate = compiled.validate;
     const budget: Budget = { left: cfg.budget };
 
     let full: Args | undefined;
-    const fullResult = makeValid(schema, "full", seed, budget, 0);
+    const fullResult = makeValid(schema, "full", seed, budget, 0, validate);
     if (fullResult.ok && isObject(fullResult.value)) full = fullResult.value;
     const fullFailure = fullResult.ok ? undefined : fullResult.reason;
 
@@ -677,7 +717,7 @@ export function createExampleGenerator(options: ExampleGeneratorOptions = {}) {
     }
     if (!minimal) {
       budget.left = Math.max(budget.left, Math.ceil(cfg.budget / 2));
-      const minResult = makeValid(schema, "minimal", seed, budget, 0);
+      const minResult = makeValid(schema, "minimal", seed, budget, 0, validate);
       if (minResult.ok && isObject(minResult.value)) minimal = minResult.value;
       else if (!minResult.ok && !full) {
         problems.push(`could not build a valid example: ${fullFailure ?? minResult.reason}`);

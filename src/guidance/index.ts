@@ -9,6 +9,7 @@
  *   links.ts      — OpenAPI and inferred follow-up links, and the list tool;
  *   pagination.ts — how a list operation pages.
  */
+import type { ValidateFunction } from "ajv/dist/2020.js";
 import type { ApiModel, Diagnostic, GuidedApiModel, GuidedTool, ToolGuidance, ToolModel } from "../model/ir.js";
 import { createExampleGenerator, type ExampleGeneratorOptions } from "./examples.js";
 import { buildHints } from "./hints.js";
@@ -27,6 +28,11 @@ export interface GuidanceOptions {
   seed?: number;
   /** Size limits for generated examples. */
   examples?: ExampleGeneratorOptions;
+  /**
+   * Input validators already compiled with createAjv(), by tool name (what
+   * `compileInputValidators` returns). Optional; saves compiling every schema twice.
+   */
+  validators?: ReadonlyMap<string, ValidateFunction>;
 }
 
 export function addGuidance(model: ApiModel, options: GuidanceOptions = {}): GuidedApiModel {
@@ -39,6 +45,7 @@ export function addGuidance(model: ApiModel, options: GuidanceOptions = {}): Gui
     const guidance = guideTool(tool, {
       // Per-tool seed derived from the tool's name: independent of tool order.
       seed: (seed + hashString(tool.name)) >>> 0,
+      validate: options.validators?.get(tool.name),
       examples,
       index,
       diagnostics,
@@ -51,6 +58,7 @@ export function addGuidance(model: ApiModel, options: GuidanceOptions = {}): Gui
 
 interface ToolContext {
   seed: number;
+  validate: ValidateFunction | undefined;
   examples: ReturnType<typeof createExampleGenerator>;
   index: ReturnType<typeof buildLinkIndex>;
   diagnostics: Diagnostic[];
@@ -59,7 +67,7 @@ interface ToolContext {
 function guideTool(tool: ToolModel, ctx: ToolContext): ToolGuidance {
   const hints = buildHints(tool.inputSchema);
 
-  const outcome = ctx.examples.build(tool.inputSchema, ctx.seed);
+  const outcome = ctx.examples.build(tool.inputSchema, ctx.seed, ctx.validate);
   for (const problem of outcome.problems) {
     ctx.diagnostics.push({
       pointer: tool.pointer,

@@ -179,8 +179,8 @@ export function findItemSchema(schema: JsonSchema | undefined, pointer: string |
 }
 
 /** Pointer to a next-cursor field in the response (top level, or inside meta/pagination wrappers). */
-function findNextCursor(schema: JsonSchema | undefined): string | undefined {
-  if (!schema) return undefined;
+function findNextCursor(schema: JsonSchema | undefined, depth = 0): string | undefined {
+  if (!schema || depth > 2) return undefined;
   const props = schemaProperties(schema);
   for (const name of NEXT_CURSOR_FIELDS) {
     const hit = Object.entries(props).find(
@@ -190,7 +190,7 @@ function findNextCursor(schema: JsonSchema | undefined): string | undefined {
       // `next`/`cursor` may be an object holding the actual token.
       const inner = schemaProperties(hit[1]);
       if (Object.keys(inner).length > 0) {
-        const nested = findNextCursor(hit[1]);
+        const nested = findNextCursor(hit[1], depth + 1);
         if (nested) return "/" + escapePointerToken(hit[0]) + nested;
         const tokenField = Object.keys(inner).find((k) => ["cursor", "token", "pagetoken", "after"].includes(normName(k)));
         if (tokenField) return "/" + escapePointerToken(hit[0]) + "/" + escapePointerToken(tokenField);
@@ -202,13 +202,8 @@ function findNextCursor(schema: JsonSchema | undefined): string | undefined {
   for (const name of CURSOR_CONTAINERS) {
     const hit = Object.entries(props).find(([k]) => normName(k) === name);
     if (!hit) continue;
-    const innerProps = schemaProperties(hit[1]);
-    for (const field of NEXT_CURSOR_FIELDS) {
-      const inner = Object.entries(innerProps).find(([k, s]) => normName(k) === field && !isArraySchema(s));
-      if (inner && Object.keys(schemaProperties(inner[1])).length === 0) {
-        return "/" + escapePointerToken(hit[0]) + "/" + escapePointerToken(inner[0]);
-      }
-    }
+    const nested = depth < 2 ? findNextCursor(hit[1], depth + 1) : undefined;
+    if (nested) return "/" + escapePointerToken(hit[0]) + nested;
   }
   return undefined;
 }

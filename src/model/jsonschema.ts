@@ -8,7 +8,7 @@ import { pointerOf } from "../diagnostics.js";
 import { isObject, type SpecObject } from "../normalise/index.js";
 import type { ApiModel, Diagnostic, JsonSchema, ToolModel } from "./ir.js";
 import { assignUniqueNames, fitLength, snakeCase } from "./names.js";
-import { apiIdentity, type ModelOptions } from "./openapi.js";
+import { apiIdentity, unreservedName, type ModelOptions } from "./openapi.js";
 import { toJsonSchema } from "./schema.js";
 
 export function buildJsonSchemaModel(spec: DereferencedSpec, options: ModelOptions = {}): ApiModel {
@@ -27,7 +27,7 @@ export function buildJsonSchemaModel(spec: DereferencedSpec, options: ModelOptio
       return [];
     }
     inputSchema.type = "object";
-    const baseName = fitLength(snakeCase(key) || "tool");
+    const baseName = unreservedName(fitLength(snakeCase(key) || "tool"));
     const description = [schema.title, schema.description].filter((part): part is string => typeof part === "string" && part.trim() !== "").join("\n\n");
     return [{ key, baseName, inputSchema, pointer, title: typeof schema.title === "string" ? schema.title : undefined, description: description || `Run ${key}.` }];
   });

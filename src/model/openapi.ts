@@ -19,7 +19,13 @@ import type {
   ToolModel,
 } from "./ir.js";
 import { ARG_NAME_PATTERN, argName, assignUniqueNames, baseToolName, envName, packageSlug } from "./names.js";
+import { RESERVED_TOOL_NAMES } from "../../templates/server/src/guidance/types.js";
 import { mergeAllOfObjects, toBoundedJsonSchema, toJsonSchema, type SchemaContext } from "./schema.js";
+
+/** `info` and `read_response` are the generated server's own tools: an API tool with such a base name gets `_op`. */
+export function unreservedName(base: string): string {
+  return RESERVED_TOOL_NAMES.includes(base) ? `${base}_op` : base;
+}
 
 export interface ModelOptions {
   /** Overrides the server name derived from `info.title`. */
@@ -73,30 +79,37 @@ export function buildOpenApiModel(spec: DereferencedSpec, options: ModelOptions 
     knownSchemes: new Set(securitySchemes.map((scheme) => scheme.name)),
   };
 
-  const drafts: Array<Omit<ToolModel, "name"> & { baseName: string; identity: string }> = [];
+  const drafts: ToolDraft[] = [];
   const paths = isObject(document.paths) ? document.paths : {};
+  const rootOverride = readMcpExtension(document["x-mcp"], "#/x-mcp", diagnostics);
   if (Object.keys(paths).length === 0) {
     diagnostics.push({ pointer: "#/paths", severity: "warning", message: "the document has no paths, so the server has no tools", fix: "add operations under `paths`" });
   }
   for (const [path, pathItem] of Object.entries(paths)) {
     if (!isObject(pathItem)) continue;
+    const pathOverride = readMcpExtension(pathItem["x-mcp"], childPointer(pointerOf("paths", path), "x-mcp"), diagnostics);
     for (const method of HTTP_METHODS) {
       const operation = pathItem[method];
       if (!isObject(operation)) continue;
       const pointer = pointerOf("paths", path, method);
+      const override = mergeOverrides(rootOverride, pathOverride, readMcpExtension(operation["x-mcp"], childPointer(pointer, "x-mcp"), diagnostics));
+      if (override.hidden) continue;
       try {
-        drafts.push(buildOperationTool(path, method, pathItem, operation, pointer, context));
+        drafts.push(applyOverride(buildOperationTool(path, method, pathItem, operation, pointer, context), override));
       } catch (error) {
         diagnostics.push({ pointer, severity: "error", message: `operation skipped: ${(error as Error).message}`, fix: "fix the operation's definition" });
       }
     }
   }
   const names = assignUniqueNames(
-    drafts.map((draft) => ({ base: draft.baseName, identity: draft.identity, explicit: draft.operationId !== undefined })),
+    drafts.map((draft) => ({ base: draft.baseName, identity: draft.identity, explicit: draft.explicitName === true || draft.operationId !== undefined })),
   );
-  const tools = drafts.map(({ baseName: _baseName, identity: _identity, ...draft }, index) => ({ ...draft, name: names[index]! }));
+  const tools = drafts.map(({ baseName: _baseName, identity: _identity, explicitName: _explicit, ...draft }, index) => ({ ...draft, name: names[index]! }));
   return { kind: "openapi", api, tools, diagnostics };
 }
+
+/** A tool before names are made unique across the API. */
+type ToolDraft = Omit<ToolModel, "name"> & { baseName: string; identity: string; explicitName?: boolean };
 
 interface OperationContext {
   diagnostics: Diagnostic[];
@@ -114,7 +127,7 @@ function buildOperationTool(
   operation: SpecObject,
   pointer: string,
   context: OperationContext,
-): Omit<ToolModel, "name"> & { baseName: string; identity: string } {
+): ToolDraft {
   const operationId = typeof operation.operationId === "string" && operation.operationId.trim() ? operation.operationId.trim() : undefined;
   const inputContext: SchemaContext = { direction: "input", maxDepth: context.inputDepth, diagnostics: context.diagnostics };
   const parameters = collectParameters(pathItem, operation, pointer, context.diagnostics);
@@ -167,7 +180,7 @@ function buildOperationTool(
   const tags = Array.isArray(operation.tags) ? operation.tags.filter((tag): tag is string => typeof tag === "string") : [];
   const summary = typeof operation.summary === "string" ? operation.summary.trim() : "";
   return {
-    baseName: baseToolName(operationId, method, path),
+    baseName: unreservedName(baseToolName(operationId, method, path)),
     identity: `${method} ${path}`,
     ...(operationId ? { operationId } : {}),
     ...(summary ? { title: summary.slice(0, 200) } : {}),
@@ -182,6 +195,57 @@ function buildOperationTool(
     openapiLinks: success?.links ?? [],
     responseHeaders: success?.headers ?? [],
   };
+}
+
+/**
+ * `x-mcp` on the root, a path item or an operation: `false` hides it; an
+ * object overrides `name`, `title`, `description` and `hidden`. Names and
+ * descriptions apply only at the operation level; `hidden` inherits downwards.
+ */
+export interface McpOverride {
+  hidden?: boolean;
+  name?: string;
+  title?: string;
+  description?: string;
+}
+
+export function readMcpExtension(value: unknown, pointer: string, diagnostics: Diagnostic[]): McpOverride {
+  if (value === undefined) return {};
+  if (value === false) return { hidden: true };
+  if (value === true) return { hidden: false };
+  if (!isObject(value)) {
+    diagnostics.push({ pointer, severity: "warning", message: "x-mcp must be false or an object", fix: "use `x-mcp: false` to hide, or an object with name/title/description/hidden" });
+    return {};
+  }
+  const override: McpOverride = {};
+  if (typeof value.hidden === "boolean") override.hidden = value.hidden;
+  for (const key of ["name", "title", "description"] as const) {
+    if (value[key] === undefined) continue;
+    if (typeof value[key] === "string" && (value[key] as string).trim()) override[key] = (value[key] as string).trim();
+    else diagnostics.push({ pointer: childPointer(pointer, key), severity: "warning", message: `x-mcp.${key} must be a non-empty string`, fix: "fix or remove it" });
+  }
+  if (override.name !== undefined && !/^[a-zA-Z0-9_-]{1,64}$/.test(override.name)) {
+    diagnostics.push({ pointer: childPointer(pointer, "name"), severity: "warning", message: `x-mcp.name "${override.name}" is not a valid tool name, so it is normalised`, fix: "use 1-64 characters from [a-zA-Z0-9_-]" });
+  }
+  return override;
+}
+
+function mergeOverrides(root: McpOverride, path: McpOverride, operation: McpOverride): McpOverride {
+  const hidden = operation.hidden ?? path.hidden ?? root.hidden ?? false;
+  return { ...operation, hidden };
+}
+
+function applyOverride(draft: ToolDraft, override: McpOverride): ToolDraft {
+  if (override.name) {
+    draft.baseName = /^[a-zA-Z0-9_-]{1,64}$/.test(override.name) ? override.name : baseToolName(override.name, "", "");
+    draft.explicitName = true;
+  }
+  if (override.title) {
+    draft.title = override.title;
+    draft.annotations = { ...draft.annotations, title: override.title };
+  }
+  if (override.description) draft.description = override.description;
+  return draft;
 }
 
 function uniqueKey(base: string, taken: Record<string, unknown>): string {

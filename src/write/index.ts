@@ -35,7 +35,11 @@ export interface PlannedFile {
 export interface WriteOptions {
   force?: boolean;
   dryRun?: boolean;
+  /** Text appended to CHANGELOG.md (created if missing) when an earlier generation is updated. */
+  changelogEntry?: string;
 }
+
+export const CHANGELOG_PATH = "CHANGELOG.md";
 
 export interface WriteResult {
   outDir: string;
@@ -46,6 +50,18 @@ export interface WriteResult {
 
 export function hashContent(content: string | Buffer): string {
   return createHash("sha256").update(content).digest("hex");
+}
+
+/** Whether emitting now would produce exactly what the manifest says was generated. */
+export function isUpToDate(manifest: Manifest, files: EmittedFile[]): { upToDate: boolean; differing: string[] } {
+  const differing: string[] = [];
+  const emitted = new Set(files.map((file) => file.path));
+  for (const file of files) {
+    if (file.owner === "user") continue;
+    if (manifest.files[file.path]?.hash !== hashContent(file.content)) differing.push(file.path);
+  }
+  for (const [path, entry] of Object.entries(manifest.files)) if (entry.owner === "generator" && !emitted.has(path)) differing.push(path);
+  return { upToDate: differing.length === 0, differing: differing.sort() };
 }
 
 export async function readManifest(outDir: string): Promise<Manifest | undefined> {
@@ -71,7 +87,7 @@ export async function writeProject(outDir: string, files: EmittedFile[], manifes
   const plan = fresh ? files.map((file) => ({ path: file.path, action: "create" as const, owner: file.owner })) : await planUpdate(outDir, files, previous, options.force ?? false);
   if (!options.dryRun) {
     if (fresh) await writeFresh(outDir, files, manifest);
-    else await applyUpdate(outDir, files, plan, manifest);
+    else await applyUpdate(outDir, files, plan, manifest, options.changelogEntry);
   }
   return { outDir, fresh, plan, manifest };
 }
@@ -121,7 +137,7 @@ async function writeFresh(outDir: string, files: EmittedFile[], manifest: Manife
   }
 }
 
-async function applyUpdate(outDir: string, files: EmittedFile[], plan: PlannedFile[], manifest: Manifest): Promise<void> {
+async function applyUpdate(outDir: string, files: EmittedFile[], plan: PlannedFile[], manifest: Manifest, changelogEntry?: string): Promise<void> {
   const byPath = new Map(files.map((file) => [file.path, file]));
   const staging = join(outDir, ".guided-mcp", `staging-${randomBytes(4).toString("hex")}`);
   const moves: Array<[string, string]> = [];
@@ -133,6 +149,13 @@ async function applyUpdate(outDir: string, files: EmittedFile[], plan: PlannedFi
       const staged = join(staging, destination);
       await writeFileDeep(staged, file.content);
       moves.push([staged, join(outDir, destination)]);
+    }
+    if (changelogEntry) {
+      const changelog = join(outDir, CHANGELOG_PATH);
+      const existing = existsSync(changelog) ? await readFile(changelog, "utf8") : "# API changes\n\nWritten by create-guided-mcp at each regeneration.\n\n";
+      const staged = join(staging, CHANGELOG_PATH);
+      await writeFileDeep(staged, existing + changelogEntry);
+      moves.push([staged, changelog]);
     }
     const stagedManifest = join(staging, MANIFEST_PATH);
     await writeFileDeep(stagedManifest, JSON.stringify(manifest, null, 2) + "\n");

@@ -159,3 +159,35 @@ describe("hostile $refs", () => {
     await expect(modelFrom(spec)).rejects.toThrow(/remote URL .*--allow-remote-refs/);
   });
 });
+
+describe("x-mcp overrides", () => {
+  it("hides and renames operations at root, path and operation level", async () => {
+    const root = mkdtempSync(join(tmpdir(), "cgm-xmcp-"));
+    const spec = join(root, "api.yaml");
+    writeFileSync(spec, `openapi: 3.1.0
+info: {title: t, version: '1'}
+paths:
+  /internal:
+    x-mcp: false
+    get: {operationId: internalStats, responses: {'200': {description: ok}}}
+  /pets:
+    get:
+      operationId: listPets
+      x-mcp: {name: find_pets, title: Find pets, description: Search the pet catalogue.}
+      responses: {'200': {description: ok}}
+    post:
+      operationId: createPet
+      x-mcp: {hidden: true}
+      responses: {'200': {description: ok}}
+  /admin:
+    x-mcp: false
+    get:
+      operationId: adminHome
+      x-mcp: {hidden: false}
+      responses: {'200': {description: ok}}
+`);
+    const model = await modelFrom(spec);
+    expect(model.tools.map((tool) => tool.name)).toEqual(["find_pets", "admin_home"]);
+    expect(model.tools[0]).toMatchObject({ title: "Find pets", description: "Search the pet catalogue.", operationId: "listPets", annotations: { title: "Find pets" } });
+  });
+});
