@@ -9,6 +9,8 @@ import yargs, { type Argv } from "yargs";
 import { hideBin } from "yargs/helpers";
 import { formatDiagnostic, GeneratorError } from "./diagnostics.js";
 import { DEFAULT_TEMPLATES } from "./emit/templates.js";
+import { isEmptyFilter, parseList, type ToolFilter } from "../templates/server/src/runtime/filter.js";
+import type { ToolMode } from "../templates/server/src/runtime/tool-data.js";
 import { generate, regenerationOptions, type GenerateOptions, type GenerateResult } from "./generate.js";
 
 const EXIT_BAD_INPUT = 1;
@@ -19,6 +21,13 @@ const MAX_LISTED_WARNINGS = 20;
 class UsageError extends Error {}
 
 type CommonArgs = {
+  tools?: ToolMode | undefined;
+  "include-tags"?: string | undefined;
+  "exclude-tags"?: string | undefined;
+  "include-ops"?: string | undefined;
+  "exclude-ops"?: string | undefined;
+  methods?: string | undefined;
+  "read-only": boolean;
   force: boolean;
   "dry-run": boolean;
   check: boolean;
@@ -36,7 +45,14 @@ function commonOptions<T>(args: Argv<T>) {
     .option("templates", { type: "string", describe: "Folder whose files override the default templates with the same relative path" })
     .option("allow-remote-refs", { type: "boolean", default: false, describe: "Resolve $ref to http(s) URLs" })
     .option("allow-external-refs", { type: "boolean", default: false, describe: "Resolve $ref to files outside the spec's folder" })
-    .option("quiet", { type: "boolean", default: false, describe: "Print only errors and the summary" });
+    .option("quiet", { type: "boolean", default: false, describe: "Print only errors and the summary" })
+    .option("tools", { choices: ["per-operation", "dispatch", "discovery", "auto"] as const, describe: "How tools are exposed (default auto: per-operation up to 40 tools, discovery above)" })
+    .option("include-tags", { type: "string", describe: "Only operations with one of these tags (comma-separated)" })
+    .option("exclude-tags", { type: "string", describe: "Leave out operations with any of these tags" })
+    .option("include-ops", { type: "string", describe: "Only operations whose tool name or operationId matches one of these globs" })
+    .option("exclude-ops", { type: "string", describe: "Leave out operations matching any of these globs" })
+    .option("methods", { type: "string", describe: "Only these HTTP methods, e.g. get,post" })
+    .option("read-only", { type: "boolean", default: false, describe: "Only safe methods (GET/HEAD/OPTIONS)" });
 }
 
 export async function main(argv: string[] = hideBin(process.argv)): Promise<number> {
@@ -121,7 +137,17 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
 }
 
 function commonGenerateOptions(args: CommonArgs): Omit<GenerateOptions, "from"> {
+  const filter: ToolFilter = {
+    ...listOption("includeTags", args["include-tags"]),
+    ...listOption("excludeTags", args["exclude-tags"]),
+    ...listOption("includeOperations", args["include-ops"]),
+    ...listOption("excludeOperations", args["exclude-ops"]),
+    ...listOption("methods", args.methods),
+    ...(args["read-only"] ? { readOnly: true } : {}),
+  };
   return {
+    ...(isEmptyFilter(filter) ? {} : { filter }),
+    ...(args.tools ? { toolMode: args.tools } : {}),
     force: args.force,
     dryRun: args["dry-run"],
     check: args.check,
@@ -132,6 +158,11 @@ function commonGenerateOptions(args: CommonArgs): Omit<GenerateOptions, "from"> 
       if (!args.quiet) process.stderr.write(`  ${message}\n`);
     },
   };
+}
+
+function listOption<K extends keyof ToolFilter>(key: K, value: string | undefined): Partial<ToolFilter> {
+  const list = parseList(value);
+  return list ? { [key]: list } : {};
 }
 
 async function runGenerate(options: GenerateOptions): Promise<number> {

@@ -12,7 +12,9 @@ import { loadTemplateHelpers, packageRoot } from "./emit/templates.js";
 import { addGuidance } from "./guidance/index.js";
 import { isUrl, loadSpec } from "./load/index.js";
 import { buildModel } from "./model/index.js";
-import type { Diagnostic, GuidedApiModel, ToolData } from "./model/ir.js";
+import type { ApiModel, Diagnostic, GuidedApiModel, ToolData } from "./model/ir.js";
+import { filterTools, isEmptyFilter, type ToolFilter } from "../templates/server/src/runtime/filter.js";
+import type { ToolMode } from "../templates/server/src/runtime/tool-data.js";
 import { compileInputValidators } from "./model/validators.js";
 import { normaliseSpec } from "./normalise/index.js";
 import { compareTools, formatReport, type ChangeReport } from "./report/index.js";
@@ -30,6 +32,10 @@ export interface GenerateOptions {
   allowRemoteRefs?: boolean;
   allowExternalRefs?: boolean;
   seed?: number;
+  /** Which operations become tools (the server can narrow this further when it starts). */
+  filter?: ToolFilter;
+  /** How tools are exposed; the server can override it when it starts. Default `auto`. */
+  toolMode?: ToolMode;
   /** Receives progress lines (the CLI prints them to stderr). */
   onProgress?: (message: string) => void;
 }
@@ -68,8 +74,9 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   const dereferenced = await timed("dereference", () =>
     dereferenceSpec(normalised, { allowRemoteRefs: options.allowRemoteRefs ?? false, allowExternalFiles: options.allowExternalRefs ?? false }),
   );
-  const model = await timed("model", () => buildModel(dereferenced, { ...(options.name ? { name: options.name } : {}) }));
-  progress(`model: ${model.tools.length} tools`);
+  const built = await timed("model", () => buildModel(dereferenced, { ...(options.name ? { name: options.name } : {}) }));
+  const model = applyGenerationChoices(built, options);
+  progress(`model: ${model.tools.length} tools${model.tools.length < built.tools.length ? ` (${built.tools.length - model.tools.length} filtered out)` : ""}`);
   await timed("validate", () => compileInputValidators(model));
   const guided = await timed("guidance", () => addGuidance(model, { seed: options.seed ?? 1 }));
   const version = generatorVersion();
@@ -106,12 +113,23 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   return { model: guided, files, write, diagnostics: guided.diagnostics, timings, ...(report ? { report, reportText } : {}) };
 }
 
+export const DEFAULT_AUTO_THRESHOLD = 40;
+
+/** The user's generation-time choices: which operations, and how they are exposed. */
+function applyGenerationChoices(model: ApiModel, options: GenerateOptions): ApiModel {
+  const tools = options.filter ? filterTools(model.tools, options.filter) : model.tools;
+  if (tools.length === 0 && model.tools.length > 0) {
+    throw new GeneratorError("filter", `the filters leave none of the ${model.tools.length} operations`, "loosen --include-tags/--include-ops/--methods/--read-only");
+  }
+  return { ...model, tools, api: { ...model.api, toolMode: options.toolMode ?? "auto", autoThreshold: DEFAULT_AUTO_THRESHOLD } };
+}
+
 /** Reads the options a generated project was made with, for `regenerate`. */
 export async function regenerationOptions(projectDir: string): Promise<GenerateOptions> {
   const dir = resolve(projectDir);
   const manifest = await readManifest(dir);
   if (!manifest) throw new GeneratorError(dir, "is not a generated project (no .guided-mcp/manifest.json)", "run it inside a project made by create-guided-mcp, or pass its folder");
-  const recorded = manifest.options as { name?: string; templates?: string; allowRemoteRefs?: boolean; allowExternalRefs?: boolean };
+  const recorded = manifest.options as { name?: string; templates?: string; allowRemoteRefs?: boolean; allowExternalRefs?: boolean; filter?: ToolFilter; toolMode?: ToolMode };
   const from = isUrl(manifest.spec.source) || isAbsolute(manifest.spec.source) ? manifest.spec.source : resolve(dir, manifest.spec.source);
   return {
     from,
@@ -120,6 +138,8 @@ export async function regenerationOptions(projectDir: string): Promise<GenerateO
     ...(recorded.templates ? { templatesDir: resolve(dir, recorded.templates) } : {}),
     ...(recorded.allowRemoteRefs ? { allowRemoteRefs: true } : {}),
     ...(recorded.allowExternalRefs ? { allowExternalRefs: true } : {}),
+    ...(recorded.filter ? { filter: recorded.filter } : {}),
+    ...(recorded.toolMode ? { toolMode: recorded.toolMode } : {}),
   };
 }
 
@@ -145,5 +165,7 @@ function recordedOptions(options: GenerateOptions, outDir: string): Record<strin
     ...(options.templatesDir ? { templates: relative(outDir, resolve(options.templatesDir)) } : {}),
     ...(options.allowRemoteRefs ? { allowRemoteRefs: true } : {}),
     ...(options.allowExternalRefs ? { allowExternalRefs: true } : {}),
+    ...(options.filter && !isEmptyFilter(options.filter) ? { filter: options.filter } : {}),
+    ...(options.toolMode ? { toolMode: options.toolMode } : {}),
   };
 }

@@ -74,6 +74,8 @@ export function toToolData(tool: GuidedTool): ToolData {
     ...(tool.title ? { title: tool.title } : {}),
     description: tool.description,
     category: tool.category,
+    ...(tool.tags.length > 0 ? { tags: tool.tags } : {}),
+    ...(tool.operationId ? { operationId: tool.operationId } : {}),
     pointer: tool.pointer,
     annotations: tool.annotations,
     inputSchema: tool.inputSchema,

@@ -45,7 +45,7 @@ export interface ExampleGeneratorOptions {
   maxStringLength?: number;
   /** Optional properties kept in nested objects of the `full` example. Default 6. */
   nestedOptionals?: number;
-  /** Below this depth objects only get their required properties. Default 3. */
+  /** From this depth on, objects only get their required properties. Default 2. */
   optionalDepth?: number;
   /** Upper bound on generate/compile steps spent on one tool. Default 80. */
   budget?: number;
@@ -127,7 +127,7 @@ export function createExampleGenerator(options: ExampleGeneratorOptions = {}) {
     maxItems: options.maxItems ?? 2,
     maxStringLength: options.maxStringLength ?? 16,
     nestedOptionals: options.nestedOptionals ?? 6,
-    optionalDepth: options.optionalDepth ?? 3,
+    optionalDepth: options.optionalDepth ?? 2,
     budget: options.budget ?? 80,
   };
   // Two instances of the shared configuration: a plain one for the (usually

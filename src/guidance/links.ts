@@ -369,7 +369,7 @@ export function findListTool(tool: ToolModel, index: LinkIndex): string | undefi
     return undefined;
   }
   const noun = ws.slice(1).join("");
-  const plural = noun.endsWith("y") ? noun.slice(0, -1) + "ies" : noun.endsWith("s") ? noun + "es" : noun + "s";
+  const plural = /[^aeiou]y$/.test(noun) ? noun.slice(0, -1) + "ies" : /(s|x|z|ch|sh)$/.test(noun) ? noun + "es" : noun + "s";
   for (const verb of ["list", "search", "find", "query", "getall"]) {
     for (const n of [plural, noun]) {
       const hit = index.byName.get(verb + n);

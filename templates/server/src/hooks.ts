@@ -1,6 +1,7 @@
 /**
  * Your hooks. This file is yours to edit: put customisations here rather
- * than in generated files (data/, src/generated/).
+ * than in generated files. create-guided-mcp writes it once and never
+ * overwrites it when you regenerate.
  *
  * Examples:
  *

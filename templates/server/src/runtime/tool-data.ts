@@ -29,7 +29,19 @@ export interface ApiData {
   timeoutMs: number;
   /** Prefix of every environment variable this server reads, e.g. `PETSTORE`. */
   envPrefix: string;
+  /** How tools are exposed, chosen at generation time; `--tools`/`<PREFIX>_TOOLS` override it at start. */
+  toolMode?: ToolMode;
+  /** With `auto`: per-operation up to this many tools, discovery above. */
+  autoThreshold?: number;
 }
+
+/**
+ * - `per-operation`: one MCP tool per API operation.
+ * - `dispatch`: one tool per category (or one for the API) with an `action` enum and `params`.
+ * - `discovery`: meta-tools to search, describe and invoke operations.
+ * - `auto`: per-operation up to `autoThreshold` tools, discovery above.
+ */
+export type ToolMode = "per-operation" | "dispatch" | "discovery" | "auto";
 
 export type SecuritySchemeData =
   | { name: string; kind: "apiKey"; in: "header" | "query" | "cookie"; parameterName: string; env: string }
@@ -51,6 +63,10 @@ export interface ToolData {
   description: string;
   /** First tag of the operation, or "default". */
   category: string;
+  /** All tags of the operation (filtering by tag). */
+  tags?: string[];
+  /** The spec's operationId, when it has one (filtering by operationId glob). */
+  operationId?: string;
   /** JSON pointer of the source object in the spec, e.g. `#/paths/~1pets/get`. */
   pointer: string;
   annotations: ToolAnnotations;
