@@ -77,8 +77,8 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   const built = await timed("model", () => buildModel(dereferenced, { ...(options.name ? { name: options.name } : {}) }));
   const model = applyGenerationChoices(built, options);
   progress(`model: ${model.tools.length} tools${model.tools.length < built.tools.length ? ` (${built.tools.length - model.tools.length} filtered out)` : ""}`);
-  await timed("validate", () => compileInputValidators(model));
-  const guided = await timed("guidance", () => addGuidance(model, { seed: options.seed ?? 1 }));
+  const validators = await timed("validate", () => compileInputValidators(model));
+  const guided = await timed("guidance", () => addGuidance(model, { seed: options.seed ?? 1, validators }));
   const version = generatorVersion();
   const helpers = await loadTemplateHelpers(options.templatesDir);
   const files = await timed("emit", () =>
