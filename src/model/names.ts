@@ -96,11 +96,22 @@ export function assignUniqueNames(requests: NameRequest[]): string[] {
   return names;
 }
 
+/**
+ * Names of Object.prototype's members (`constructor`, `__proto__`, `toString`…):
+ * an argument so named would read the inherited member whenever the caller
+ * leaves it out (`args.constructor` is `Object`), so arguments never get them.
+ */
+const PROTOTYPE_MEMBERS = new Set(Object.getOwnPropertyNames(Object.prototype));
+
+export function isPrototypeMember(name: string): boolean {
+  return PROTOTYPE_MEMBERS.has(name);
+}
+
 /** A valid property key for a tool's input schema; the wire name is kept in the binding. */
 export function argName(name: string): string {
-  if (ARG_NAME_PATTERN.test(name)) return name;
+  if (ARG_NAME_PATTERN.test(name) && !PROTOTYPE_MEMBERS.has(name)) return name;
   const cleaned = name.replace(/[^a-zA-Z0-9_.-]+/g, "_").replace(/^_+(?=.)/, "").replace(/_+$/, "") || "arg";
-  return fitLength(cleaned);
+  return fitLength(PROTOTYPE_MEMBERS.has(cleaned) ? `${cleaned}_arg` : cleaned);
 }
 
 /** `Swagger Petstore` → `SWAGGER_PETSTORE`. */

@@ -18,7 +18,7 @@ import type {
   ToolAnnotations,
   ToolModel,
 } from "./ir.js";
-import { ARG_NAME_PATTERN, argName, assignUniqueNames, baseToolName, envName, packageSlug } from "./names.js";
+import { ARG_NAME_PATTERN, argName, assignUniqueNames, baseToolName, envName, isPrototypeMember, packageSlug } from "./names.js";
 import { RESERVED_TOOL_NAMES } from "../../templates/server/src/guidance/types.js";
 import { mergeAllOfObjects, toBoundedJsonSchema, toJsonSchema, type SchemaContext } from "./schema.js";
 
@@ -237,7 +237,7 @@ function mergeOverrides(root: McpOverride, path: McpOverride, operation: McpOver
 
 function applyOverride(draft: ToolDraft, override: McpOverride): ToolDraft {
   if (override.name) {
-    draft.baseName = /^[a-zA-Z0-9_-]{1,64}$/.test(override.name) ? override.name : baseToolName(override.name, "", "");
+    draft.baseName = unreservedName(/^[a-zA-Z0-9_-]{1,64}$/.test(override.name) ? override.name : baseToolName(override.name, "", ""));
     draft.explicitName = true;
   }
   if (override.title) {
@@ -250,7 +250,7 @@ function applyOverride(draft: ToolDraft, override: McpOverride): ToolDraft {
 
 function uniqueKey(base: string, taken: Record<string, unknown>): string {
   let key = base;
-  for (let counter = 2; key in taken; counter++) key = `${base}_${counter}`;
+  for (let counter = 2; Object.hasOwn(taken, key); counter++) key = `${base}_${counter}`;
   return key;
 }
 
@@ -366,7 +366,7 @@ function flattenable(schema: JsonSchema, taken: Record<string, unknown>): JsonSc
   if (!isObject(merged.properties) || Object.keys(merged.properties).length === 0) return undefined;
   if (isObject(merged.additionalProperties) || merged.patternProperties) return undefined;
   for (const name of Object.keys(merged.properties)) {
-    if (!ARG_NAME_PATTERN.test(name) || name in taken || name === "__proto__") return undefined;
+    if (!ARG_NAME_PATTERN.test(name) || Object.hasOwn(taken, name) || isPrototypeMember(name)) return undefined;
   }
   return merged;
 }

@@ -61,7 +61,7 @@ function convertObject(schema: Record<string, unknown>, pointer: string, context
   const out: JsonSchema = {};
   for (const [key, value] of Object.entries(schema)) {
     if (DROPPED_KEYWORDS.has(key) || key.startsWith("x-") || key === "$ref") continue;
-    out[key] = value;
+    setOwn(out, key, value);
   }
   const sub = (value: unknown, ...tokens: Array<string | number>) => convert(value, childPointer(pointer, ...tokens), context, depth + 1, ancestors);
 
@@ -71,7 +71,7 @@ function convertObject(schema: Record<string, unknown>, pointer: string, context
     const converted: Record<string, JsonSchema> = {};
     for (const [name, value] of Object.entries(map)) {
       if (keyword === "properties" && isHiddenInDirection(value, context.direction)) continue;
-      converted[name] = sub(value, keyword, name);
+      setOwn(converted, name, sub(value, keyword, name));
     }
     out[keyword] = converted;
   }
@@ -97,6 +97,12 @@ function convertObject(schema: Record<string, unknown>, pointer: string, context
   checkPattern(out, pointer, context);
   if (schema.example !== undefined && out.examples === undefined) out.examples = [schema.example];
   return out;
+}
+
+/** `target[key] = value`, except that a key named `__proto__` (a legal property name) stays an own property instead of replacing the prototype. */
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
 }
 
 /** A property that the spec says is never sent in this direction (readOnly for requests, writeOnly for responses). */

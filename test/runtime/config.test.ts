@@ -11,7 +11,25 @@ function config(argv: string[], env: Record<string, string> = {}) {
 
 describe("loadRuntimeConfig", () => {
   it("defaults to stdio on loopback with the data file's timeout", () => {
-    expect(config([])).toEqual({ transport: "stdio", port: 3000, host: "127.0.0.1", timeoutMs: 30_000, maxResponseBytes: 10 * 1024 * 1024 });
+    expect(config([])).toEqual({
+      transport: "stdio",
+      port: 3000,
+      host: "127.0.0.1",
+      timeoutMs: 30_000,
+      maxResponseBytes: 10 * 1024 * 1024,
+      responseBudgetChars: 20_000,
+      confirmDestructive: true,
+    });
+  });
+
+  it("reads the response budget and the destructive-confirmation switch", () => {
+    expect(config([], { PETS_RESPONSE_BUDGET_CHARS: "5000", PETS_CONFIRM_DESTRUCTIVE: "false" })).toMatchObject({
+      responseBudgetChars: 5000,
+      confirmDestructive: false,
+    });
+    expect(config(["--response-budget-chars", "800"], { PETS_RESPONSE_BUDGET_CHARS: "5000" })).toMatchObject({ responseBudgetChars: 800 });
+    expect(config(["--no-confirm"], { PETS_CONFIRM_DESTRUCTIVE: "true" })).toMatchObject({ confirmDestructive: false });
+    expect(config([], { PETS_CONFIRM_DESTRUCTIVE: "1" })).toMatchObject({ confirmDestructive: true });
   });
 
   it("reads <PREFIX>_* env vars and lets flags win over them", () => {
@@ -32,6 +50,8 @@ describe("loadRuntimeConfig", () => {
     [[], { PETS_TIMEOUT_MS: "-5" }, /PETS_TIMEOUT_MS must be an integer/],
     [["--verbose"], {}, /Unknown option '--verbose'[\s\S]*Usage: pets-mcp/],
     [["extra"], {}, /Unexpected argument/],
+    [[], { PETS_CONFIRM_DESTRUCTIVE: "maybe" }, /PETS_CONFIRM_DESTRUCTIVE must be true or false/],
+    [["--response-budget-chars", "10"], {}, /--response-budget-chars must be an integer from 500/],
   ])("rejects %j %j with a clear message", (argv, env, message) => {
     expect(() => loadRuntimeConfig(argv, env, api)).toThrowError(ConfigError);
     expect(() => loadRuntimeConfig(argv, env, api)).toThrowError(message);
@@ -41,5 +61,7 @@ describe("loadRuntimeConfig", () => {
     const result = loadRuntimeConfig(["--help"], {}, api);
     expect(result.kind).toBe("help");
     expect(result.kind === "help" && result.text).toContain("PETS_TIMEOUT_MS");
+    expect(result.kind === "help" && result.text).toContain("PETS_RESPONSE_BUDGET_CHARS");
+    expect(result.kind === "help" && result.text).toContain("--no-confirm");
   });
 });

@@ -81,7 +81,7 @@ describe("compiled entry point", () => {
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name)).toContain("list_pets");
     const result = (await client.callTool({ name: "get_motd", arguments: {} })) as CallToolResult;
-    expect(result.structuredContent).toEqual({ data: "hello from upstream" });
+    expect(result.structuredContent).toMatchObject({ data: "hello from upstream", resolved_inputs: {} });
     await client.close();
   });
 
@@ -108,7 +108,7 @@ describe("compiled entry point", () => {
     await client.connect(new StreamableHTTPClientTransport(endpoint));
     seenHeaders.length = 0;
     const result = (await client.callTool({ name: "list_pets", arguments: { limit: 1 } })) as CallToolResult;
-    expect(result.structuredContent).toEqual({ data: [{ id: 1, name: "Rex" }] });
+    expect(result.structuredContent).toMatchObject({ data: [{ id: 1, name: "Rex" }], resolved_inputs: { limit: 1 } });
     expect(seenHeaders[0]!["authorization"]).toBe("Bearer tok-e2e");
     await client.close();
 
@@ -145,7 +145,7 @@ describe("compiled entry point", () => {
       await client.connect(transport);
       const { tools: listed } = await client.request({ method: "tools/list", params: {} }, ListToolsResultSchema);
       timings.push(performance.now() - startedAt);
-      expect(listed).toHaveLength(1000);
+      expect(listed).toHaveLength(1002); // + info, read_response
       await client.close();
     }
     process.stderr.write(`tools/list after start (ms): ${timings.map(Math.round).join(", ")}\n`);

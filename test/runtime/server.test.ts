@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { ElicitRequestSchema, type CallToolResult, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defineHooks } from "../../templates/server/src/runtime/hook-types.js";
 import { startHttpServer, type RunningHttpServer } from "../../templates/server/src/runtime/http.js";
@@ -90,8 +90,8 @@ describe("tools/list", () => {
   it("lists every tool with its inputSchema exactly as in the data file", async () => {
     const client = await inMemoryClient();
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(toolsFile.tools.map((tool) => tool.name));
-    for (const [index, tool] of tools.entries()) {
+    expect(tools.map((tool) => tool.name)).toEqual([...toolsFile.tools.map((tool) => tool.name), "info", "read_response"]);
+    for (const [index, tool] of tools.slice(0, toolsFile.tools.length).entries()) {
       const source = toolsFile.tools[index]!;
       expect(tool.inputSchema).toEqual(source.inputSchema);
       expect(tool.description).toBe(source.description);
@@ -100,7 +100,9 @@ describe("tools/list", () => {
       expect(tool.outputSchema).not.toHaveProperty("required");
     }
     expect(tools[0]!.title).toBe("List pets");
-    expect(client.getInstructions()).toBe(toolsFile.api.instructions);
+    const instructions = client.getInstructions()!;
+    expect(instructions.startsWith(toolsFile.api.instructions)).toBe(true);
+    for (const word of ["`info`", '"_confirm": true', "`read_response`", "corrective_params", "available_actions"]) expect(instructions).toContain(word);
     expect(client.getServerVersion()).toMatchObject({ name: "pets-mcp", version: "1.2.3" });
   });
 
@@ -120,8 +122,8 @@ describe("tools/call", () => {
     seen.length = 0;
     const result = await call(client, "list_pets", { limit: 2, tags: ["dog", "cat"] });
     expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toEqual({ data: pets });
-    expect(JSON.parse(textOf(result))).toEqual({ data: pets });
+    expect(result.structuredContent).toMatchObject({ data: pets, resolved_inputs: { limit: 2, tags: ["dog", "cat"] } });
+    expect(textOf(result)).toContain('"name": "Rex"');
     expect(seen).toHaveLength(1);
     expect(seen[0]!.url).toBe("/v1/pets?limit=2&tags=dog&tags=cat");
     expect(seen[0]!.headers["authorization"]).toBe("Bearer tok-123");
@@ -131,7 +133,7 @@ describe("tools/call", () => {
     const client = await inMemoryClient();
     seen.length = 0;
     const result = await call(client, "create_pet", { name: "Fido", "X-Request-Id": "r-1" });
-    expect(result.structuredContent).toEqual({ data: { id: 3, name: "Fido" } });
+    expect(result.structuredContent).toMatchObject({ data: { id: 3, name: "Fido" } });
     expect(seen[0]).toMatchObject({ method: "POST", body: '{"name":"Fido"}' });
     expect(seen[0]!.headers).toMatchObject({ "content-type": "application/json", "x-api-key": "key-456", "x-request-id": "r-1" });
   });
@@ -142,7 +144,7 @@ describe("tools/call", () => {
     const result = await call(client, "get_pet", { petId: "one", extra: 1 });
     expect(result.isError).toBe(true);
     expect(seen).toHaveLength(0);
-    expect(result.structuredContent).toMatchObject({ error: { kind: "invalid_arguments" } });
+    expect(result.structuredContent).toMatchObject({ error: { code: "INVALID_ARGUMENTS", tool: "get_pet" } });
     const issues = (result.structuredContent as { error: { issues: unknown[] } }).error.issues;
     expect(issues.length).toBe(2); // allErrors: both problems at once
   });
@@ -152,16 +154,17 @@ describe("tools/call", () => {
     const result = await call(client, "get_pets_typo");
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain("get_pets_typo");
+    expect(result.structuredContent).toMatchObject({ error: { code: "UNKNOWN_TOOL" } });
   });
 
   it("turns a non-2xx upstream answer into an error result with the status and body", async () => {
     const client = await inMemoryClient();
     const result = await call(client, "get_broken");
     expect(result.isError).toBe(true);
-    expect(result.structuredContent).toMatchObject({ error: { kind: "http_status", status: 500 } });
+    expect(result.structuredContent).toMatchObject({ error: { code: "UPSTREAM_UNAVAILABLE", details: { status: 500 } } });
     expect(textOf(result)).toContain("database on fire");
     const notFound = await call(client, "get_pet", { petId: 99 });
-    expect(notFound.structuredContent).toMatchObject({ error: { status: 404 } });
+    expect(notFound.structuredContent).toMatchObject({ error: { code: "UPSTREAM_NOT_FOUND", details: { status: 404 } } });
   });
 
   it("answers an empty 204 with an empty envelope, even when a response schema exists", async () => {
@@ -177,20 +180,21 @@ describe("tools/call", () => {
     await client.listTools();
     const result = await call(client, "delete_pet", { petId: 2 });
     expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toEqual({});
+    expect(result.structuredContent).toMatchObject({ resolved_inputs: { petId: 2 } });
+    expect(result.structuredContent).not.toHaveProperty("data");
     expect(textOf(result)).toContain("HTTP 204");
   });
 
   it("wraps text bodies in the object envelope", async () => {
     const client = await inMemoryClient();
-    expect((await call(client, "get_motd")).structuredContent).toEqual({ data: "Be kind to pets." });
+    expect((await call(client, "get_motd")).structuredContent).toMatchObject({ data: "Be kind to pets." });
   });
 
   it("passes a body that drifted from its schema without breaking the client's output validation", async () => {
     const client = await inMemoryClient();
     const result = await call(client, "get_drifting");
     expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toMatchObject({ unvalidatedData: { wrong: true } });
+    expect(result.structuredContent).toMatchObject({ unvalidated_data: { wrong: true } });
     expect(result.structuredContent).not.toHaveProperty("data");
   });
 
@@ -200,23 +204,26 @@ describe("tools/call", () => {
     const result = await call(client, "get_secret");
     expect(result.isError).toBe(true);
     expect(seen).toHaveLength(0);
-    expect(result.structuredContent).toMatchObject({ error: { kind: "missing_credentials", envVars: ["PETS_OTHER_KEY"] } });
+    expect(result.structuredContent).toMatchObject({
+      error: { code: "UPSTREAM_UNAUTHORIZED", details: { reason: "missing_credentials", missing_env: ["PETS_OTHER_KEY"], upstream_called: false } },
+    });
     expect(JSON.stringify(result)).not.toMatch(/tok-123|key-456/);
   });
 
   it("runs handler-backed tools from the registry", async () => {
     const client = await inMemoryClient();
-    expect((await call(client, "echo", { message: "hi" })).structuredContent).toEqual({ data: { echoed: "hi" } });
+    expect((await call(client, "echo", { message: "hi" })).structuredContent).toMatchObject({ data: { echoed: "hi" } });
     const missing = await inMemoryClient(options({ handlers: {} }));
     const result = await call(missing, "echo", { message: "hi" });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain("no handler registered");
+    expect(result.structuredContent).toMatchObject({ error: { code: "NOT_IMPLEMENTED" } });
   });
 
   it("reports an unreachable upstream as a transport failure", async () => {
     const client = await inMemoryClient(options({ env: { PETS_BASE_URL: "http://127.0.0.1:1/v1", PETS_TOKEN: "t" } }));
     const result = await call(client, "list_pets");
-    expect(result.structuredContent).toMatchObject({ error: { kind: "network" } });
+    expect(result.structuredContent).toMatchObject({ error: { code: "UPSTREAM_UNREACHABLE" } });
   });
 });
 
@@ -261,14 +268,14 @@ describe("hooks", () => {
 
     const listed = await call(client, "list_pets");
     expect(seen[0]!.headers["x-source"]).toBe("mcp");
-    expect(listed.structuredContent).toEqual({ data: [pets[0]] });
+    expect(listed.structuredContent).toMatchObject({ data: [pets[0]] });
     expect(textOf(listed)).toContain("tip: use get_pet next");
     expect(order).toEqual(["global.before", "tool.before", "global.after", "global.transform", "tool.transform"]);
 
     expect(textOf(await call(client, "get_broken"))).toBe("custom: http_status");
 
     seen.length = 0;
-    expect((await call(client, "get_pet", { petId: 5 })).structuredContent).toEqual({ data: { id: 5, name: "stubbed" } });
+    expect((await call(client, "get_pet", { petId: 5 })).structuredContent).toMatchObject({ data: { id: 5, name: "stubbed" } });
     expect(seen).toHaveLength(0);
   });
 
@@ -285,6 +292,7 @@ describe("hooks", () => {
     const result = await call(client, "get_motd");
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain("hook exploded");
+    expect(result.structuredContent).toMatchObject({ error: { code: "INTERNAL_ERROR", tool: "get_motd" } });
   });
 });
 
@@ -309,10 +317,10 @@ describe("Streamable HTTP (stateless)", () => {
   it("serves tools/list and tools/call, auth header arriving upstream", async () => {
     const client = await httpClient();
     const { tools } = await client.listTools();
-    expect(tools).toHaveLength(toolsFile.tools.length);
+    expect(tools).toHaveLength(toolsFile.tools.length + 2); // + info, read_response
     seen.length = 0;
     const result = await call(client, "get_pet", { petId: 1 });
-    expect(result.structuredContent).toEqual({ data: pets[0] });
+    expect(result.structuredContent).toMatchObject({ data: pets[0] });
     expect(seen[0]!.headers["authorization"]).toBe("Bearer tok-123");
     await client.close();
   });
@@ -345,5 +353,151 @@ describe("Streamable HTTP (stateless)", () => {
     const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
     const foreignOrigin = await fetch(http.url, { method: "POST", body, headers: { ...headers, origin: "https://evil.example" } });
     expect(foreignOrigin.status).toBe(403);
+  });
+});
+
+describe("guidance wiring", () => {
+  const destructive: ToolsFile = {
+    ...toolsFile,
+    tools: [
+      ...toolsFile.tools,
+      {
+        ...toolsFile.tools[1]!,
+        name: "delete_pet",
+        annotations: { ...toolsFile.tools[1]!.annotations, readOnlyHint: false, destructiveHint: true },
+        operation: { ...toolsFile.tools[1]!.operation!, method: "delete" },
+      },
+    ],
+  };
+
+  async function clientFor(file: ToolsFile, serverOptions: ServerOptions, elicit?: (message: string) => ElicitResult): Promise<Client> {
+    const server = createMcpServer(file, serverOptions);
+    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverTransport);
+    const client = new Client({ name: "test", version: "1.0.0" }, elicit ? { capabilities: { elicitation: {} } } : {});
+    if (elicit) client.setRequestHandler(ElicitRequestSchema, (request) => elicit(request.params.message));
+    await client.connect(clientTransport);
+    await client.listTools();
+    return client;
+  }
+
+  it("auto-corrects a confident key typo and reports it in the envelope", async () => {
+    const client = await inMemoryClient();
+    seen.length = 0;
+    const result = await call(client, "get_pet", { pet_id: 1 });
+    expect(result.isError).toBeFalsy();
+    expect(seen[0]!.url).toBe("/v1/pets/1");
+    expect(result.structuredContent).toMatchObject({
+      data: pets[0],
+      corrections: [{ from: "pet_id", to: "petId" }],
+      resolved_inputs: { petId: 1 },
+    });
+    expect((result.structuredContent as { warnings: string[] }).warnings[0]).toContain('"pet_id" was auto-corrected to "petId"');
+  });
+
+  it("fills available_actions from the response and reports defaults in resolved_inputs", async () => {
+    const client = await inMemoryClient();
+    const listed = await call(client, "list_pets");
+    expect(listed.structuredContent).toMatchObject({
+      resolved_inputs: { limit: 20 },
+      available_actions: [{ name: "Get one pet from this list", tool: "get_pet", params: { petId: 1 } }],
+      next_actions: ["get_pet"],
+      context: { count: 2, ids: [1, 2] },
+    });
+    expect(typeof (listed.structuredContent as { suggestion: string }).suggestion).toBe("string");
+  });
+
+  it("gates destructive tools behind _confirm, and never sends _confirm upstream", async () => {
+    const client = await clientFor(destructive, options());
+    seen.length = 0;
+    const gated = await call(client, "delete_pet", { petId: 2 });
+    expect(gated.isError).toBe(true);
+    expect(seen).toHaveLength(0);
+    expect(gated.structuredContent).toMatchObject({
+      error: { code: "CONFIRMATION_REQUIRED", next_steps: expect.arrayContaining([{ tool: "delete_pet", params: { petId: 2, _confirm: true }, note: expect.any(String) }]) },
+    });
+    const confirmed = await call(client, "delete_pet", { petId: 2, _confirm: true });
+    expect(confirmed.isError).toBeFalsy();
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.url).toBe("/v1/pets/2");
+    const listed = (await client.listTools()).tools.find((tool) => tool.name === "delete_pet")!;
+    expect(listed.inputSchema.properties).toHaveProperty("_confirm");
+  });
+
+  it("asks through elicitation when the client supports it", async () => {
+    const prompts: string[] = [];
+    const accepting = await clientFor(destructive, options(), (message) => {
+      prompts.push(message);
+      return { action: "accept", content: { confirm: true } };
+    });
+    seen.length = 0;
+    expect((await call(accepting, "delete_pet", { petId: 2 })).isError).toBeFalsy();
+    expect(prompts[0]).toContain("DELETE /pets/2");
+    expect(seen).toHaveLength(1);
+
+    const declining = await clientFor(destructive, options(), () => ({ action: "decline" }));
+    seen.length = 0;
+    const declined = await call(declining, "delete_pet", { petId: 2 });
+    expect(declined.isError).toBe(true);
+    expect(declined.structuredContent).toMatchObject({ error: { code: "CONFIRMATION_DECLINED", details: { answer: "decline" } } });
+    expect(seen).toHaveLength(0);
+  });
+
+  it("can switch the confirmation gate off", async () => {
+    const client = await clientFor(destructive, options({ confirmDestructive: false }));
+    expect((await call(client, "delete_pet", { petId: 2 })).isError).toBeFalsy();
+    expect(client.getInstructions()).not.toContain("_confirm");
+  });
+
+  it("summarises responses over the budget and pages them with read_response", async () => {
+    const client = await inMemoryClient(options({ responseBudgetChars: 500, handlers: { echo: async () => Array.from({ length: 100 }, (_, i) => ({ i, text: "x".repeat(40) })) } }));
+    const result = await call(client, "echo", { message: "big" });
+    expect(result.isError).toBeFalsy();
+    const envelope = result.structuredContent as { detail_available: boolean; summary: { item_count: number }; detail: { params: Record<string, unknown> } };
+    expect(envelope).not.toHaveProperty("data");
+    expect(envelope.detail_available).toBe(true);
+    expect(envelope.summary.item_count).toBe(100);
+    let params: Record<string, unknown> | undefined = { ...envelope.detail.params, offset: 0 };
+    const items: unknown[] = [];
+    while (params) {
+      const page = (await call(client, "read_response", params)).structuredContent as { items: unknown[]; next?: { params: Record<string, unknown> } };
+      items.push(...page.items);
+      params = page.next?.params;
+    }
+    expect(items).toHaveLength(100);
+    const expired = await call(client, "read_response", { handle: "resp_nope" });
+    expect(expired.structuredContent).toMatchObject({ error: { code: "RESPONSE_EXPIRED" } });
+  });
+
+  it("describes tools through info", async () => {
+    const client = await inMemoryClient();
+    const overview = await call(client, "info");
+    expect(overview.structuredContent).toMatchObject({ tool_count: toolsFile.tools.length, categories: expect.any(Array) });
+    const typed = await call(client, "info", { tool: "get_pet", level: "full" });
+    expect(typed.structuredContent).toMatchObject({ name: "get_pet", level: "full", examples: { minimal: { petId: 1 } } });
+    const wrongLevel = await call(client, "info", { tool: "get_pet", level: "ful" });
+    expect(wrongLevel.structuredContent).toMatchObject({ error: { code: "INVALID_ARGUMENTS", corrective_params: { tool: "get_pet", level: "full" } } });
+  });
+
+  it("reports a throwing handler as HANDLER_ERROR", async () => {
+    const client = await inMemoryClient(options({ handlers: { echo: async () => { throw new Error("disk full"); } } }));
+    const result = await call(client, "echo", { message: "hi" });
+    expect(result.structuredContent).toMatchObject({ error: { code: "HANDLER_ERROR", tool: "echo" } });
+    expect(textOf(result)).toContain("disk full");
+  });
+
+  it("keeps the per-call overhead of a valid call under 0.2 ms (p50, upstream excluded)", async () => {
+    const runtime = createToolRuntime(toolsFile, options({ handlers: { echo: async (args) => ({ echoed: args["message"] }) } }));
+    const timings: number[] = [];
+    for (let i = 0; i < 2000; i++) {
+      const startedAt = performance.now();
+      const result = await runtime.callTool("echo", { message: "hi" });
+      timings.push(performance.now() - startedAt);
+      if (result.isError) throw new Error("unexpected error");
+    }
+    const sorted = timings.slice(500).sort((a, b) => a - b);
+    const p50 = sorted[Math.floor(sorted.length / 2)]!;
+    process.stderr.write(`per-call overhead p50 ${(p50 * 1000).toFixed(0)} µs\n`);
+    expect(p50).toBeLessThan(0.2);
   });
 });

@@ -40,6 +40,8 @@ async function main(): Promise<void> {
     hooks,
     timeoutMs: config.timeoutMs,
     maxResponseBytes: config.maxResponseBytes,
+    responseBudgetChars: config.responseBudgetChars,
+    confirmDestructive: config.confirmDestructive,
     log: logLine,
   });
 

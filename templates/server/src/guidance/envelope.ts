@@ -364,8 +364,10 @@ function renderCall(c: ToolCall): string {
 export function renderEnvelope(envelope: Envelope): string {
   const out: string[] = [];
   const payload = envelope.data !== undefined ? envelope.data : envelope.unvalidated_data !== undefined ? envelope.unvalidated_data : envelope.summary;
-  const text = JSON.stringify(payload, null, (JSON.stringify(payload) ?? "").length > 2000 ? undefined : 2) ?? "null";
-  out.push(envelope.summary ? `Summary (detail available):\n${text}` : text);
+  if (payload !== undefined) {
+    const text = JSON.stringify(payload, null, (JSON.stringify(payload) ?? "").length > 2000 ? undefined : 2) ?? "null";
+    out.push(envelope.summary ? `Summary (detail available):\n${text}` : text);
+  }
   out.push(`→ ${envelope.suggestion}`);
   if (envelope.available_actions.length)
     out.push(`Available actions:\n${envelope.available_actions.map((a) => `- ${a.name}: ${renderCall(a)}`).join("\n")}`);

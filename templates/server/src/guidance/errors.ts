@@ -179,12 +179,21 @@ export function categoryCounts(tools: readonly ToolData[]): Array<{ name: string
   return [...counts].map(([name, count]) => ({ name, count })).sort((a, b) => b.count - a.count || a.name.localeCompare(b.name));
 }
 
-export function unknownToolError(name: string, tools: readonly ToolData[], args?: unknown): GuidedError {
+/**
+ * Tokenises every tool name once (call at start-up with the same array later
+ * passed to `unknownToolError`, so no call pays for it).
+ */
+export function prepareToolNames(tools: readonly ToolData[]): PreparedName[] {
   let prepared = preparedTools.get(tools);
   if (!prepared) {
     prepared = tools.map((t) => prepareName(t.name));
     preparedTools.set(tools, prepared);
   }
+  return prepared;
+}
+
+export function unknownToolError(name: string, tools: readonly ToolData[], args?: unknown): GuidedError {
+  const prepared = prepareToolNames(tools);
   const ranked = rankMatches(name, prepared, { min: LIST, limit: 5 });
   const byName = new Map(tools.map((t) => [t.name, t]));
   const best = ranked[0] && ranked[0].score >= SUGGEST ? byName.get(ranked[0].name) : undefined;

@@ -8,3 +8,5 @@ export * from "./envelope.js";
 export * from "./cache.js";
 export * from "./links.js";
 export * from "./describe.js";
+export * from "./outcomes.js";
+export * from "./reserved.js";

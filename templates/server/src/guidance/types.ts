@@ -13,6 +13,11 @@ export const INFO_TOOL = "info";
  * `confirmed: true`.
  */
 export const CONFIRM_ARG = "_confirm";
+/**
+ * Tool names the server itself provides; the generator never gives an API
+ * tool one of these names (it suffixes `_op` instead).
+ */
+export const RESERVED_TOOL_NAMES: readonly string[] = [INFO_TOOL, READ_RESPONSE_TOOL];
 
 export type IssueCode =
   | "UNKNOWN_PARAMETER"
@@ -74,7 +79,21 @@ export type ErrorCode =
   | "UPSTREAM_UNREACHABLE"
   | "UPSTREAM_ERROR"
   | "TIMEOUT"
-  | "RESPONSE_EXPIRED";
+  | "RESPONSE_EXPIRED"
+  /** The user declined (or cancelled) the confirmation prompt of a destructive call. */
+  | "CONFIRMATION_DECLINED"
+  /** The arguments passed the schema but cannot form a safe HTTP request (CR/LF in a header, `..` in a path). */
+  | "INVALID_REQUEST"
+  /** The server's deployment settings (base URL, credential values) are unusable; the caller cannot fix it. */
+  | "CONFIGURATION_ERROR"
+  /** The tool has no implementation yet (handler not written / not registered). */
+  | "NOT_IMPLEMENTED"
+  /** A user-written handler threw. */
+  | "HANDLER_ERROR"
+  /** The client cancelled the call. */
+  | "CANCELLED"
+  /** A bug in the server or one of its hooks. */
+  | "INTERNAL_ERROR";
 
 /** See the contract comment at the top of errors.ts. */
 export interface GuidedError {

@@ -14,6 +14,10 @@ export interface RuntimeConfig {
   host: string;
   timeoutMs: number;
   maxResponseBytes: number;
+  /** Progressive-disclosure budget: larger `data` is summarised and paged with `read_response`. */
+  responseBudgetChars: number;
+  /** Destructive tools need `"_confirm": true` (or an elicitation answer) before they run. */
+  confirmDestructive: boolean;
 }
 
 export type ConfigResult = { kind: "config"; config: RuntimeConfig } | { kind: "help"; text: string };
@@ -27,17 +31,21 @@ const DEFAULT_PORT = 3000;
 // Loopback by default: an MCP server holding API credentials must not be reachable from the network by accident.
 const DEFAULT_HOST = "127.0.0.1";
 const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
+export const DEFAULT_RESPONSE_BUDGET_CHARS = 20_000;
 
 export function usage(api: Pick<ApiData, "name" | "envPrefix" | "baseUrlEnv">): string {
   const prefix = api.envPrefix;
   return [
-    `Usage: ${api.name} [--transport stdio|http] [--port N] [--host ADDRESS] [--timeout-ms N]`,
+    `Usage: ${api.name} [--transport stdio|http] [--port N] [--host ADDRESS] [--timeout-ms N] [--response-budget-chars N] [--no-confirm]`,
     "",
     "Options:",
     `  --transport  stdio (default) or http (Streamable HTTP on /mcp)   env ${prefix}_TRANSPORT`,
     `  --port       HTTP port, default ${DEFAULT_PORT}                          env ${prefix}_PORT`,
     `  --host       HTTP bind address, default ${DEFAULT_HOST}             env ${prefix}_HOST`,
     `  --timeout-ms upstream request timeout in milliseconds         env ${prefix}_TIMEOUT_MS`,
+    `  --response-budget-chars N  larger results are summarised, the rest read with read_response;`,
+    `               default ${DEFAULT_RESPONSE_BUDGET_CHARS}                                env ${prefix}_RESPONSE_BUDGET_CHARS`,
+    `  --no-confirm run destructive tools without "_confirm": true     env ${prefix}_CONFIRM_DESTRUCTIVE=false`,
     `  --help       show this message`,
     "",
     `Other environment: ${api.baseUrlEnv} overrides the upstream base URL; ${prefix}_MAX_RESPONSE_BYTES caps upstream bodies.`,
@@ -49,7 +57,15 @@ export function loadRuntimeConfig(
   env: Env,
   api: Pick<ApiData, "name" | "envPrefix" | "baseUrlEnv" | "timeoutMs">,
 ): ConfigResult {
-  let values: { transport?: string; port?: string; host?: string; "timeout-ms"?: string; help?: boolean };
+  let values: {
+    transport?: string;
+    port?: string;
+    host?: string;
+    "timeout-ms"?: string;
+    "response-budget-chars"?: string;
+    "no-confirm"?: boolean;
+    help?: boolean;
+  };
   try {
     ({ values } = parseArgs({
       args: argv,
@@ -58,6 +74,8 @@ export function loadRuntimeConfig(
         port: { type: "string" },
         host: { type: "string" },
         "timeout-ms": { type: "string" },
+        "response-budget-chars": { type: "string" },
+        "no-confirm": { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -96,8 +114,23 @@ export function loadRuntimeConfig(
         1,
         Number.MAX_SAFE_INTEGER,
       ),
+      responseBudgetChars: integerSetting(
+        setting("response-budget-chars", `${prefix}_RESPONSE_BUDGET_CHARS`),
+        DEFAULT_RESPONSE_BUDGET_CHARS,
+        500,
+        Number.MAX_SAFE_INTEGER,
+      ),
+      confirmDestructive: values["no-confirm"] ? false : booleanSetting(setting(undefined, `${prefix}_CONFIRM_DESTRUCTIVE`), true),
     },
   };
+}
+
+function booleanSetting(setting: { value: string; source: string } | undefined, fallback: boolean): boolean {
+  if (!setting) return fallback;
+  const value = setting.value.trim().toLowerCase();
+  if (["true", "1", "yes", "on"].includes(value)) return true;
+  if (["false", "0", "no", "off"].includes(value)) return false;
+  throw new ConfigError(`${setting.source} must be true or false, got ${JSON.stringify(setting.value)}.`);
 }
 
 function integerSetting(setting: { value: string; source: string } | undefined, fallback: number, min: number, max: number): number {

@@ -1,19 +1,22 @@
 /**
- * How each end of a tool call becomes an MCP `CallToolResult`, and the output
- * schema that describes the successful envelope.
+ * The swap point between the runtime core (server.ts) and the layer that
+ * turns each end of a tool call into an MCP `CallToolResult`.
  *
- * These are deliberately basic: the guidance layer replaces them by passing
- * its own `Outcomes` to `createServer`. The contract every implementation
- * must keep: `structuredContent` (success AND error) must validate against
- * `outputSchema(tool)`, because MCP clients check it against what they saw in
- * `tools/list` and reject the whole call otherwise.
+ * The default implementation is the guidance layer (`guidance/outcomes.ts`):
+ * directive envelopes on success, self-healing `{ error }` results on
+ * failure. The contract every implementation must keep: `structuredContent`
+ * (success AND error) must validate against `outputSchema(tool)`, because MCP
+ * clients check it against what they saw in `tools/list` and reject the whole
+ * call otherwise.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { ResponseCache } from "../guidance/cache.js";
+import type { Correction, GuidedError } from "../guidance/types.js";
 import type { RequestBuildError } from "./errors.js";
 import type { BuiltRequest } from "./request.js";
 import type { ApiData, ToolData } from "./tool-data.js";
 import type { UpstreamError, UpstreamResponse } from "./upstream.js";
-import type { ToolValidators, ValidationResult } from "./validation.js";
+import type { ToolValidators } from "./validation.js";
 
 export type CallFailure =
   /** The upstream answered with a non-2xx status. */
@@ -38,127 +41,43 @@ export interface CallSuccess {
   response?: UpstreamResponse;
 }
 
-export interface OutcomeContext {
-  api: ApiData;
-  tools: readonly ToolData[];
-  validators: ToolValidators;
+/** The arguments of a call once prepared (corrected and validated). */
+export interface PreparedCall {
+  /** What was sent upstream / to the handler: confident renames applied, `_confirm` removed. */
+  args: Record<string, unknown>;
+  /** `args` plus the schema defaults in effect. */
+  resolvedInputs: Record<string, unknown>;
+  corrections: Correction[];
+  warnings: string[];
 }
 
-export type ValidationFailure = Extract<ValidationResult, { valid: false }>;
+export interface OutcomeContext {
+  api: ApiData;
+  /** The API's tools (the reserved `info`/`read_response` are not among them). */
+  tools: readonly ToolData[];
+  toolsByName: ReadonlyMap<string, ToolData>;
+  validators: ToolValidators;
+  /** Progressive-disclosure budget for `data`, in JSON characters. */
+  budgetChars: number;
+  /** Upstream deadline, for TIMEOUT errors. */
+  timeoutMs: number;
+  /** Where oversized responses are kept for `read_response`. */
+  cache: ResponseCache;
+}
+
+/** How a pending destructive call was answered, when the client was asked (MCP elicitation). */
+export type ConfirmationAnswer = "decline" | "cancel";
 
 /** The tools/list output schema: `type: "object"` at the root is required by MCP. */
 export type OutputSchema = { type: "object"; [keyword: string]: unknown };
 
 export interface Outcomes {
   outputSchema(tool: ToolData): OutputSchema;
-  onUnknownTool(name: string, context: OutcomeContext): CallToolResult;
-  onInvalidArguments(tool: ToolData, args: Record<string, unknown>, invalid: ValidationFailure, context: OutcomeContext): CallToolResult;
-  onFailure(tool: ToolData, args: Record<string, unknown>, failure: CallFailure, context: OutcomeContext): CallToolResult;
-  onSuccess(tool: ToolData, args: Record<string, unknown>, success: CallSuccess, context: OutcomeContext): CallToolResult;
-}
-
-/**
- * `{ data: <responseSchema> }` plus anything else (`additionalProperties`).
- * `data` is not required, so the error envelope `{ error }` validates too.
- * `$defs` move to the root because `#/$defs/...` references resolve against
- * the root, and `$schema` is dropped: clients validate with whatever Ajv draft
- * they ship and may not know the 2020-12 meta-schema URI.
- */
-export function envelopeOutputSchema(tool: ToolData): OutputSchema {
-  const { $schema: _schema, $id: _id, $defs, definitions, ...dataSchema } = tool.responseSchema ?? {};
-  const schema: OutputSchema = { type: "object", properties: { data: dataSchema }, additionalProperties: true };
-  if ($defs !== undefined) schema["$defs"] = $defs;
-  if (definitions !== undefined) schema["definitions"] = definitions;
-  return schema;
-}
-
-function errorResult(text: string, error: Record<string, unknown>): CallToolResult {
-  return { isError: true, content: [{ type: "text", text }], structuredContent: { error } };
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-export const basicOutcomes: Outcomes = {
-  outputSchema: envelopeOutputSchema,
-
-  onUnknownTool(name) {
-    return errorResult(`Unknown tool "${name}". Call tools/list to see the available tools.`, { kind: "unknown_tool", tool: name });
-  },
-
-  onInvalidArguments(tool, _args, invalid) {
-    if (invalid.schemaError) {
-      return errorResult(`The input schema of ${tool.name} could not be compiled: ${invalid.schemaError}`, {
-        kind: "schema_error",
-        message: invalid.schemaError,
-      });
-    }
-    const issues = invalid.errors.map((error) => ({ path: error.instancePath || "/", message: error.message ?? error.keyword }));
-    const text = [`Invalid arguments for ${tool.name}:`, ...issues.map((issue) => `- ${issue.path}: ${issue.message}`)].join("\n");
-    return errorResult(text, { kind: "invalid_arguments", issues });
-  },
-
-  onFailure(tool, _args, failure) {
-    switch (failure.kind) {
-      case "http_status": {
-        const { status, bodyText } = failure.response;
-        return errorResult(`${tool.name} failed: the upstream answered HTTP ${status}.\n${bodyText}`, {
-          kind: "http_status",
-          status,
-          body: bodyText,
-        });
-      }
-      case "transport":
-        return errorResult(`${tool.name} failed: ${failure.error.message}`, {
-          kind: failure.error.kind,
-          message: failure.error.message,
-        });
-      case "missing_credentials":
-        return errorResult(`${tool.name} needs credentials: set ${failure.envVars.join(" and ")} in the server's environment.`, {
-          kind: "missing_credentials",
-          envVars: failure.envVars,
-        });
-      case "invalid_request":
-        return errorResult(`${tool.name} failed: ${failure.error.message}`, {
-          kind: failure.error.code,
-          message: failure.error.message,
-        });
-      case "handler_error":
-        return errorResult(`${tool.name} failed: ${errorMessage(failure.error)}`, { kind: "handler_error", message: errorMessage(failure.error) });
-      case "not_implemented":
-        return errorResult(failure.message, { kind: "not_implemented", message: failure.message });
-      case "internal":
-        return errorResult(`${tool.name} failed unexpectedly: ${errorMessage(failure.error)}`, {
-          kind: "internal",
-          message: errorMessage(failure.error),
-        });
-    }
-  },
-
-  onSuccess(tool, _args, success, context) {
-    if (success.data === undefined) {
-      // 204/HEAD: there is nothing to check against the response schema, and `{}` is a valid envelope.
-      const status = success.response ? ` (HTTP ${success.response.status})` : "";
-      return { content: [{ type: "text", text: `${tool.name} succeeded with no content${status}.` }], structuredContent: {} };
-    }
-    // Upstreams drift from their specs; returning a non-conforming body as `data` would make
-    // the client reject the whole call, so it is passed through under another name instead.
-    const conformance = context.validators.validateResponse(tool, success.data);
-    const envelope: Record<string, unknown> = conformance.valid
-      ? { data: success.data }
-      : {
-          unvalidatedData: success.data,
-          schemaMismatch: `The response does not match the documented schema (${describeIssues(conformance)}).`,
-        };
-    return { content: [{ type: "text", text: JSON.stringify(envelope) }], structuredContent: envelope };
-  },
-};
-
-function describeIssues(invalid: ValidationFailure): string {
-  if (invalid.schemaError) return invalid.schemaError;
-  return invalid.errors
-    .slice(0, 3)
-    .map((error) => `${error.instancePath || "/"} ${error.message ?? error.keyword}`)
-    .join("; ");
+  onUnknownTool(name: string, args: unknown, context: OutcomeContext): CallToolResult;
+  /** The arguments failed preparation (see guidance/correct.ts); `error` explains it. */
+  onInvalidArguments(tool: ToolData, args: unknown, error: GuidedError, context: OutcomeContext): CallToolResult;
+  /** A destructive call was not confirmed; `answer` is set when the user was asked and said no. */
+  onConfirmationRequired(tool: ToolData, call: PreparedCall, answer: ConfirmationAnswer | undefined, context: OutcomeContext): CallToolResult;
+  onFailure(tool: ToolData, call: PreparedCall, failure: CallFailure, context: OutcomeContext): CallToolResult;
+  onSuccess(tool: ToolData, call: PreparedCall, success: CallSuccess, context: OutcomeContext): CallToolResult;
 }

@@ -1,0 +1,244 @@
+/**
+ * The guidance layer plugged into the runtime's `Outcomes` swap point:
+ * every success becomes the agent-directive envelope (envelope.ts), every
+ * failure a self-healing `{ error }` result (errors.ts), including the
+ * runtime's own failure kinds (missing credentials, unsafe requests, handler
+ * errors, unimplemented tools, internal bugs).
+ */
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallFailure, ConfirmationAnswer, OutcomeContext, Outcomes, OutputSchema, PreparedCall } from "../runtime/outcomes.js";
+import type { ApiData, JsonSchema, ToolData } from "../runtime/tool-data.js";
+import { buildEnvelope, envelopeResult } from "./envelope.js";
+import { confirmationRequiredError, errorResult, redactSecrets, resolvedPath, toolSchemes, unknownToolError, upstreamError } from "./errors.js";
+import { isPlainObject } from "./pointer.js";
+import { INFO_TOOL, type GuidedError, type Issue, type Severity } from "./types.js";
+
+/* ------------------------------------------------------------------------ */
+/* outputSchema                                                              */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * Every envelope field except `data`, by type only and none required, so the
+ * error, summary and unvalidated variants validate too. Kept terse on
+ * purpose: it is repeated in every tool of tools/list (1000-tool APIs).
+ */
+const ENVELOPE_PROPERTIES: Record<string, unknown> = {
+  unvalidated_data: {},
+  next_actions: { type: "array" },
+  suggestion: { type: "string" },
+  context: { type: "object" },
+  available_actions: { type: "array" },
+  resolved_inputs: { type: "object" },
+  next_steps: { type: "array" },
+  tips: { type: "array" },
+  warnings: { type: "array" },
+  corrections: { type: "array" },
+  summary: { type: "object" },
+  detail_available: { type: "boolean" },
+  detail: { type: "object" },
+  error: { type: "object" },
+};
+
+/**
+ * The envelope: `data` is the tool's response schema, every other field is
+ * described loosely and nothing is required. `$defs` move to the root because
+ * `#/$defs/...` references resolve against the root, and `$schema` is
+ * dropped: clients validate with whatever Ajv draft they ship.
+ */
+export function envelopeOutputSchema(tool: ToolData): OutputSchema {
+  const { $schema: _schema, $id: _id, $defs, definitions, ...dataSchema } = tool.responseSchema ?? {};
+  const schema: OutputSchema = {
+    type: "object",
+    properties: { data: dataSchema, ...ENVELOPE_PROPERTIES },
+    additionalProperties: true,
+  };
+  if ($defs !== undefined) schema["$defs"] = $defs;
+  if (definitions !== undefined) schema["definitions"] = definitions;
+  return schema;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Failures the runtime raises itself                                        */
+/* ------------------------------------------------------------------------ */
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function baseError(tool: ToolData, code: GuidedError["code"], severity: Severity, text: string): GuidedError {
+  return { code, message: text, severity, tool: tool.name, issues: [], suggestions: {}, next_steps: [] };
+}
+
+function missingCredentialsError(tool: ToolData, api: ApiData, envVars: string[]): GuidedError {
+  const e = baseError(
+    tool,
+    "UPSTREAM_UNAUTHORIZED",
+    "high",
+    `'${tool.name}' needs credentials that are not configured: set ${envVars.join(" and ")} in the MCP server's environment and restart it. ` +
+      "The API was not called; retrying will not help until then.",
+  );
+  e.recovery_actions = ["tell the user which environment variable to set", "do not retry until credentials are configured"];
+  e.next_steps.push(`Ask the user to set ${envVars.join(" and ")} and restart the server.`);
+  e.details = {
+    reason: "missing_credentials",
+    missing_env: envVars,
+    credential_env: toolSchemes(tool, api).flatMap((s) => (s.kind === "basic" ? [s.usernameEnv, s.passwordEnv] : [s.env])),
+    upstream_called: false,
+  };
+  return e;
+}
+
+function invalidRequestError(tool: ToolData, api: ApiData, failure: Extract<CallFailure, { kind: "invalid_request" }>, args: Record<string, unknown>): GuidedError {
+  const { code, subject } = failure.error;
+  const text = redactSecrets(failure.error.message, api);
+  const props = isPlainObject(tool.inputSchema["properties"]) ? (tool.inputSchema["properties"] as JsonSchema) : {};
+  const byArgument = code !== "missing_base_url" && code !== "invalid_base_url" && (subject === undefined || subject in props);
+  if (!byArgument) {
+    const e = baseError(tool, "CONFIGURATION_ERROR", "critical", `The MCP server is misconfigured, so '${tool.name}' cannot run: ${text} This is for the user/operator to fix; the arguments are not the problem.`);
+    e.recovery_actions = ["tell the user the server configuration problem", "do not retry until it is fixed"];
+    e.next_steps.push(subject ? `Ask the user to fix ${subject} in the MCP server's environment and restart it.` : "Ask the user to check the server configuration.");
+    e.details = { reason: code, ...(subject !== undefined && { env: subject }), base_url_env: api.baseUrlEnv };
+    return e;
+  }
+  const issue: Issue = {
+    field: subject ?? "(arguments)",
+    code: code === "header_injection" ? "INVALID_PATTERN" : "INVALID_VALUE",
+    problem: text,
+    expected: code === "header_injection" ? "a single-line value without CR, LF or NUL characters" : "a value that addresses one resource under the API's base path",
+    fix:
+      code === "header_injection"
+        ? `Remove line breaks and NUL characters from ${subject ?? "the header value"}`
+        : `Use a real identifier for ${subject ?? "the path parameters"} (not empty, ".", ".." or a path)`,
+  };
+  if (subject !== undefined && args[subject] !== undefined) issue.received = args[subject];
+  const e = baseError(tool, "INVALID_REQUEST", "high", `'${tool.name}' was not sent: ${text}`);
+  e.issues.push(issue);
+  e.recovery_actions = ["fix the value named in issues", "retry"];
+  if (tool.guidance.listTool && code !== "header_injection") e.next_steps.push({ tool: tool.guidance.listTool, params: {}, note: "Find a real identifier" });
+  e.next_steps.push({ tool: INFO_TOOL, params: { tool: tool.name, level: "full" }, note: "Parameters and constraints" });
+  e.details = { reason: code };
+  return e;
+}
+
+/** Maps any runtime failure to the guided error contract. */
+export function failureError(tool: ToolData, api: ApiData, failure: CallFailure, args: Record<string, unknown>, timeoutMs: number): GuidedError {
+  switch (failure.kind) {
+    case "http_status": {
+      const { status, headers, body, bodyText } = failure.response;
+      return upstreamError(tool, api, { status, headers, body: body ?? (bodyText || undefined) }, args);
+    }
+    case "transport": {
+      const { kind } = failure.error;
+      if (kind === "timeout") return upstreamError(tool, api, { failure: "timeout", timeout_ms: timeoutMs }, args);
+      if (kind === "network") return upstreamError(tool, api, { failure: "network", message: failure.error.message }, args);
+      if (kind === "too_large") {
+        const e = baseError(
+          tool,
+          "UPSTREAM_ERROR",
+          "medium",
+          `${failure.error.message} Ask for less data (a smaller page or narrower filters); the operator can raise ${api.envPrefix}_MAX_RESPONSE_BYTES.`,
+        );
+        const limitArg = tool.guidance.pagination?.limitArg;
+        const limit = limitArg ? args[limitArg] : undefined;
+        e.recovery_actions = ["ask for less data", "retry"];
+        if (limitArg && typeof limit === "number" && limit > 1)
+          e.next_steps.push({ tool: tool.name, params: { ...args, [limitArg]: Math.max(1, Math.floor(limit / 2)) }, note: "Smaller page" });
+        e.details = { reason: "too_large", max_bytes_env: `${api.envPrefix}_MAX_RESPONSE_BYTES` };
+        return e;
+      }
+      const e = baseError(tool, "CANCELLED", "low", `'${tool.name}' was cancelled before the API answered; it may or may not have been applied.`);
+      e.details = { reason: "aborted" };
+      return e;
+    }
+    case "missing_credentials":
+      return missingCredentialsError(tool, api, failure.envVars);
+    case "invalid_request":
+      return invalidRequestError(tool, api, failure, args);
+    case "handler_error": {
+      const e = baseError(tool, "HANDLER_ERROR", "high", `'${tool.name}' failed in its handler: ${redactSecrets(message(failure.error), api)}`);
+      e.recovery_actions = ["check the arguments against the tool's schema", "retry once", "report the failure to the user"];
+      e.next_steps.push({ tool: INFO_TOOL, params: { tool: tool.name, level: "full" }, note: "Parameters and examples" });
+      return e;
+    }
+    case "not_implemented": {
+      const e = baseError(tool, "NOT_IMPLEMENTED", "high", `${failure.message} The tool cannot run until it is implemented; do not retry.`);
+      e.recovery_actions = ["tell the user the tool is not implemented", "use another tool"];
+      e.next_steps.push({ tool: INFO_TOOL, params: {}, note: "Other tools" });
+      if (tool.handler) e.details = { handler_module: tool.handler.module };
+      return e;
+    }
+    case "internal": {
+      const e = baseError(tool, "INTERNAL_ERROR", "high", `'${tool.name}' failed unexpectedly inside the MCP server: ${redactSecrets(message(failure.error), api)}`);
+      e.recovery_actions = ["retry once", "report the failure to the user"];
+      return e;
+    }
+  }
+}
+
+function declinedError(tool: ToolData, call: PreparedCall, answer: ConfirmationAnswer): GuidedError {
+  const op = tool.operation;
+  const what = op ? `${op.method.toUpperCase()} ${resolvedPath(tool, call.args)}` : tool.name;
+  const e = baseError(
+    tool,
+    "CONFIRMATION_DECLINED",
+    "medium",
+    `The user ${answer === "decline" ? "declined" : "cancelled"} the confirmation, so '${tool.name}' (${what}) was NOT run. Do not retry it unless the user asks for it again.`,
+  );
+  e.recovery_actions = ["tell the user the change was not made", "ask what they want instead"];
+  e.next_steps.push("Ask the user how to proceed.");
+  e.details = { answer, args: call.args };
+  return e;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Outcomes                                                                  */
+/* ------------------------------------------------------------------------ */
+
+export const guidedOutcomes: Outcomes = {
+  outputSchema: envelopeOutputSchema,
+
+  onUnknownTool(name, args, context) {
+    return errorResult(unknownToolError(name, context.tools, args));
+  },
+
+  onInvalidArguments(_tool, _args, error) {
+    return errorResult(error);
+  },
+
+  onConfirmationRequired(tool, call, answer, _context) {
+    const error = answer ? declinedError(tool, call, answer) : confirmationRequiredError(tool, call.args);
+    if (!answer && call.corrections.length) error.corrections = call.corrections;
+    if (!answer && call.warnings.length) error.warnings = call.warnings;
+    return errorResult(error);
+  },
+
+  onFailure(tool, call, failure, context) {
+    const error = failureError(tool, context.api, failure, call.args, context.timeoutMs);
+    if (call.corrections.length) error.corrections = call.corrections;
+    if (call.warnings.length) error.warnings = [...(error.warnings ?? []), ...call.warnings];
+    return errorResult(error);
+  },
+
+  onSuccess(tool, call, success, context): CallToolResult {
+    const response = success.response
+      ? { status: success.response.status, headers: success.response.headers, body: success.data }
+      : { status: 200, body: success.data };
+    const dataConforms = success.data === undefined || context.validators.validateResponse(tool, success.data).valid;
+    const envelope = buildEnvelope(tool, context.toolsByName, {
+      args: call.args,
+      resolvedInputs: call.resolvedInputs,
+      corrections: call.corrections,
+      warnings: call.warnings,
+      response,
+      budgetChars: context.budgetChars,
+      ...(success.response && { url: success.response.url }),
+      dataConforms,
+      cache: context.cache,
+    });
+    if (success.data === undefined) {
+      delete envelope.data;
+      envelope.suggestion = `No content returned${success.response ? ` (HTTP ${success.response.status})` : ""}. ${envelope.suggestion}`;
+    }
+    return envelopeResult(envelope);
+  },
+};

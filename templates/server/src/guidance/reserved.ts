@@ -1,0 +1,208 @@
+/**
+ * The two tools every generated server adds to the API's own:
+ *
+ *   info           categories with tool counts; one category's tools; or one
+ *                  tool's schema at `level` minimal | typed | full, with its
+ *                  guaranteed-valid examples.
+ *   read_response  pages through an oversized response that progressive
+ *                  disclosure summarised (see envelope.ts / cache.ts).
+ *
+ * They are described as `ToolData` so their arguments go through the same
+ * preparation (fuzzy key correction, validation, corrective_params) as any
+ * API tool.
+ */
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { ToolData } from "../runtime/tool-data.js";
+import { READ_RESPONSE_INPUT_SCHEMA, type ResponseCache } from "./cache.js";
+import { describeTool, listCategories, type CategoryListing, type ToolDescription } from "./describe.js";
+import { categoryCounts, errorResult, renderSchemaHint, unknownToolError } from "./errors.js";
+import { SUGGEST, rankMatches } from "./fuzzy.js";
+import { CONFIRM_ARG, INFO_TOOL, READ_RESPONSE_TOOL, type GuidedError, type HintLevel, type ToolCall } from "./types.js";
+
+const LEVELS: HintLevel[] = ["minimal", "typed", "full"];
+/** Above this many tools, `info()` lists categories only (each category is one `info` call away). */
+const LIST_ALL_TOOLS_UP_TO = 60;
+
+const META_ANNOTATIONS = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+
+export const INFO_INPUT_SCHEMA = {
+  type: "object",
+  properties: {
+    tool: { type: "string", description: "A tool name: describe that tool (parameters, constraints, valid examples)." },
+    level: {
+      type: "string",
+      enum: LEVELS,
+      default: "typed",
+      description: "Detail for `tool`: minimal (parameter names), typed (types, defaults, enums) or full (complete schema).",
+    },
+    category: { type: "string", description: "A category name: list its tools." },
+  },
+  additionalProperties: false,
+};
+
+function infoTool(tools: readonly ToolData[]): ToolData {
+  const first = tools[0]?.name;
+  return {
+    name: INFO_TOOL,
+    title: "Describe tools",
+    description:
+      `Start here. Without arguments: the tool categories with counts${tools.length <= LIST_ALL_TOOLS_UP_TO ? " and every tool" : ""}. ` +
+      'With {"category"}: that category\'s tools. With {"tool", "level"}: the tool\'s parameters at level minimal | typed | full, with valid examples.',
+    category: "meta",
+    pointer: "",
+    annotations: META_ANNOTATIONS,
+    inputSchema: INFO_INPUT_SCHEMA,
+    guidance: {
+      hints: {
+        minimal: { required: [], optional: ["tool", "level", "category"] },
+        typed: {
+          tool: { type: "string", required: false },
+          level: { type: "string", required: false, default: "typed", enum: LEVELS },
+          category: { type: "string", required: false },
+        },
+        full: { required: [], properties: INFO_INPUT_SCHEMA.properties },
+      },
+      examples: { minimal: {}, full: first ? { tool: first, level: "full" } : {} },
+      links: [],
+    },
+  };
+}
+
+function readResponseTool(): ToolData {
+  return {
+    name: READ_RESPONSE_TOOL,
+    title: "Read a large response",
+    description:
+      "Pages through a response that was too large to return whole (its result had `detail_available: true`). " +
+      "Make the exact call given in that result's `next_steps`/`detail`, then follow each page's `next`.",
+    category: "meta",
+    pointer: "",
+    annotations: META_ANNOTATIONS,
+    inputSchema: READ_RESPONSE_INPUT_SCHEMA as unknown as ToolData["inputSchema"],
+    guidance: {
+      hints: {
+        minimal: { required: ["handle"], optional: ["offset", "limit"] },
+        typed: {
+          handle: { type: "string", required: true },
+          offset: { type: "integer", required: false, default: 0 },
+          limit: { type: "integer", required: false },
+        },
+        full: { required: ["handle"], properties: READ_RESPONSE_INPUT_SCHEMA.properties as unknown as Record<string, Record<string, unknown>> },
+      },
+      // No examples: a made-up handle would only ever produce RESPONSE_EXPIRED.
+      links: [],
+    },
+  };
+}
+
+/** `info` and `read_response` as tool data, for listing and argument preparation. */
+export function reservedTools(tools: readonly ToolData[]): ToolData[] {
+  return [infoTool(tools), readResponseTool()];
+}
+
+function textResult(text: string, structured: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: "text", text }], structuredContent: structured };
+}
+
+function renderListing(listing: CategoryListing, withTools: boolean): string {
+  const lines = [`${listing.tool_count} tools in ${listing.categories.length} categor${listing.categories.length === 1 ? "y" : "ies"}:`];
+  for (const c of listing.categories) {
+    lines.push(`- ${c.name} (${c.count})`);
+    if (withTools) for (const t of c.tools) lines.push(`  - ${t.name}${t.description ? `: ${t.description}` : ""}`);
+  }
+  return lines.join("\n");
+}
+
+function renderDescription(d: ToolDescription): string {
+  const out = [`# ${d.name}${d.title ? ` — ${d.title}` : ""}`, d.description];
+  if (d.http) out.push(`HTTP: ${d.http.method} ${d.http.path}`);
+  const schema = renderSchemaHint(d.schema, d.level);
+  if (schema) out.push(`## Parameters (${d.level})\n\n${schema}`);
+  if (d.examples) {
+    out.push(`## Minimal valid example\n\n\`\`\`json\n${JSON.stringify(d.examples.minimal, null, 2)}\n\`\`\``);
+    out.push(`## Full valid example\n\n\`\`\`json\n${JSON.stringify(d.examples.full, null, 2)}\n\`\`\``);
+  }
+  if (d.requires_confirmation) out.push(`Destructive: the call runs only with "${CONFIRM_ARG}": true (confirm with the user first).`);
+  if (d.pagination) out.push(`Paginated (${d.pagination.kind}); results give the exact next-page call in next_steps.`);
+  if (d.follow_ups.length) out.push(`Follow-ups: ${d.follow_ups.map((f) => `${f.tool} (${f.name})`).join(", ")}`);
+  if (d.list_tool) out.push(`List/search tool for this resource: ${d.list_tool}`);
+  return out.join("\n\n");
+}
+
+function unknownCategoryError(category: string, tools: readonly ToolData[]): GuidedError {
+  const categories = categoryCounts(tools);
+  const ranked = rankMatches(category, categories.map((c) => c.name), { limit: 3 });
+  const best = ranked[0] && ranked[0].score >= SUGGEST ? ranked[0].name : undefined;
+  const nextSteps: ToolCall[] = [{ tool: INFO_TOOL, params: best ? { category: best } : {}, note: best ? "Closest category" : "All categories" }];
+  return {
+    code: "INVALID_ARGUMENTS",
+    message: `No category '${category}'.${best ? ` Did you mean '${best}'?` : ""} Categories: ${categories.map((c) => c.name).join(", ")}.`,
+    severity: "medium",
+    tool: INFO_TOOL,
+    issues: [
+      {
+        field: "category",
+        code: "INVALID_ENUM",
+        problem: `'${category}' is not a category`,
+        received: category,
+        expected: `one of: ${categories.map((c) => c.name).join(", ")}`,
+        fix: best ? `Use "${best}"` : "Use one of the listed categories",
+        ...(best && { did_you_mean: best }),
+      },
+    ],
+    suggestions: { ...(best && { did_you_mean: best }), auto_correctable: best !== undefined },
+    ...(best && { corrective_params: { category: best } }),
+    next_steps: nextSteps,
+    details: { categories },
+  };
+}
+
+/** The `info` tool, on prepared (validated) arguments. */
+export function callInfo(args: Record<string, unknown>, tools: readonly ToolData[], toolsByName: ReadonlyMap<string, ToolData>): CallToolResult {
+  const level = (args["level"] as HintLevel | undefined) ?? "typed";
+  const toolName = args["tool"] as string | undefined;
+  if (toolName !== undefined) {
+    const tool = toolsByName.get(toolName);
+    if (!tool) return errorResult(unknownToolError(toolName, tools));
+    const description = describeTool(tool, level);
+    const next: ToolCall[] = [];
+    if (tool.guidance.examples) next.push({ tool: tool.name, params: tool.guidance.examples.minimal, note: "Minimal valid call" });
+    if (level !== "full") next.push({ tool: INFO_TOOL, params: { tool: tool.name, level: "full" }, note: "Complete schema and constraints" });
+    return textResult(renderDescription(description), { ...description, next_steps: next });
+  }
+  const category = args["category"] as string | undefined;
+  const listing = listCategories(tools, category);
+  if (category !== undefined && listing.categories.length === 0) return errorResult(unknownCategoryError(category, tools));
+  const withTools = category !== undefined || tools.length <= LIST_ALL_TOOLS_UP_TO;
+  const structured: Record<string, unknown> = withTools
+    ? { ...listing }
+    : { tool_count: listing.tool_count, categories: listing.categories.map(({ name, count }) => ({ name, count })) };
+  const next: ToolCall[] = withTools
+    ? [{ tool: INFO_TOOL, params: { tool: "<tool name>", level: "typed" }, note: "Parameters of one tool" }]
+    : listing.categories.slice(0, 5).map((c) => ({ tool: INFO_TOOL, params: { category: c.name }, note: `The ${c.count} tools of ${c.name}` }));
+  structured["next_steps"] = next;
+  const hint = withTools
+    ? `Next: ${INFO_TOOL} {"tool": "<name>", "level": "typed"} for a tool's parameters and valid examples.`
+    : `Next: ${INFO_TOOL} {"category": "<name>"} to list a category's tools.`;
+  return textResult(`${renderListing(listing, withTools)}\n\n${hint}`, structured);
+}
+
+/** The `read_response` tool, on prepared (validated) arguments. */
+export function callReadResponse(args: Record<string, unknown>, cache: ResponseCache): CallToolResult {
+  const read = cache.read(args["handle"] as string, (args["offset"] as number | undefined) ?? 0, args["limit"] as number | undefined);
+  if (!read.ok) {
+    const call = cache.callFor(args["handle"] as string);
+    if (call) read.error.next_steps.unshift({ ...call, note: "Re-run to get a fresh handle" });
+    return errorResult(read.error);
+  }
+  const page = read.page;
+  const structured: Record<string, unknown> = { ...page };
+  if (page.next) structured["next_steps"] = [page.next];
+  const range = page.items ? `items ${page.offset}–${page.offset + page.returned - 1} of ${page.total_items}` : `characters ${page.offset}–${page.offset + page.returned} of ${page.total_chars}`;
+  const body = page.items ? JSON.stringify(page.items) : (page.text ?? "");
+  const tail = page.next ? `More: \`${READ_RESPONSE_TOOL}\` ${JSON.stringify(page.next.params)}` : "This is the last page.";
+  return textResult(`${range}:\n${body}\n\n${tail}`, structured);
+}
+
+/** Output schema for the reserved tools (loose: their structured content is informational). */
+export const RESERVED_OUTPUT_SCHEMA = { type: "object", additionalProperties: true } as const;
