@@ -41,6 +41,11 @@ type HttpMethod = (typeof HTTP_METHODS)[number];
 type ParameterLocation = ParameterBinding["in"];
 
 const DEFAULT_TIMEOUT_MS = 30_000;
+/**
+ * Some APIs inline whole entity graphs into request bodies (Microsoft Graph:
+ * 1.2 MB per tool). Past this size an agent cannot use the schema anyway.
+ */
+const MAX_BODY_SCHEMA_CHARS = 24_000;
 const MAX_DESCRIPTION = 4000;
 /** Headers OpenAPI says are controlled by the transport and must be ignored as parameters. */
 const IGNORED_HEADERS = new Set(["accept", "content-type", "authorization"]);
@@ -339,7 +344,14 @@ function buildBody(operation: SpecObject, pointer: string, properties: Record<st
   const bodyPointer = childPointer(pointer, "requestBody", "content", mediaType, "schema");
   const isRequired = requestBody.required === true;
   const rawSchema = isObject(media) && media.schema !== undefined ? media.schema : isTextual(mediaType) ? { type: "string" } : { type: "string", format: "binary" };
-  const converted = toJsonSchema(rawSchema, bodyPointer, context);
+  const converted = toBoundedJsonSchema(rawSchema, bodyPointer, context, MAX_BODY_SCHEMA_CHARS, (depth) =>
+    context.diagnostics.push({
+      pointer: bodyPointer,
+      severity: "warning",
+      message: `request body schema is larger than ${MAX_BODY_SCHEMA_CHARS / 1000} KB inlined, so it is constrained only to depth ${depth} (deeper values are accepted as given)`,
+      fix: "split the body schema, or accept that the upstream validates the deeper levels",
+    }),
+  );
   const flat = flattenable(converted, properties);
   if (flat) {
     const mapping: Record<string, string> = {};

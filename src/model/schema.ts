@@ -33,12 +33,13 @@ export function toJsonSchema(schema: unknown, pointer: string, context: SchemaCo
  * otherwise dominate `tools/list`. Cut parts become permissive stubs, so
  * what validated before still validates.
  */
-export function toBoundedJsonSchema(schema: unknown, pointer: string, context: SchemaContext, maxChars: number): JsonSchema {
+export function toBoundedJsonSchema(schema: unknown, pointer: string, context: SchemaContext, maxChars: number, onReduced?: (depth: number) => void): JsonSchema {
   for (let depth = context.maxDepth; ; depth--) {
     const diagnostics: SchemaContext["diagnostics"] = [];
     const converted = convert(schema, pointer, { ...context, maxDepth: depth, diagnostics }, 0, new Set());
     if (depth <= 1 || JSON.stringify(converted).length <= maxChars) {
       context.diagnostics.push(...diagnostics);
+      if (depth < context.maxDepth) onReduced?.(depth);
       return converted;
     }
   }

@@ -4,8 +4,6 @@ import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
 export const REPO = resolve(new URL("../..", import.meta.url).pathname);
 export const CLI = join(REPO, "bin", "create-guided-mcp.js");
@@ -42,18 +40,35 @@ export function typecheck(projectDir) {
   return { ok: run.status === 0, seconds: (performance.now() - started) / 1000, output: (run.stdout + run.stderr).slice(0, 2000) };
 }
 
-/** Milliseconds from spawning the server to its tools/list answer, and that answer's size. */
+/**
+ * Milliseconds from spawning the server to the complete tools/list answer,
+ * over raw JSON-RPC on stdio: an SDK client would add its own time (it
+ * compiles every output schema it receives) to the server's.
+ */
 export async function startupAndList(entry, env = {}, args = []) {
   const started = performance.now();
-  const transport = new StdioClientTransport({ command: process.execPath, args: [entry, ...args], env: { PATH: process.env.PATH, ...env }, stderr: "ignore" });
-  // The SDK's default 10 MiB line limit is itself a finding for huge lists; measure past it.
-  const client = new Client({ name: "bench", version: "1.0.0" });
-  await client.connect(transport);
-  const { tools } = await client.listTools();
+  const child = spawn(process.execPath, [entry, ...args], { env: { PATH: process.env.PATH, ...env }, stdio: ["pipe", "pipe", "ignore"] });
+  const send = (message) => child.stdin.write(JSON.stringify(message) + "\n");
+  send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "1" } } });
+  send({ jsonrpc: "2.0", method: "notifications/initialized" });
+  send({ jsonrpc: "2.0", id: 2, method: "tools/list", params: {} });
+  let buffer = "";
+  const answer = await new Promise((resolve, reject) => {
+    child.stdout.on("data", (chunk) => {
+      buffer += chunk;
+      let newline;
+      while ((newline = buffer.indexOf("\n")) >= 0) {
+        const line = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        const message = JSON.parse(line);
+        if (message.id === 2) resolve({ message, bytes: Buffer.byteLength(line) });
+      }
+    });
+    child.once("exit", (code) => reject(new Error(`server exited with ${code}`)));
+  });
   const ms = performance.now() - started;
-  const bytes = Buffer.byteLength(JSON.stringify({ tools }));
-  await client.close();
-  return { ms, bytes, tools: tools.length };
+  child.kill();
+  return { ms, bytes: answer.bytes, tools: answer.message.result.tools.length };
 }
 
 export function percentile(sorted, p) {
@@ -64,8 +79,4 @@ export function table(headers, rows) {
   const lines = [`| ${headers.join(" | ")} |`, `| ${headers.map(() => "---").join(" | ")} |`];
   for (const row of rows) lines.push(`| ${row.join(" | ")} |`);
   return lines.join("\n");
-}
-
-export function spawnDetached(command, args, options) {
-  return spawn(command, args, options);
 }
