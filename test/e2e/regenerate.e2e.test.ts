@@ -6,7 +6,6 @@
  * reports each change with the right breaking label, and the rebuilt server
  * answers the new tool through a real MCP client.
  */
-import { spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,7 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generate } from "../../src/generate.js";
 import { connectStdio } from "../helpers/mcp.js";
 import { SAMPLES } from "../helpers/pipeline.js";
-import { buildProject, installDeps, REPO_ROOT } from "../helpers/project.js";
+import { runCli } from "../helpers/cli.js";
+import { buildProject, installDeps } from "../helpers/project.js";
 import { json, startUpstream, type Upstream } from "../helpers/upstream.js";
 
 const HOOKS = `import { defineHooks } from "./runtime/hook-types.js";
@@ -31,10 +31,7 @@ export const hooks = defineHooks({
 `;
 const MY_FILE = `export function ownerFromCache(id: string) {\n  return { id, name: "cached owner" };\n}\n`;
 
-function cli(args: string[]) {
-  const run = spawnSync(process.execPath, [join(REPO_ROOT, "bin", "create-guided-mcp.js"), ...args, "--quiet"], { encoding: "utf8" });
-  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
-}
+const cli = (args: string[]) => runCli(args, { quiet: true });
 
 let upstream: Upstream;
 let dir: string;

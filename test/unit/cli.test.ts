@@ -1,16 +1,12 @@
 /** The CLI as users run it: the real bin script in a child process. */
-import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { REPO_ROOT } from "../helpers/project.js";
+import { runCli } from "../helpers/cli.js";
 import { SAMPLES } from "../helpers/pipeline.js";
 
-function cli(args: string[], cwd = REPO_ROOT) {
-  const run = spawnSync(process.execPath, [join(REPO_ROOT, "bin", "create-guided-mcp.js"), ...args], { cwd, encoding: "utf8" });
-  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
-}
+const cli = (args: string[]) => runCli(args);
 
 const scratch = () => mkdtempSync(join(tmpdir(), "cgm-cli-"));
 

@@ -1,17 +1,13 @@
 /** Re-running the generator and customising templates, through the real CLI. */
-import { spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { runCli } from "../helpers/cli.js";
 import { REPO_ROOT } from "../helpers/project.js";
 import { SAMPLES } from "../helpers/pipeline.js";
 
-function cli(args: string[], cwd = REPO_ROOT) {
-  const quiet = args[0] === "templates" ? [] : ["--quiet"];
-  const run = spawnSync(process.execPath, [join(REPO_ROOT, "bin", "create-guided-mcp.js"), ...args, ...quiet], { cwd, encoding: "utf8" });
-  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
-}
+const cli = (args: string[]) => runCli(args, { quiet: true });
 
 function petstoreCopy(): { dir: string; spec: string; out: string } {
   const dir = mkdtempSync(join(tmpdir(), "cgm-regen-"));
