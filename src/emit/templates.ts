@@ -8,7 +8,7 @@ import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import Handlebars from "handlebars";
 import { GeneratorError } from "../diagnostics.js";
-import { codeLiteral, identifier, markdownCode, markdownText } from "./escape.js";
+import { codeLiteral, envValue, identifier, markdownCode, markdownText } from "./escape.js";
 
 export interface TemplateFile {
   /** Relative POSIX path inside the template folder, e.g. `server/src/index.ts`. */
@@ -62,6 +62,7 @@ export function createHandlebars(extraHelpers: Record<string, (...args: never[])
   handlebars.registerHelper("md", (value: unknown) => markdownText(value));
   handlebars.registerHelper("code", (value: unknown) => markdownCode(value));
   handlebars.registerHelper("line", (value: unknown) => String(value ?? "").replace(/[\r\n\u2028\u2029]+/g, " "));
+  handlebars.registerHelper("env", (value: unknown) => envValue(value));
   handlebars.registerHelper("eq", (left: unknown, right: unknown) => left === right);
   // Handlebars passes its options object last; drop it.
   handlebars.registerHelper("concat", (...parts: unknown[]) => parts.slice(0, -1).map(String).join(""));

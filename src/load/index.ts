@@ -6,7 +6,7 @@ import { readFile } from "node:fs/promises";
 import { resolve as resolvePath } from "node:path";
 import { pathToFileURL } from "node:url";
 import { LineCounter, parseDocument } from "yaml";
-import { GeneratorError } from "../diagnostics.js";
+import { escapePointerToken, GeneratorError } from "../diagnostics.js";
 
 export interface LoadedSpec {
   /** What the user passed: a path or URL. */
@@ -79,11 +79,13 @@ export function parseSpecText(text: string, source: string): unknown {
   const trimmed = text.replace(/^\uFEFF/, "").trimStart();
   if (trimmed === "") throw new GeneratorError(source, "is empty", "pass an OpenAPI or JSON Schema document");
   if (trimmed.startsWith("{") || trimmed.startsWith("[")) {
+    let parsed: unknown;
     try {
-      return JSON.parse(trimmed);
+      parsed = JSON.parse(trimmed);
     } catch (error) {
       throw new GeneratorError(`${source}:${jsonErrorPosition(trimmed, error as Error)}`, `invalid JSON: ${(error as Error).message}`, "fix the syntax at that line and column");
     }
+    return checkStructure(parsed, source);
   }
   const lineCounter = new LineCounter();
   const document = parseDocument(trimmed, { lineCounter, uniqueKeys: false });
@@ -93,7 +95,52 @@ export function parseSpecText(text: string, source: string): unknown {
     const where = position ? `${source}:${position.line}:${position.col}` : source;
     throw new GeneratorError(where, `invalid YAML: ${firstError.message.split("\n")[0]}`, "fix the syntax at that line and column");
   }
-  return document.toJS({ maxAliasCount: 10_000 });
+  let parsed: unknown;
+  try {
+    parsed = document.toJS({ maxAliasCount: 10_000 });
+  } catch (error) {
+    // Excessive or unresolved aliases (`*name`), and stack exhaustion on absurd nesting.
+    throw new GeneratorError(source, `the YAML cannot be read: ${(error as Error).message.split("\n")[0]}`, "remove the offending aliases (*name) or reduce the nesting");
+  }
+  return checkStructure(parsed, source);
+}
+
+/** Far deeper than any real API description (the $ref resolver stops at 400 anyway); later stages recurse, so deeper documents are refused here. */
+export const MAX_NESTING = 300;
+
+/**
+ * Refuses documents that later stages cannot process: nesting deeper than
+ * MAX_NESTING, and YAML aliases that make a node contain itself. Iterative,
+ * so it cannot exhaust the stack itself.
+ */
+function checkStructure(document: unknown, source: string): unknown {
+  if (typeof document !== "object" || document === null) return document;
+  const stack: Array<{ node: Record<string, unknown>; keys: string[]; index: number }> = [
+    { node: document as Record<string, unknown>, keys: Object.keys(document), index: 0 },
+  ];
+  const active = new Set<object>([document]);
+  // Called before the child is pushed, so each frame's last-read key spells the pointer to the child.
+  const where = () => {
+    const tokens = stack.map((frame) => frame.keys[frame.index - 1] ?? "");
+    const shown = tokens.length > 12 ? [...tokens.slice(0, 12), `… (${tokens.length - 12} more levels)`] : tokens;
+    return `${source}#${shown.map((token) => "/" + escapePointerToken(token)).join("")}`;
+  };
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1]!;
+    if (frame.index >= frame.keys.length) {
+      stack.pop();
+      active.delete(frame.node);
+      continue;
+    }
+    const key = frame.keys[frame.index++]!;
+    const child = frame.node[key];
+    if (typeof child !== "object" || child === null) continue;
+    if (active.has(child)) throw new GeneratorError(where(), "a YAML alias makes this node contain itself", "replace the alias (*name) with a $ref, which may be recursive");
+    if (stack.length >= MAX_NESTING) throw new GeneratorError(where(), `the document is nested more than ${MAX_NESTING} levels deep`, "flatten the structure, e.g. with named schemas and $ref");
+    active.add(child);
+    stack.push({ node: child as Record<string, unknown>, keys: Object.keys(child), index: 0 });
+  }
+  return document;
 }
 
 function jsonErrorPosition(text: string, error: Error): string {

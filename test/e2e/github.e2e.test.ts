@@ -18,7 +18,7 @@ describe("GitHub REST API", () => {
   let client: Client;
 
   beforeAll(async () => {
-    project = await generateAndBuild(GITHUB_SPEC, { name: "github" });
+    project = await generateAndBuild(GITHUB_SPEC, { name: "github", toolMode: "per-operation" });
     client = await connectStdio(project.dir, { GITHUB_BASE_URL: "http://127.0.0.1:9" });
   }, 600_000);
 
@@ -42,5 +42,18 @@ describe("GitHub REST API", () => {
       for (const key of Object.keys(tool.inputSchema.properties ?? {})) expect(key).toMatch(/^[a-zA-Z0-9_.-]{1,64}$/);
     }
     expect(names).toEqual(expect.arrayContaining(["repos_get", "issues_create", "pulls_list"]));
+  });
+
+  it("serves the same tools through discovery meta-tools when started with --tools discovery", async () => {
+    const discovery = await connectStdio(project.dir, { GITHUB_BASE_URL: "http://127.0.0.1:9" }, ["--tools", "discovery"]);
+    try {
+      const names = (await discovery.listTools()).tools.map((tool) => tool.name);
+      expect(names).toEqual(expect.arrayContaining(["search_operations", "describe_operation", "invoke_operation", "info"]));
+      expect(names.length).toBeLessThan(10);
+      const found = await discovery.callTool({ name: "search_operations", arguments: { query: "create an issue" } });
+      expect(JSON.stringify(found.structuredContent)).toContain("issues_create");
+    } finally {
+      await discovery.close();
+    }
   });
 });

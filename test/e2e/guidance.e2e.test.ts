@@ -161,7 +161,7 @@ describe("discoverability", () => {
   it("lists info and read_response next to the API's tools, and composes the instructions", async () => {
     const { tools } = await client.listTools();
     const names = tools.map((tool) => tool.name);
-    expect(names).toEqual([...project.result.model.tools.map((tool) => tool.name), "info", "read_response"]);
+    expect(names).toEqual([...project.result.model.tools.map((tool) => tool.name), "info", "read_response", "operation_status"]);
     expect(project.result.model.tools.some((tool) => tool.name === "info" || tool.name === "read_response")).toBe(false);
     const deletePet = tools.find((tool) => tool.name === "delete_pet")!;
     expect(deletePet.inputSchema.properties).toHaveProperty("_confirm");

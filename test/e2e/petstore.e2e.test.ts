@@ -58,13 +58,13 @@ describe.each(["stdio", "http"] as const)("generated Petstore server over %s", (
 
   it("lists every tool with a unique valid name, object input schema and annotations", async () => {
     const { tools } = await client.listTools();
-    // The API's tools, plus the built-in `info` and `read_response`.
-    expect(tools.map((tool) => tool.name)).toEqual([...project.result.model.tools.map((tool) => tool.name), "info", "read_response"]);
+    // The API's tools, plus the built-in `info`, `read_response` and `operation_status` (long-running 202 operations).
+    expect(tools.map((tool) => tool.name)).toEqual([...project.result.model.tools.map((tool) => tool.name), "info", "read_response", "operation_status"]);
     for (const tool of tools) {
       expect(tool.name).toMatch(TOOL_NAME_PATTERN);
       expect(tool.inputSchema.type).toBe("object");
     }
-    for (const tool of tools.filter((candidate) => !["info", "read_response"].includes(candidate.name))) expect(tool.annotations?.openWorldHint).toBe(true);
+    for (const tool of tools.filter((candidate) => !["info", "read_response", "operation_status"].includes(candidate.name))) expect(tool.annotations?.openWorldHint).toBe(true);
     const listPets = tools.find((tool) => tool.name === "list_pets")!;
     // The input schema goes out exactly as generated.
     expect(listPets.inputSchema).toEqual(project.result.model.tools.find((tool) => tool.name === "list_pets")!.inputSchema);
@@ -145,7 +145,7 @@ describe("Streamable HTTP under several clients", () => {
       results.forEach((result, index) => expect((result.structuredContent as { data: { id: number } }).data.id).toBe(index + 1));
       await Promise.all(clients.map((client) => client.close()));
       const again = await connectHttp(server.url);
-      expect((await again.listTools()).tools.length).toBe(project.result.model.tools.length + 2);
+      expect((await again.listTools()).tools.length).toBe(project.result.model.tools.length + 3);
       await again.close();
     } finally {
       await server.stop();

@@ -19,6 +19,7 @@ describe("loadRuntimeConfig", () => {
       maxResponseBytes: 10 * 1024 * 1024,
       responseBudgetChars: 20_000,
       confirmDestructive: true,
+      waitTimeoutMs: 60_000,
     });
   });
 

@@ -1,5 +1,6 @@
 /**
- * Entry point: `node dist/index.js [--transport stdio|http] [--port N] [--host H]`.
+ * Entry point: `node dist/index.js [--transport stdio|http] [--port N] [--host H]
+ * [--tools per-operation|dispatch|discovery|auto] [--include-tags a,b] ...` (see `--help`).
  *
  * Logs go to stderr only: with the stdio transport, stdout IS the protocol
  * channel and a stray line there breaks the client.
@@ -42,6 +43,9 @@ async function main(): Promise<void> {
     maxResponseBytes: config.maxResponseBytes,
     responseBudgetChars: config.responseBudgetChars,
     confirmDestructive: config.confirmDestructive,
+    waitTimeoutMs: config.waitTimeoutMs,
+    ...(config.toolMode && { toolMode: config.toolMode }),
+    ...(config.filter && { filter: config.filter }),
     log: logLine,
   });
 
@@ -55,7 +59,7 @@ async function serveStdio(runtime: ToolRuntime): Promise<void> {
   const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js");
   const server = createServerFromRuntime(runtime);
   await server.connect(new StdioServerTransport());
-  logLine(`${runtime.toolsFile.api.name}: ${runtime.toolsFile.tools.length} tools ready on stdio`);
+  logLine(`${runtime.toolsFile.api.name}: ${runtime.toolsFile.tools.length} operations ready on stdio (${runtime.mode} mode)`);
 }
 
 async function serveHttp(runtime: ToolRuntime, config: RuntimeConfig): Promise<void> {
@@ -65,6 +69,7 @@ async function serveHttp(runtime: ToolRuntime, config: RuntimeConfig): Promise<v
     host: config.host,
     port: config.port,
     log: logLine,
+    ...(config.mcpToken !== undefined && { mcpToken: config.mcpToken }),
   });
   const shutdown = (signal: NodeJS.Signals) => {
     logLine(`${signal} received, closing the HTTP server`);

@@ -27,23 +27,33 @@ import {
   type ElicitResult,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
+import { setTimeout as sleep } from "node:timers/promises";
 import { ResponseCache } from "./guidance/cache.js";
 import { needsConfirmation, prepareArguments, type Validator } from "./guidance/correct.js";
-import { prepareToolNames, resolvedPath } from "./guidance/errors.js";
+import { errorResult, parseRetryAfter, prepareToolNames, redactSecrets, resolvedPath } from "./guidance/errors.js";
+import { renderEnvelope, type Envelope } from "./guidance/envelope.js";
 import { guidedOutcomes } from "./guidance/outcomes.js";
+import { isPlainObject } from "./guidance/pointer.js";
 import { callInfo, callReadResponse, RESERVED_OUTPUT_SCHEMA, reservedTools } from "./guidance/reserved.js";
-import { CONFIRM_ARG, INFO_TOOL, READ_RESPONSE_TOOL, RESERVED_TOOL_NAMES } from "./guidance/types.js";
-import { missingCredentials, type Env } from "./runtime/auth.js";
-import { DEFAULT_RESPONSE_BUDGET_CHARS } from "./runtime/config.js";
+import { CONFIRM_ARG, INFO_TOOL, OPERATION_STATUS_TOOL, RESERVED_TOOL_NAMES, WAIT_ALIAS, WAIT_ARG, type GuidedError, type ToolCall } from "./guidance/types.js";
+import { createSurface, resolveToolMode, type ResolvedMode, type Surface } from "./modes.js";
+import { missingCredentials, resolveCredentials, type Env } from "./runtime/auth.js";
+import { DEFAULT_RESPONSE_BUDGET_CHARS, DEFAULT_WAIT_TIMEOUT_MS } from "./runtime/config.js";
 import { RequestBuildError } from "./runtime/errors.js";
+import { filterTools, isEmptyFilter, type ToolFilter } from "./runtime/filter.js";
+import { guardCallTool } from "./runtime/guard.js";
+import { readHardeningSettings, type HardeningOptions } from "./runtime/hardening.js";
+import { classifyPoll, findStatusLink, finalResult, OperationRegistry, percentDone, statusWord, type PendingOperation } from "./runtime/long-running.js";
 import { NotImplementedError, type Handler, type HookContext, type Hooks, type ToolArguments, type ToolHooks } from "./runtime/hook-types.js";
 import type { CallFailure, CallSuccess, ConfirmationAnswer, OutcomeContext, Outcomes, PreparedCall } from "./runtime/outcomes.js";
 import { buildRequest, type BuiltRequest } from "./runtime/request.js";
-import type { ApiData, OperationBinding, ToolData, ToolsFile } from "./runtime/tool-data.js";
-import { callUpstream, UpstreamError, type UpstreamResponse } from "./runtime/upstream.js";
+import type { ApiData, OperationBinding, ToolData, ToolMode, ToolsFile } from "./runtime/tool-data.js";
+import { ResilientUpstream } from "./runtime/resilience.js";
+import { UpstreamError, type UpstreamResponse } from "./runtime/upstream.js";
 import { compileValidators, type ToolValidators, type ValidationResult } from "./runtime/validation.js";
 
-export interface ServerOptions {
+/** Hardening (argument size limit, retries, circuit breaker, audit log) defaults to the `<PREFIX>_*` env vars: runtime/hardening.ts. */
+export interface ServerOptions extends HardeningOptions {
   /** Generated registry of handlers for JSON-Schema (handler-backed) tools, keyed by tool name. */
   handlers?: Record<string, Handler>;
   hooks?: Hooks;
@@ -62,6 +72,14 @@ export interface ServerOptions {
   outcomes?: Partial<Outcomes>;
   /** One line per call; defaults to stderr, because stdout carries the stdio protocol. */
   log?: (line: string) => void;
+  /** Overrides `api.toolMode` (`--tools` / `<PREFIX>_TOOLS`); default the data file's, else `auto`. */
+  toolMode?: ToolMode;
+  /** Start-up filter, applied before anything else: a filtered-out operation is unknown in every mode. */
+  filter?: ToolFilter;
+  /** How long `wait: true` waits for a long-running operation; default 60 000 ms. */
+  waitTimeoutMs?: number;
+  /** Pause between status polls when the upstream sends no Retry-After; default 1000 ms. */
+  pollIntervalMs?: number;
 }
 
 /** What a call can ask of the client that made it. */
@@ -72,10 +90,15 @@ export interface CallSession {
    * when the client did not declare the `elicitation` capability.
    */
   confirm?: (message: string, signal: AbortSignal) => Promise<"accept" | ConfirmationAnswer>;
+  /** Reports progress while a call waits (MCP `notifications/progress`); absent when the client sent no progressToken. */
+  progress?: (progress: number, total: number | undefined, message: string) => Promise<void>;
 }
 
 export interface ToolRuntime {
+  /** The data file, with the start-up filter applied to `tools`. */
   readonly toolsFile: ToolsFile;
+  /** The surface in use: per-operation, dispatch or discovery (`auto` resolved). */
+  readonly mode: ResolvedMode;
   readonly validators: ToolValidators;
   /** Server `instructions`: the API's own, then the workflow through info, _confirm and read_response. */
   readonly instructions: string;
@@ -83,23 +106,16 @@ export interface ToolRuntime {
   callTool(name: string, args: ToolArguments | undefined, session?: AbortSignal | CallSession): Promise<CallToolResult>;
 }
 
-type Execution = { ok: true; success: CallSuccess } | { ok: false; failure: CallFailure };
+type Execution = { ok: true; success: CallSuccess; statusUrl?: URL } | { ok: false; failure: CallFailure };
 
 const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
+const DEFAULT_POLL_INTERVAL_MS = 1000;
+/** Retry-After between polls is honoured up to this; longer waits poll again at this interval. */
+const MAX_POLL_DELAY_MS = 30_000;
 
-/** The workflow paragraph appended to the API's own instructions. */
-export function composeInstructions(api: ApiData, confirmDestructive: boolean): string {
-  const workflow = [
-    `Workflow: call \`${INFO_TOOL}\` first to see the tool categories; \`${INFO_TOOL}\` {"tool": "<name>", "level": "typed"|"full"} shows a tool's parameters, constraints and valid examples. Then call the tool.`,
-    "Successful results carry `data`, a one-sentence `suggestion`, `available_actions` (exact follow-up calls with parameters filled from the response) and `next_steps` (for example the next page); `resolved_inputs` shows the values in effect, including defaults.",
-    "Errors are tool results with `issues` (each with a fix) and usually `corrective_params`: a complete argument object that passes validation — resend it as is after checking the values.",
-    confirmDestructive
-      ? `Destructive tools (deletes and other irreversible changes) run only when the call includes "${CONFIRM_ARG}": true; confirm with the user first.`
-      : "",
-    `Large results come back as a \`summary\` with \`detail_available: true\`; page through the rest with \`${READ_RESPONSE_TOOL}\` exactly as given in \`next_steps\`.`,
-  ]
-    .filter((line) => line !== "")
-    .join(" ");
+/** The workflow paragraph for the mode in use, appended to the API's own instructions. */
+export function composeInstructions(api: ApiData, confirmDestructive: boolean, surface?: Pick<Surface, "workflow">): string {
+  const workflow = (surface ?? createSurface({ api, tools: [], toolsByName: new Map(), mode: "per-operation" })).workflow(confirmDestructive);
   const own = api.instructions.trim();
   return own ? `${own}\n\n${workflow}` : workflow;
 }
@@ -116,31 +132,45 @@ export function createToolRuntime(toolsFile: ToolsFile, options: ServerOptions =
   const cache = options.cache ?? new ResponseCache({ pageBudgetChars: budgetChars });
   const outcomes: Outcomes = { ...guidedOutcomes, ...options.outcomes };
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const hardening = readHardeningSettings(api.envPrefix, env, options);
+  const upstream = new ResilientUpstream(hardening.resilience, log);
 
   // The generator never emits a reserved name; a hand-edited data file that does loses that tool, loudly.
+  const waitTimeoutMs = options.waitTimeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS;
+  const pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
   const reservedNames = new Set(RESERVED_TOOL_NAMES);
-  const tools = toolsFile.tools.filter((tool) => !reservedNames.has(tool.name));
-  if (tools.length !== toolsFile.tools.length) {
+  const unreserved = toolsFile.tools.filter((tool) => !reservedNames.has(tool.name));
+  if (unreserved.length !== toolsFile.tools.length) {
     log(`${api.name}: ignoring tool(s) named ${RESERVED_TOOL_NAMES.join("/")}: those names are reserved for the built-in tools.`);
   }
+  // The start-up filter runs before anything else: what it drops is unknown in every mode.
+  const tools = options.filter && !isEmptyFilter(options.filter) ? filterTools(unreserved, options.filter) : unreserved;
+  if (tools.length === 0 && unreserved.length > 0) log(`${api.name}: the start-up filters leave none of the ${unreserved.length} operations.`);
   const toolsByName = new Map(tools.map((tool) => [tool.name, tool]));
   const reserved = new Map(reservedTools(tools).map((tool) => [tool.name, tool]));
+  const mode = resolveToolMode(options.toolMode, api, tools.length);
+  const surface = createSurface({ api, tools, toolsByName, mode });
+  const frontTools = new Map(surface.tools.map((tool) => [tool.name, tool]));
   prepareToolNames(tools);
-  const validators = compileValidators([...tools, ...reserved.values()]);
+  const validators = compileValidators([...tools, ...reserved.values(), ...surface.tools]);
   const outcomeContext: OutcomeContext = { api, tools, toolsByName, validators, budgetChars, timeoutMs, cache };
-  const instructions = composeInstructions(api, confirmDestructive);
-
+  const instructions = composeInstructions(api, confirmDestructive, surface);
+  const operations = new OperationRegistry();
   let listing: Tool[] | undefined;
-  const listTools = (): Tool[] =>
-    (listing ??= [
-      ...tools.map((tool) => ({
-        name: tool.name,
-        ...(tool.title !== undefined && { title: tool.title }),
-        description: tool.description,
-        inputSchema: listedInputSchema(tool, confirmDestructive),
-        outputSchema: outcomes.outputSchema(tool),
-        annotations: tool.annotations,
-      })),
+  const listTools = (): Tool[] => {
+    // Discovery's search index is built right after the first tools/list is answered, off its critical path.
+    if (listing === undefined && mode === "discovery") setImmediate(() => surface.warmUp()).unref?.();
+    return (listing ??= [
+      ...(mode === "per-operation"
+        ? tools.map((tool) => ({
+            name: tool.name,
+            ...(tool.title !== undefined && { title: tool.title }),
+            description: tool.description,
+            inputSchema: listedInputSchema(tool, confirmDestructive),
+            outputSchema: outcomes.outputSchema(tool),
+            annotations: tool.annotations,
+          }))
+        : surface.listed),
       ...[...reserved.values()].map((tool) => ({
         name: tool.name,
         title: tool.title,
@@ -150,6 +180,7 @@ export function createToolRuntime(toolsFile: ToolsFile, options: ServerOptions =
         annotations: tool.annotations,
       })),
     ]);
+  };
 
   const hooksFor = (tool: ToolData): ToolHooks[] => [hooks, hooks.tools?.[tool.name]].filter((entry) => entry !== undefined);
 
@@ -176,30 +207,46 @@ export function createToolRuntime(toolsFile: ToolsFile, options: ServerOptions =
     if (builtIn) {
       const prepared = prepareArguments(builtIn, rawArgs, validatorFor(builtIn).validate);
       if (!prepared.ok) return finish(name, outcomes.onInvalidArguments(builtIn, rawArgs, prepared.error, outcomeContext));
+      if (name === OPERATION_STATUS_TOOL) return finish(name, surface.present(await operationStatus(prepared.args, session)));
       const result = name === INFO_TOOL ? callInfo(prepared.args, tools, toolsByName) : callReadResponse(prepared.args, cache);
-      return finish(name, result);
+      return finish(name, surface.present(result));
     }
 
-    const tool = toolsByName.get(name);
-    if (!tool) return finish(`unknown tool ${JSON.stringify(name.slice(0, 64))}`, outcomes.onUnknownTool(name, rawArgs, outcomeContext));
+    const front = frontTools.get(name);
+    if (front) {
+      const prepared = prepareArguments(front, rawArgs, validatorFor(front).validate);
+      if (!prepared.ok) return finish(name, surface.present(outcomes.onInvalidArguments(front, rawArgs, prepared.error, outcomeContext)));
+      const routed = surface.route(front, prepared.args, prepared.confirmed);
+      if (routed.kind === "result") return finish(name, surface.present(routed.result));
+      return finish(`${name} ${routed.tool.name}`, await callOperation(routed.tool, routed.args as ToolArguments | undefined, session, [...prepared.warnings, ...(routed.warnings ?? [])]));
+    }
 
+    // Per-operation mode lists the operations themselves; the other modes still accept a direct call.
+    const tool = toolsByName.get(name);
+    if (!tool) return finish(`unknown tool ${JSON.stringify(name.slice(0, 64))}`, surface.present(outcomes.onUnknownTool(name, rawArgs, outcomeContext)));
+    return finish(tool.name, await callOperation(tool, rawArgs, session));
+  }
+
+  /** The guided call path every mode ends in: prepare, confirm, execute, outcome, in-mode calls, hooks. */
+  async function callOperation(tool: ToolData, rawArgs: ToolArguments | undefined, session: CallSession, extraWarnings: string[] = []): Promise<CallToolResult> {
     const signal = session.signal ?? new AbortController().signal;
+    const { args: withoutWait, wait } = takeWait(tool, rawArgs);
     const { validate, state } = validatorFor(tool);
-    const prepared = prepareArguments(tool, rawArgs, validate);
-    const args = prepared.ok ? prepared.args : (rawArgs ?? {});
+    const prepared = prepareArguments(tool, withoutWait, validate);
+    const args = prepared.ok ? prepared.args : (isPlainObject(withoutWait) ? withoutWait : {});
     const context: HookContext = { tool, api, args, env, signal };
 
     let result: CallToolResult;
     if (!prepared.ok) {
       result = state.schemaError
         ? outcomes.onFailure(tool, plainCall(args), { kind: "internal", error: new Error(`The input schema of ${tool.name} could not be compiled: ${state.schemaError}`) }, outcomeContext)
-        : outcomes.onInvalidArguments(tool, rawArgs, prepared.error, outcomeContext);
+        : outcomes.onInvalidArguments(tool, withoutWait, prepared.error, outcomeContext);
     } else {
       const call: PreparedCall = {
         args: prepared.args,
         resolvedInputs: prepared.resolved_inputs,
         corrections: prepared.corrections,
-        warnings: prepared.warnings,
+        warnings: [...extraWarnings, ...prepared.warnings],
       };
       const confirmation = confirmDestructive && needsConfirmation(tool, prepared) ? await askConfirmation(tool, call, session, signal) : "accept";
       if (confirmation !== "accept") {
@@ -211,12 +258,194 @@ export function createToolRuntime(toolsFile: ToolsFile, options: ServerOptions =
         } catch (error) {
           execution = { ok: false, failure: { kind: "internal", error } };
         }
-        result = execution.ok
-          ? outcomes.onSuccess(tool, call, execution.success, outcomeContext)
-          : await failureResult(tool, call, execution.failure, context);
+        if (execution.ok && execution.statusUrl) result = await startLongRunning(tool, call, execution.success, execution.statusUrl, wait, session, signal);
+        else
+          result = execution.ok
+            ? outcomes.onSuccess(tool, call, execution.success, outcomeContext)
+            : await failureResult(tool, call, execution.failure, context);
       }
     }
-    return finish(tool.name, await transformResult(result, context));
+    return transformResult(surface.present(result), context);
+  }
+
+  /* ---------------------------------------------------------------------- */
+  /* Long-running operations (202 Accepted + status link)                   */
+  /* ---------------------------------------------------------------------- */
+
+  async function startLongRunning(
+    tool: ToolData,
+    call: PreparedCall,
+    success: CallSuccess,
+    statusUrl: URL,
+    wait: boolean,
+    session: CallSession,
+    signal: AbortSignal,
+  ): Promise<CallToolResult> {
+    const origin = success.request?.url.origin;
+    const entry = operations.create(tool, call, statusUrl, origin !== undefined && statusUrl.origin === origin);
+    entry.lastBody = success.data;
+    entry.lastStatus = statusWord(success.data);
+    if (!entry.pollable) {
+      return runningResult(entry, [`The status link ${statusUrl.href} is on another origin than the API, so the server does not poll it (credentials never leave the API's origin).`]);
+    }
+    if (wait) return awaitOperation(entry, session, signal);
+    return runningResult(entry, []);
+  }
+
+  async function operationStatus(args: Record<string, unknown>, session: CallSession): Promise<CallToolResult> {
+    const handle = args["handle"] as string;
+    const entry = operations.get(handle);
+    if (!entry) {
+      const error: GuidedError = {
+        code: "UNKNOWN_HANDLE",
+        message: `No long-running operation with handle '${handle.slice(0, 80)}' (handles are per server process and expire an hour after the operation finishes). Re-run the original call to start a new one.`,
+        severity: "medium",
+        tool: OPERATION_STATUS_TOOL,
+        issues: [{ field: "handle", code: "INVALID_VALUE", problem: "unknown or expired handle", received: handle, expected: "a handle from an `operation` field", fix: "Use the handle of a recent long-running call" }],
+        suggestions: {},
+        next_steps: ["Re-run the call that started the operation."],
+      };
+      return errorResult(error);
+    }
+    if (!entry.pollable) return runningResult(entry, [`The status link ${entry.statusUrl.href} is on another origin, so the server cannot poll it.`]);
+    const signal = session.signal ?? new AbortController().signal;
+    if (args["wait"] === true) return awaitOperation(entry, session, signal);
+    const polled = await pollOnce(entry, signal);
+    if (polled.kind === "failure") return polled.result;
+    if (entry.state !== "running") return finishedResult(entry, polled.response);
+    return runningResult(entry, []);
+  }
+
+  type Poll = { kind: "response"; response: UpstreamResponse; request: BuiltRequest } | { kind: "failure"; result: CallToolResult };
+
+  async function pollOnce(entry: PendingOperation, signal: AbortSignal): Promise<Poll> {
+    const request = statusRequest(entry);
+    let response: UpstreamResponse;
+    try {
+      response = await upstream.call(request, { timeoutMs, maxResponseBytes, signal });
+    } catch (error) {
+      if (error instanceof UpstreamError) return { kind: "failure", result: outcomes.onFailure(entry.tool, entry.call, { kind: "transport", request, error }, outcomeContext) };
+      throw error;
+    }
+    entry.polls++;
+    // A 303 to another origin is where the finished resource lives; the server does not follow it there.
+    if (!response.ok && response.status !== 303) {
+      return { kind: "failure", result: outcomes.onFailure(entry.tool, entry.call, { kind: "http_status", request, response }, outcomeContext) };
+    }
+    entry.state = response.status === 303 ? "succeeded" : classifyPoll(response);
+    entry.lastStatus = statusWord(response.body) ?? (entry.state === "running" ? "running" : entry.state);
+    entry.lastBody = response.body;
+    return { kind: "response", response, request };
+  }
+
+  async function awaitOperation(entry: PendingOperation, session: CallSession, signal: AbortSignal): Promise<CallToolResult> {
+    const deadline = Date.now() + waitTimeoutMs;
+    let reported = 0;
+    for (let round = 1; ; round++) {
+      const polled = await pollOnce(entry, signal);
+      if (polled.kind === "failure") return polled.result;
+      if (entry.state !== "running") return finishedResult(entry, polled.response);
+      // MCP progress must increase: a reported percentage when there is one, else the poll count.
+      const percent = percentDone(polled.response.body);
+      const value = percent ?? round;
+      if (value > reported) {
+        reported = value;
+        try {
+          await session.progress?.(value, percent !== undefined ? 100 : undefined, `${entry.tool.name}: ${entry.lastStatus ?? "running"} (poll ${round})`);
+        } catch {
+          // A client that went away only loses its progress bar.
+        }
+      }
+      const retryAfter = parseRetryAfter(polled.response.headers["retry-after"]);
+      const delay = Math.max(50, Math.min(retryAfter ?? pollIntervalMs, MAX_POLL_DELAY_MS));
+      if (Date.now() + delay > deadline) {
+        return runningResult(entry, [`Still running after waiting ${Math.round(waitTimeoutMs / 1000)} s (${api.envPrefix}_WAIT_TIMEOUT_MS); call ${OPERATION_STATUS_TOOL} again to keep waiting.`]);
+      }
+      try {
+        await sleep(delay, undefined, { signal });
+      } catch {
+        return runningResult(entry, ["The wait was cancelled; the operation itself may still be running."]);
+      }
+    }
+  }
+
+  /** A GET of the status URL with the operation's own credentials (same origin only; checked by the caller). */
+  function statusRequest(entry: PendingOperation): BuiltRequest {
+    const url = new URL(entry.statusUrl.href);
+    const headers: Record<string, string> = { accept: "application/json, */*;q=0.1", "user-agent": `${api.name} (create-guided-mcp)` };
+    if (entry.tool.operation) {
+      const credentials = resolveCredentials(api, entry.tool.operation, env);
+      Object.assign(headers, credentials.headers);
+      for (const [name, value] of credentials.query) url.searchParams.set(name, value);
+      if (credentials.cookies.length) headers["cookie"] = credentials.cookies.map(([name, value]) => `${name}=${value}`).join("; ");
+    }
+    return { url, method: "GET", headers };
+  }
+
+  function operationInfo(entry: PendingOperation): Record<string, unknown> {
+    return {
+      handle: entry.handle,
+      status: entry.state,
+      ...(entry.lastStatus !== undefined && { upstream_status: entry.lastStatus }),
+      status_url: entry.statusUrl.href,
+      polls: entry.polls,
+      elapsed_ms: Date.now() - entry.startedAt,
+    };
+  }
+
+  /** The operation is (or may be) still running: its handle and the exact status call. */
+  function runningResult(entry: PendingOperation, warnings: string[]): CallToolResult {
+    const statusCall: ToolCall = { tool: OPERATION_STATUS_TOOL, params: { handle: entry.handle, wait: true }, note: "Wait for the result" };
+    const envelope: Envelope = {
+      next_actions: [OPERATION_STATUS_TOOL],
+      suggestion:
+        `${entry.tool.title ?? entry.tool.name} was accepted and is still running (handle ${entry.handle}${entry.lastStatus ? `, status "${entry.lastStatus}"` : ""}); ` +
+        `call ${OPERATION_STATUS_TOOL} ${JSON.stringify(statusCall.params)} to wait for its result.`,
+      context: { handle: entry.handle, status_url: entry.statusUrl.href },
+      available_actions: [],
+      resolved_inputs: entry.call.resolvedInputs,
+      next_steps: entry.pollable ? [statusCall] : [],
+    };
+    if (entry.lastBody !== undefined) envelope.unvalidated_data = entry.lastBody;
+    const allWarnings = [...entry.call.warnings, ...warnings];
+    if (allWarnings.length) envelope.warnings = allWarnings;
+    if (entry.call.corrections.length) envelope.corrections = entry.call.corrections;
+    const structured = { ...envelope, operation: operationInfo(entry) };
+    return { content: [{ type: "text", text: renderEnvelope(envelope) }], structuredContent: structured as unknown as Record<string, unknown> };
+  }
+
+  /** The operation finished: its final result in the envelope, or OPERATION_FAILED. */
+  function finishedResult(entry: PendingOperation, response: UpstreamResponse): CallToolResult {
+    const tool = entry.tool;
+    if (entry.state === "failed") {
+      const body = response.body;
+      const text = typeof body === "string" ? body : JSON.stringify(body ?? null);
+      const error: GuidedError = {
+        code: "OPERATION_FAILED",
+        message: `${tool.name} was accepted, but the long-running operation ended with status "${entry.lastStatus ?? "failed"}". The upstream body says why (details.upstream_body).`,
+        severity: "high",
+        tool: tool.name,
+        issues: [],
+        suggestions: {},
+        next_steps: [{ tool: INFO_TOOL, params: { tool: tool.name, level: "full" }, note: "Check the parameters before retrying" }],
+        recovery_actions: ["read details.upstream_body", "fix the cause it names", "start the operation again"],
+        details: { operation: operationInfo(entry), upstream_body: redactSecrets(text.length > 2000 ? `${text.slice(0, 2000)}…` : text, api) },
+      };
+      return errorResult(error);
+    }
+    const data = finalResult(response.body);
+    const result = outcomes.onSuccess(tool, entry.call, { data, response: { ...response, body: data } }, outcomeContext);
+    const structured = result.structuredContent;
+    if (!isPlainObject(structured)) return result;
+    const polls = entry.polls;
+    const suggestion = typeof structured["suggestion"] === "string" ? structured["suggestion"] : "";
+    const updated: Record<string, unknown> = {
+      ...structured,
+      suggestion: `The long-running operation finished (${polls} status poll${polls === 1 ? "" : "s"}, ${Math.round((Date.now() - entry.startedAt) / 100) / 10} s). ${suggestion}`,
+      operation: operationInfo(entry),
+    };
+    const text = Array.isArray(updated["available_actions"]) ? renderEnvelope(updated as unknown as Envelope) : undefined;
+    return { ...result, ...(text !== undefined && { content: [{ type: "text", text }] }), structuredContent: updated };
   }
 
   async function askConfirmation(
@@ -274,7 +503,7 @@ export function createToolRuntime(toolsFile: ToolsFile, options: ServerOptions =
 
     let response: UpstreamResponse;
     try {
-      response = await callUpstream(request, { timeoutMs, maxResponseBytes, signal: context.signal });
+      response = await upstream.call(request, { timeoutMs, maxResponseBytes, signal: context.signal, binding: operation });
     } catch (error) {
       if (error instanceof UpstreamError) return fail({ kind: "transport", request, error });
       throw error;
@@ -282,7 +511,8 @@ export function createToolRuntime(toolsFile: ToolsFile, options: ServerOptions =
     for (const hook of hooksFor(tool)) response = (await hook.afterResponse?.(response, context)) ?? response;
 
     if (!response.ok) return fail({ kind: "http_status", request, response });
-    return { ok: true, success: { data: response.body, request, response } };
+    const statusUrl = response.status === 202 ? findStatusLink(response) : undefined;
+    return { ok: true, success: { data: response.body, request, response }, ...(statusUrl && { statusUrl }) };
   }
 
   async function failureResult(tool: ToolData, call: PreparedCall, failure: CallFailure, context: HookContext): Promise<CallToolResult> {
@@ -310,7 +540,32 @@ export function createToolRuntime(toolsFile: ToolsFile, options: ServerOptions =
     return current;
   }
 
-  return { toolsFile, validators, instructions, listTools, callTool };
+  return {
+    toolsFile: tools === toolsFile.tools ? toolsFile : { ...toolsFile, tools },
+    mode,
+    validators,
+    instructions,
+    listTools,
+    callTool: guardCallTool(callTool, api, env, hardening, log),
+  };
+}
+
+/**
+ * Takes the reserved wait flag out of the arguments: `_wait` always, `wait`
+ * unless the tool declares a `wait` parameter of its own. Only `true` waits.
+ */
+function takeWait(tool: ToolData, rawArgs: ToolArguments | undefined): { args: unknown; wait: boolean } {
+  if (!isPlainObject(rawArgs)) return { args: rawArgs, wait: false };
+  const properties = isPlainObject(tool.inputSchema["properties"]) ? tool.inputSchema["properties"] : {};
+  const names = [WAIT_ALIAS, WAIT_ARG].filter((name) => !(name in properties) && name in rawArgs);
+  if (names.length === 0) return { args: rawArgs, wait: false };
+  const args: Record<string, unknown> = { ...rawArgs };
+  let wait = false;
+  for (const name of names) {
+    if (args[name] === true) wait = true;
+    delete args[name];
+  }
+  return { args, wait };
 }
 
 function fail(failure: CallFailure): Execution {
@@ -329,14 +584,17 @@ function plainCall(args: Record<string, unknown>): PreparedCall {
  */
 function listedInputSchema(tool: ToolData, confirmDestructive: boolean): Tool["inputSchema"] {
   const schema = tool.inputSchema as Tool["inputSchema"];
-  if (!confirmDestructive || !tool.annotations.destructiveHint || schema.properties?.[CONFIRM_ARG] !== undefined) return schema;
-  return {
-    ...schema,
-    properties: {
-      ...schema.properties,
-      [CONFIRM_ARG]: { type: "boolean", description: "Set to true to confirm this destructive call (ask the user first)." },
-    },
-  };
+  const extra: Record<string, object> = {};
+  if (confirmDestructive && tool.annotations.destructiveHint && schema.properties?.[CONFIRM_ARG] === undefined)
+    extra[CONFIRM_ARG] = { type: "boolean", description: "Set to true to confirm this destructive call (ask the user first)." };
+  // Operations that change something are the ones that answer 202 Accepted; `wait` (or `_wait`) waits for them.
+  const method = tool.operation?.method;
+  if (method !== undefined && !["get", "head", "options"].includes(method)) {
+    const name = schema.properties?.[WAIT_ARG] === undefined ? WAIT_ARG : schema.properties?.[WAIT_ALIAS] === undefined ? WAIT_ALIAS : undefined;
+    if (name) extra[name] = { type: "boolean", description: "If the API answers 202 Accepted, wait for the long-running operation to finish and return its result." };
+  }
+  if (Object.keys(extra).length === 0) return schema;
+  return { ...schema, properties: { ...schema.properties, ...extra } };
 }
 
 const CONFIRM_SCHEMA = {
@@ -369,7 +627,13 @@ export function createServerFromRuntime(runtime: ToolRuntime): Server {
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
     const elicitation = server.getClientCapabilities()?.elicitation;
     const canAsk = elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
-    return runtime.callTool(request.params.name, request.params.arguments, { signal: extra.signal, ...(canAsk && { confirm }) });
+    const progressToken = request.params._meta?.progressToken;
+    const progress =
+      progressToken === undefined
+        ? undefined
+        : (value: number, total: number | undefined, message: string) =>
+            extra.sendNotification({ method: "notifications/progress", params: { progressToken, progress: value, ...(total !== undefined && { total }), message } });
+    return runtime.callTool(request.params.name, request.params.arguments, { signal: extra.signal, ...(canAsk && { confirm }), ...(progress && { progress }) });
   });
   return server;
 }

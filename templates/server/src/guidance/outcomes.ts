@@ -9,6 +9,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { CallFailure, ConfirmationAnswer, OutcomeContext, Outcomes, OutputSchema, PreparedCall } from "../runtime/outcomes.js";
 import type { ApiData, JsonSchema, ToolData } from "../runtime/tool-data.js";
 import { buildEnvelope, envelopeResult } from "./envelope.js";
+import { addResilienceDetails, circuitOpenError } from "./hardening.js";
 import { confirmationRequiredError, errorResult, redactSecrets, resolvedPath, toolSchemes, unknownToolError, upstreamError } from "./errors.js";
 import { isPlainObject } from "./pointer.js";
 import { INFO_TOOL, type GuidedError, type Issue, type Severity } from "./types.js";
@@ -131,6 +132,7 @@ export function failureError(tool: ToolData, api: ApiData, failure: CallFailure,
       const { kind } = failure.error;
       if (kind === "timeout") return upstreamError(tool, api, { failure: "timeout", timeout_ms: timeoutMs }, args);
       if (kind === "network") return upstreamError(tool, api, { failure: "network", message: failure.error.message }, args);
+      if (kind === "circuit_open") return circuitOpenError(tool, api, failure.error.circuit ?? { state: "open", failures: 0, retry_after_ms: 0 }, args);
       if (kind === "too_large") {
         const e = baseError(
           tool,
@@ -213,7 +215,7 @@ export const guidedOutcomes: Outcomes = {
   },
 
   onFailure(tool, call, failure, context) {
-    const error = failureError(tool, context.api, failure, call.args, context.timeoutMs);
+    const error = addResilienceDetails(failureError(tool, context.api, failure, call.args, context.timeoutMs), failure);
     if (call.corrections.length) error.corrections = call.corrections;
     if (call.warnings.length) error.warnings = [...(error.warnings ?? []), ...call.warnings];
     return errorResult(error);

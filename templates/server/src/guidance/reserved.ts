@@ -17,7 +17,8 @@ import { READ_RESPONSE_INPUT_SCHEMA, type ResponseCache } from "./cache.js";
 import { describeTool, listCategories, type CategoryListing, type ToolDescription } from "./describe.js";
 import { categoryCounts, errorResult, renderSchemaHint, unknownToolError } from "./errors.js";
 import { SUGGEST, rankMatches } from "./fuzzy.js";
-import { CONFIRM_ARG, INFO_TOOL, READ_RESPONSE_TOOL, type GuidedError, type HintLevel, type ToolCall } from "./types.js";
+import { OPERATION_STATUS_INPUT_SCHEMA } from "../runtime/long-running.js";
+import { CONFIRM_ARG, INFO_TOOL, OPERATION_STATUS_TOOL, READ_RESPONSE_TOOL, type GuidedError, type HintLevel, type ToolCall } from "./types.js";
 
 const LEVELS: HintLevel[] = ["minimal", "typed", "full"];
 /** Above this many tools, `info()` lists categories only (each category is one `info` call away). */
@@ -95,9 +96,39 @@ function readResponseTool(): ToolData {
   };
 }
 
-/** `info` and `read_response` as tool data, for listing and argument preparation. */
+function operationStatusTool(): ToolData {
+  return {
+    name: OPERATION_STATUS_TOOL,
+    title: "Long-running operation status",
+    description:
+      "Status of a long-running operation (an API call answered with 202 Accepted): pass the `handle` from that result's `operation`. " +
+      'With "wait": true, waits until it finishes (bounded by the server\'s wait timeout) and returns the final result.',
+    category: "meta",
+    pointer: "",
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+    inputSchema: OPERATION_STATUS_INPUT_SCHEMA as unknown as ToolData["inputSchema"],
+    guidance: {
+      hints: {
+        minimal: { required: ["handle"], optional: ["wait"] },
+        typed: { handle: { type: "string", required: true }, wait: { type: "boolean", required: false, default: false } },
+        full: { required: ["handle"], properties: OPERATION_STATUS_INPUT_SCHEMA.properties as unknown as Record<string, Record<string, unknown>> },
+      },
+      // No examples: a made-up handle would only ever produce UNKNOWN_HANDLE.
+      links: [],
+    },
+  };
+}
+
+/**
+ * The built-in tools, for listing and argument preparation: `info`,
+ * `read_response`, and `operation_status` whenever the API has HTTP
+ * operations (any of them may answer 202 Accepted; the data file does not
+ * say which, and a handle must always have a listed tool to follow it).
+ */
 export function reservedTools(tools: readonly ToolData[]): ToolData[] {
-  return [infoTool(tools), readResponseTool()];
+  const out = [infoTool(tools), readResponseTool()];
+  if (tools.some((tool) => tool.operation !== undefined)) out.push(operationStatusTool());
+  return out;
 }
 
 function textResult(text: string, structured: Record<string, unknown>): CallToolResult {
@@ -113,7 +144,7 @@ function renderListing(listing: CategoryListing, withTools: boolean): string {
   return lines.join("\n");
 }
 
-function renderDescription(d: ToolDescription): string {
+export function renderDescription(d: ToolDescription): string {
   const out = [`# ${d.name}${d.title ? ` — ${d.title}` : ""}`, d.description];
   if (d.http) out.push(`HTTP: ${d.http.method} ${d.http.path}`);
   const schema = renderSchemaHint(d.schema, d.level);

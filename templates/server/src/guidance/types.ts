@@ -14,10 +14,20 @@ export const INFO_TOOL = "info";
  */
 export const CONFIRM_ARG = "_confirm";
 /**
+ * Reserved arguments that make a call wait for a long-running operation
+ * (upstream 202 + status link) to finish. `_wait` is accepted by every tool;
+ * `wait` too, unless the operation declares its own `wait` parameter. Both
+ * are stripped before validation and never sent upstream.
+ */
+export const WAIT_ARG = "wait";
+export const WAIT_ALIAS = "_wait";
+/** Reserved tool that reports (or waits for) a long-running operation started by a 202 response. */
+export const OPERATION_STATUS_TOOL = "operation_status";
+/**
  * Tool names the server itself provides; the generator never gives an API
  * tool one of these names (it suffixes `_op` instead).
  */
-export const RESERVED_TOOL_NAMES: readonly string[] = [INFO_TOOL, READ_RESPONSE_TOOL];
+export const RESERVED_TOOL_NAMES: readonly string[] = [INFO_TOOL, READ_RESPONSE_TOOL, OPERATION_STATUS_TOOL];
 
 export type IssueCode =
   | "UNKNOWN_PARAMETER"
@@ -68,6 +78,14 @@ export interface Correction {
 export type ErrorCode =
   | "INVALID_ARGUMENTS"
   | "UNKNOWN_TOOL"
+  /** Dispatch mode: the `action` names no operation of the API. */
+  | "UNKNOWN_ACTION"
+  /** Discovery mode: the operation `name` names no operation of the API. */
+  | "UNKNOWN_OPERATION"
+  /** operation_status: the handle is unknown or expired. */
+  | "UNKNOWN_HANDLE"
+  /** A long-running operation reported that it failed. */
+  | "OPERATION_FAILED"
   | "CONFIRMATION_REQUIRED"
   | "UPSTREAM_UNAUTHORIZED"
   | "UPSTREAM_FORBIDDEN"

@@ -4,7 +4,9 @@
  */
 import { parseArgs } from "node:util";
 import type { Env } from "./auth.js";
-import type { ApiData } from "./tool-data.js";
+import { isEmptyFilter, parseList, type ToolFilter } from "./filter.js";
+import { readHardeningSettings, SettingError } from "./hardening.js";
+import type { ApiData, ToolMode } from "./tool-data.js";
 
 export type Transport = "stdio" | "http";
 
@@ -18,7 +20,18 @@ export interface RuntimeConfig {
   responseBudgetChars: number;
   /** Destructive tools need `"_confirm": true` (or an elicitation answer) before they run. */
   confirmDestructive: boolean;
+  /** `--tools` / `<PREFIX>_TOOLS`; absent: the data file's `api.toolMode` (default `auto`). */
+  toolMode?: ToolMode;
+  /** Start-up filter (`--include-tags`... / `<PREFIX>_INCLUDE_TAGS`...); absent when nothing is filtered. */
+  filter?: ToolFilter;
+  /** How long `wait: true` waits for a long-running operation; default 60 000 ms. */
+  waitTimeoutMs: number;
+  /** `--mcp-token` / `<PREFIX>_MCP_TOKEN`: the HTTP endpoint then requires `Authorization: Bearer <token>`. */
+  mcpToken?: string;
 }
+
+export const TOOL_MODES: readonly ToolMode[] = ["per-operation", "dispatch", "discovery", "auto"];
+export const DEFAULT_WAIT_TIMEOUT_MS = 60_000;
 
 export type ConfigResult = { kind: "config"; config: RuntimeConfig } | { kind: "help"; text: string };
 
@@ -46,9 +59,21 @@ export function usage(api: Pick<ApiData, "name" | "envPrefix" | "baseUrlEnv">): 
     `  --response-budget-chars N  larger results are summarised, the rest read with read_response;`,
     `               default ${DEFAULT_RESPONSE_BUDGET_CHARS}                                env ${prefix}_RESPONSE_BUDGET_CHARS`,
     `  --no-confirm run destructive tools without "_confirm": true     env ${prefix}_CONFIRM_DESTRUCTIVE=false`,
+    `  --tools MODE per-operation | dispatch | discovery | auto (per-operation up to the`,
+    `               threshold, discovery above)                        env ${prefix}_TOOLS`,
+    `  --include-tags a,b / --exclude-tags a,b  keep / drop operations by tag      env ${prefix}_INCLUDE_TAGS / ${prefix}_EXCLUDE_TAGS`,
+    `  --include-ops g1,g2 / --exclude-ops g1,g2  globs over tool names and operationIds  env ${prefix}_INCLUDE_OPS / ${prefix}_EXCLUDE_OPS`,
+    `  --methods get,post  keep these HTTP methods only                env ${prefix}_METHODS`,
+    `  --read-only  keep only operations that change nothing          env ${prefix}_READ_ONLY=true`,
+    `  --wait-timeout-ms N  how long "wait": true waits for a long-running (202) operation;`,
+    `               default ${DEFAULT_WAIT_TIMEOUT_MS}                                env ${prefix}_WAIT_TIMEOUT_MS`,
+    `  --mcp-token T  HTTP only: require "Authorization: Bearer T" on /mcp  env ${prefix}_MCP_TOKEN`,
     `  --help       show this message`,
     "",
-    `Other environment: ${api.baseUrlEnv} overrides the upstream base URL; ${prefix}_MAX_RESPONSE_BYTES caps upstream bodies.`,
+    `Other environment: ${api.baseUrlEnv} overrides the upstream base URL; ${prefix}_MAX_RESPONSE_BYTES caps upstream bodies;`,
+    `${prefix}_MAX_ARGUMENT_BYTES caps tool arguments (default 1048576); ${prefix}_RETRIES (default 2), ${prefix}_RETRY_MAX_DELAY_MS (5000),`,
+    `${prefix}_CIRCUIT_THRESHOLD (5) and ${prefix}_CIRCUIT_COOLDOWN_MS (30000) tune retries and the circuit breaker;`,
+    `${prefix}_AUDIT_LOG=/path/file.jsonl appends one JSON line per tool call.`,
   ].join("\n");
 }
 
@@ -64,6 +89,15 @@ export function loadRuntimeConfig(
     "timeout-ms"?: string;
     "response-budget-chars"?: string;
     "no-confirm"?: boolean;
+    tools?: string;
+    "include-tags"?: string;
+    "exclude-tags"?: string;
+    "include-ops"?: string;
+    "exclude-ops"?: string;
+    methods?: string;
+    "read-only"?: boolean;
+    "wait-timeout-ms"?: string;
+    "mcp-token"?: string;
     help?: boolean;
   };
   try {
@@ -76,6 +110,15 @@ export function loadRuntimeConfig(
         "timeout-ms": { type: "string" },
         "response-budget-chars": { type: "string" },
         "no-confirm": { type: "boolean" },
+        tools: { type: "string" },
+        "include-tags": { type: "string" },
+        "exclude-tags": { type: "string" },
+        "include-ops": { type: "string" },
+        "exclude-ops": { type: "string" },
+        methods: { type: "string" },
+        "read-only": { type: "boolean" },
+        "wait-timeout-ms": { type: "string" },
+        "mcp-token": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -101,9 +144,39 @@ export function loadRuntimeConfig(
     throw new ConfigError(`${transportSetting?.source} must be "stdio" or "http", got ${JSON.stringify(transport)}.`);
   }
 
+  const modeSetting = setting("tools", `${prefix}_TOOLS`);
+  const toolMode = modeSetting?.value.trim().toLowerCase();
+  if (toolMode !== undefined && !(TOOL_MODES as readonly string[]).includes(toolMode)) {
+    throw new ConfigError(`${modeSetting?.source} must be one of ${TOOL_MODES.join(", ")}, got ${JSON.stringify(modeSetting?.value)}.`);
+  }
+  const list = (flag: "include-tags" | "exclude-tags" | "include-ops" | "exclude-ops" | "methods", envName: string) => parseList(setting(flag, `${prefix}_${envName}`)?.value);
+  const filter: ToolFilter = {};
+  const includeTags = list("include-tags", "INCLUDE_TAGS");
+  const excludeTags = list("exclude-tags", "EXCLUDE_TAGS");
+  const includeOperations = list("include-ops", "INCLUDE_OPS");
+  const excludeOperations = list("exclude-ops", "EXCLUDE_OPS");
+  const methods = list("methods", "METHODS")?.map((method) => method.toLowerCase());
+  if (includeTags) filter.includeTags = includeTags;
+  if (excludeTags) filter.excludeTags = excludeTags;
+  if (includeOperations) filter.includeOperations = includeOperations;
+  if (excludeOperations) filter.excludeOperations = excludeOperations;
+  if (methods) filter.methods = methods;
+  if (values["read-only"] || booleanSetting(setting(undefined, `${prefix}_READ_ONLY`), false)) filter.readOnly = true;
+
+  try {
+    readHardeningSettings(prefix, env); // read again by the runtime; a bad value is a usage error here
+  } catch (error) {
+    throw error instanceof SettingError ? new ConfigError(error.message) : error;
+  }
+  const mcpToken = setting("mcp-token", `${prefix}_MCP_TOKEN`)?.value;
+
   return {
     kind: "config",
     config: {
+      ...(mcpToken !== undefined && { mcpToken }),
+      ...(toolMode !== undefined && { toolMode: toolMode as ToolMode }),
+      ...(!isEmptyFilter(filter) && { filter }),
+      waitTimeoutMs: integerSetting(setting("wait-timeout-ms", `${prefix}_WAIT_TIMEOUT_MS`), DEFAULT_WAIT_TIMEOUT_MS, 1, 24 * 60 * 60 * 1000),
       transport,
       port: integerSetting(setting("port", `${prefix}_PORT`), DEFAULT_PORT, 0, 65535),
       host: setting("host", `${prefix}_HOST`)?.value ?? DEFAULT_HOST,

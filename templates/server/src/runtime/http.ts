@@ -4,8 +4,18 @@
  * talk to one process, each may re-initialize at will, and a restart loses
  * nothing. GET (a standalone SSE stream) and DELETE (ending a session) only
  * mean something with sessions, so they answer 405 as the spec allows.
+ *
+ * Statelessness is also what lets several instances run behind a load
+ * balancer: any instance can answer any request.
+ *
+ * Protection, in order: a loopback-bound server (the default) answers only
+ * requests whose Host and Origin are loopback (DNS rebinding); with
+ * `mcpToken` (`<PREFIX>_MCP_TOKEN` / `--mcp-token`) every /mcp request must
+ * carry `Authorization: Bearer <token>`, else 401. A client that drops its
+ * connection cancels its in-flight calls (their upstream requests are aborted).
  */
 import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
+import { createHash, timingSafeEqual } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
@@ -15,6 +25,8 @@ export interface HttpServerOptions {
   /** 0 picks a free port (tests). */
   port: number;
   log?: (line: string) => void;
+  /** When set, /mcp requires `Authorization: Bearer <mcpToken>`. */
+  mcpToken?: string;
 }
 
 export interface RunningHttpServer {
@@ -29,6 +41,10 @@ const LOOPBACK_HOSTNAMES = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
 export async function startHttpServer(createMcpServer: () => Server, options: HttpServerOptions): Promise<RunningHttpServer> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const loopbackOnly = LOOPBACK_HOSTNAMES.has(options.host);
+  const expectedToken = options.mcpToken ? digest(options.mcpToken) : undefined;
+  if (!loopbackOnly && !expectedToken) {
+    log(`Warning: the MCP endpoint listens on ${options.host} without a token; anyone who can reach it can call the API with this server's credentials. Set --mcp-token (or the _MCP_TOKEN env var).`);
+  }
 
   const httpServer = createHttpServer((req, res) => {
     route(req, res).catch((error: unknown) => {
@@ -52,6 +68,11 @@ export async function startHttpServer(createMcpServer: () => Server, options: Ht
     // Host/Origin. A loopback-bound server only answers requests that say they are for loopback.
     if (loopbackOnly && !isLoopbackRequest(req)) {
       sendJsonRpcError(res, 403, -32000, "Forbidden: this server only accepts requests addressed to localhost");
+      return;
+    }
+    if (expectedToken && !hasToken(req, expectedToken)) {
+      res.setHeader("www-authenticate", 'Bearer realm="mcp"');
+      sendJsonRpcError(res, 401, -32001, "Unauthorized: send Authorization: Bearer <token> (the server's MCP token)");
       return;
     }
     if (req.method !== "POST") {
@@ -103,6 +124,16 @@ function isLoopbackRequest(req: IncomingMessage): boolean {
   if (!hostHeader || !LOOPBACK_HOSTNAMES.has(hostnameOf(`http://${hostHeader}`) ?? "")) return false;
   const origin = req.headers.origin;
   return origin === undefined || LOOPBACK_HOSTNAMES.has(hostnameOf(origin) ?? "");
+}
+
+function digest(text: string): Buffer {
+  return createHash("sha256").update(text, "utf8").digest();
+}
+
+/** Constant-time comparison (of digests, so the token's length does not leak either). */
+function hasToken(req: IncomingMessage, expected: Buffer): boolean {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "");
+  return match !== null && timingSafeEqual(digest(match[1]!), expected);
 }
 
 function hostnameOf(url: string): string | undefined {

@@ -18,6 +18,19 @@ export interface UpstreamResponse {
   durationMs: number;
   /** Final URL after same-origin redirects. */
   url: string;
+  /** Attempts made for this call when retries are on (see resilience.ts); 1 without a retry. */
+  attempts?: number;
+  /** The upstream host's circuit breaker after this call (see resilience.ts). */
+  circuit?: CircuitSnapshot;
+}
+
+/** A circuit breaker's state as errors report it (`error.details.circuit`). */
+export interface CircuitSnapshot {
+  state: "closed" | "open" | "half_open";
+  /** Consecutive failed calls to the host. */
+  failures: number;
+  /** While open: how long until a trial request is let through; 0 otherwise. */
+  retry_after_ms: number;
 }
 
 export interface CallUpstreamOptions {
@@ -31,10 +44,15 @@ export interface CallUpstreamOptions {
   maxRedirects?: number;
 }
 
-export type UpstreamErrorKind = "timeout" | "network" | "too_large" | "aborted";
+/** `circuit_open`: the host's circuit breaker is open, so the request was not sent (resilience.ts). */
+export type UpstreamErrorKind = "timeout" | "network" | "too_large" | "aborted" | "circuit_open";
 
 export class UpstreamError extends Error {
   override readonly name = "UpstreamError";
+  /** Attempts made before giving up (resilience.ts); undefined when the call was not retried. */
+  attempts?: number;
+  /** The upstream host's circuit breaker after this failure. */
+  circuit?: CircuitSnapshot;
 
   constructor(
     readonly kind: UpstreamErrorKind,
@@ -53,14 +71,22 @@ const DEFAULT_MAX_REDIRECTS = 5;
 export async function callUpstream(request: BuiltRequest, options: CallUpstreamOptions): Promise<UpstreamResponse> {
   const startedAt = performance.now();
   const elapsed = () => Math.round(performance.now() - startedAt);
-  const timeoutSignal = AbortSignal.timeout(options.timeoutMs);
-  const signal = options.signal ? AbortSignal.any([timeoutSignal, options.signal]) : timeoutSignal;
+  // A timer cleared when the call ends, not AbortSignal.timeout(): under load, thousands of those
+  // would stay armed (each holding its signal) for the full timeout after their calls finished.
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(new DOMException("The upstream deadline passed", "TimeoutError")), options.timeoutMs);
+  const timeoutSignal = deadline.signal;
+  const cancel = options.signal;
+  const onCancel = () => deadline.abort(cancel?.reason);
+  if (cancel?.aborted) onCancel();
+  else cancel?.addEventListener("abort", onCancel, { once: true });
+  const signal = deadline.signal;
   let currentUrl = request.url;
 
   const failure = (error: unknown): UpstreamError => {
     if (error instanceof UpstreamError) return error;
     const url = currentUrl.href;
-    if (timeoutSignal.aborted) {
+    if (timeoutSignal.aborted && !options.signal?.aborted) {
       return new UpstreamError("timeout", `The upstream did not answer within ${options.timeoutMs} ms.`, url, elapsed(), { cause: error });
     }
     if (options.signal?.aborted) {
@@ -104,6 +130,9 @@ export async function callUpstream(request: BuiltRequest, options: CallUpstreamO
     };
   } catch (error) {
     throw failure(error);
+  } finally {
+    clearTimeout(timer);
+    cancel?.removeEventListener("abort", onCancel);
   }
 }
 
