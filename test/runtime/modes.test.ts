@@ -319,3 +319,30 @@ describe("long-running operations", () => {
     expect(result["warnings"].join(" ")).toMatch(/Still running/);
   });
 });
+
+describe("search index: paths", () => {
+  const operation = (name: string, path: string) =>
+    ({
+      name,
+      description: "Get the number of the resource",
+      category: "termStore",
+      pointer: `#/paths/${name}`,
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+      inputSchema: { type: "object" },
+      operation: { method: "get", path, parameters: [], security: [] },
+      guidance: { hints: { minimal: { required: [], optional: [] }, typed: {}, full: { required: [], properties: {} } }, links: [] },
+    }) as unknown as ConstructorParameters<typeof SearchIndex>[0][number];
+  const index = new SearchIndex([
+    operation("count_sets_terms", "/sites/{site-id}/termStore/sets/{set-id}/terms/$count"),
+    operation("count_terms_sets", "/sites/{site-id}/termStore/terms/{term-id}/sets/$count"),
+  ]);
+
+  it("ranks paths that differ only in segment order by the order of the query's words", () => {
+    expect(index.search("count sites termStore sets terms").hits[0]!.tool.name).toBe("count_sets_terms");
+    expect(index.search("count sites termStore terms sets").hits[0]!.tool.name).toBe("count_terms_sets");
+  });
+
+  it("finds an operation by its quoted path, whatever its parameters are called", () => {
+    expect(index.search("/sites/{id}/termStore/terms/{x}/sets/$count").hits[0]!.tool.name).toBe("count_terms_sets");
+  });
+});

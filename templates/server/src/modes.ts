@@ -499,6 +499,10 @@ export class SearchIndex {
   private vocabulary: string[] = [];
   private readonly byName: Map<string, number>;
   private readonly nameTokens: string[][];
+  /** Adjacent path-segment pairs (`terms>sets`): paths that differ only in segment order rank apart. */
+  private readonly pathPairs = new Map<string, number[]>();
+  /** `/a/{}/b` → operations, for queries that quote a path. */
+  private readonly byPath = new Map<string, number[]>();
 
   constructor(private readonly tools: readonly ToolData[]) {
     this.byName = new Map(tools.map((tool, index) => [tool.name, index]));
@@ -519,7 +523,11 @@ export class SearchIndex {
       const first = shortDescription(description, 300);
       add(first, 1.5);
       add(description.slice(0, 600), 0.5);
-      if (tool.operation) add(tool.operation.method, 0.5);
+      if (tool.operation) {
+        add(tool.operation.method, 0.5);
+        for (const pair of orderedPairs(tool.operation.path.replace(/\{[^}]*\}/g, " "))) pushTo(this.pathPairs, pair, index);
+        pushTo(this.byPath, pathShape(tool.operation.path), index);
+      }
       for (const [token, weight] of weights) {
         let list = this.postings.get(token);
         if (!list) this.postings.set(token, (list = []));
@@ -569,6 +577,15 @@ export class SearchIndex {
         scores.set(index, entry);
       }
     }
+    for (const pair of new Set(orderedPairs(query))) {
+      for (const index of this.pathPairs.get(pair) ?? []) {
+        const entry = scores.get(index);
+        if (entry) entry.score += 1.5;
+      }
+    }
+    for (const quoted of query.match(/\/[^\s]+/g) ?? []) {
+      for (const index of this.byPath.get(pathShape(quoted)) ?? []) scores.set(index, { score: 1e5, matched: tokens.length || 1 });
+    }
     const exact = this.byName.get(query.trim());
     if (exact !== undefined) scores.set(exact, { score: 1e6, matched: tokens.length || 1 });
     const hits: SearchHit[] = [];
@@ -585,10 +602,27 @@ export class SearchIndex {
   }
 }
 
+function orderedPairs(text: string): string[] {
+  const tokens = searchTokens(text);
+  return tokens.slice(1).map((token, index) => `${tokens[index]}>${token}`);
+}
+
+/** `/sites/{site-id}/lists/` → `/sites/{}/lists`, so a quoted path matches whatever its parameters are called. */
+function pathShape(path: string): string {
+  return path.replace(/\{[^}]*\}/g, "{}").replace(/\/+$/, "").toLowerCase();
+}
+
+function pushTo(map: Map<string, number[]>, key: string, index: number): void {
+  const list = map.get(key);
+  if (list) {
+    if (list[list.length - 1] !== index) list.push(index);
+  } else map.set(key, [index]);
+}
+
 export const SEARCH_INPUT_SCHEMA = {
   type: "object",
   properties: {
-    query: { type: "string", minLength: 1, description: "What you want to do, in a few words (e.g. \"create issue comment\"), or an operation name." },
+    query: { type: "string", minLength: 1, description: "What you want to do, in a few words (e.g. \"create issue comment\"), an operation name, or an API path (/repos/{owner}/{repo}/issues)." },
     category: { type: "string", description: "Only operations of this category (tag)." },
     limit: { type: "integer", minimum: 1, maximum: 50, default: 10, description: "How many results (1-50)." },
   },
