@@ -66,6 +66,7 @@ function parseArgs(argv) {
     else if (arg === "--keep") options.keep = true;
     else if (arg === "--no-largest") options.largest = false;
     else if (arg === "--doc") options.doc = value();
+    else if (arg === "--report-only") options.reportOnly = true;
     else throw new Error(`unknown option ${arg}`);
   }
   return options;
@@ -226,6 +227,14 @@ const BUGS = new Set(["crash", "timeout", "out-of-memory", "type-error"]);
 
 async function main() {
   const options = parseArgs(process.argv.slice(2));
+  if (options.reportOnly) {
+    // Rewrites the report from the last run's results, e.g. after editing this file's report text.
+    const last = JSON.parse(readFileSync(join(RESULTS_DIR, "results.json"), "utf8"));
+    const markdown = report(last.results, last.options, last.totalMs);
+    writeFileSync(join(RESULTS_DIR, "report.md"), markdown);
+    if (options.doc) writeFileSync(resolve(REPO_ROOT, options.doc), markdown);
+    return;
+  }
   if (!existsSync(join(REPO_ROOT, "dist", "src", "generate.js"))) throw new Error("dist/ is missing: run `npx tsc -p .` first");
   const specs = selectSpecs(options);
   // Largest first, so the long ones do not end up alone at the tail.
@@ -351,7 +360,13 @@ function report(results, options, totalMs) {
   }
   lines.push("");
   const sorted = results.filter((r) => r.ms !== undefined).map((r) => r.ms).sort((a, b) => a - b);
-  if (sorted.length > 0) lines.push(`Median generation time ${(sorted[Math.floor(sorted.length / 2)] / 1000).toFixed(2)} s (in-process, excluding Node start-up).`, "");
+  if (sorted.length > 0) {
+    lines.push(
+      `Median generation time ${(sorted[Math.floor(sorted.length / 2)] / 1000).toFixed(2)} s (in-process, excluding Node start-up). ` +
+        "Times are wall-clock with two generations in parallel, so they include contention; peak memory is the process's maximum resident set.",
+      "",
+    );
+  }
 
   lines.push("## Refusals", "");
   if (refused.length === 0) lines.push("None.", "");
@@ -376,6 +391,14 @@ function report(results, options, totalMs) {
     for (const bug of bugs) lines.push(`| \`${bug.spec}\` | ${bug.status} | ${cell(String(bug.message).slice(0, 300))} |`);
     lines.push("");
   }
+  lines.push("## Hostile and absurd specs", "");
+  lines.push(
+    "Real APIs are the common case; `test/hostile/` covers the adversarial one: a spec whose strings try to escape the generated",
+    "code or run at build/start (`test/fixtures/hostile.yaml`, built and started under a real MCP client), property-based fuzzing of",
+    "the escaping and naming functions and of the spec parser (fast-check), and specs nested 5000 levels deep, 5000-long `$ref`",
+    "chains, a 100,000-value enum and 2000 operations, each generated under a 1 GB heap and a time limit.",
+    "",
+  );
   return lines.join("\n");
 }
 
