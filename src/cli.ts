@@ -193,6 +193,12 @@ function ejectTemplates(out: string): number {
   return 0;
 }
 
+/** Spec text on a terminal: control characters (escape sequences included) could rewrite the screen. */
+function printable(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "\uFFFD");
+}
+
 function summary(result: GenerateResult, options: GenerateOptions): string {
   const lines: string[] = [];
   const { model, write } = result;
@@ -223,5 +229,5 @@ function summary(result: GenerateResult, options: GenerateOptions): string {
     lines.push("Next:", `  cd ${out}`, "  npm install && npm run build", "  npm start            # stdio; or: npm start -- --transport http --port 3000");
     lines.push("  See README.md there for credentials and client configuration.");
   }
-  return lines.join("\n") + "\n";
+  return printable(lines.join("\n")) + "\n";
 }

@@ -83,3 +83,16 @@ describe("create-guided-mcp CLI", () => {
     expect(existsSync(join(out, "data", "tools.json"))).toBe(true);
   });
 });
+
+describe("terminal safety", () => {
+  it("never prints control characters from a spec", () => {
+    const dir = scratch();
+    const spec = join(dir, "evil.yaml");
+    writeFileSync(spec, 'openapi: 3.1.0\ninfo: {title: "Evil \\e]0;pwned\\a\\e[2J API", version: "1"}\npaths:\n  /x:\n    get: {operationId: x, responses: {"200": {description: ok}}}\n');
+    const { code, stdout } = cli(["--from", spec, "--out", join(dir, "out"), "--quiet"]);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/Generated 1 tools for Evil/);
+    // eslint-disable-next-line no-control-regex
+    expect(stdout).not.toMatch(/[\u001b\u0007]/);
+  });
+});

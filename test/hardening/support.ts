@@ -1,0 +1,130 @@
+/** Shared plumbing for the hardening tests: clients whose stderr is captured, raw JSON-RPC over HTTP. */
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { spawn } from "node:child_process";
+import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
+import { setTimeout as sleep } from "node:timers/promises";
+import { freePort, type HttpServerProcess } from "../helpers/mcp.js";
+
+export interface StdioSession {
+  client: Client;
+  /** Everything the server wrote to stderr so far. */
+  stderr(): string;
+  pid(): number;
+  close(): Promise<void>;
+}
+
+export async function stdioSession(projectDir: string, env: Record<string, string>, args: string[] = []): Promise<StdioSession> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [join(projectDir, "dist", "index.js"), ...args],
+    env: { PATH: process.env.PATH ?? "", ...env },
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  const client = new Client({ name: "hardening-test", version: "1.0.0" });
+  await client.connect(transport);
+  return { client, stderr: () => stderr, pid: () => transport.pid!, close: () => client.close() };
+}
+
+export interface HttpSession extends HttpServerProcess {
+  stderr(): string;
+}
+
+/** Like helpers/mcp.ts's startHttpServer, but stderr is kept from the first byte. */
+export async function httpSession(projectDir: string, env: Record<string, string>, args: string[] = []): Promise<HttpSession> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(projectDir, "dist", "index.js"), "--transport", "http", "--port", String(port), ...args], {
+    env: { PATH: process.env.PATH ?? "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  for (let attempt = 0; !/listening on /.test(stderr); attempt++) {
+    if (child.exitCode !== null || attempt > 200) throw new Error(`server did not start: ${stderr}`);
+    await sleep(50);
+  }
+  const host = /listening on http:\/\/([^/]+)\/mcp/.exec(stderr)![1]!.replace("0.0.0.0", "127.0.0.1");
+  return {
+    url: `http://${host}/mcp`,
+    process: child,
+    stderr: () => stderr,
+    stop: async () => {
+      if (child.exitCode === null) child.kill();
+      await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once("exit", resolve)));
+    },
+  };
+}
+
+export async function httpClient(url: string, headers: Record<string, string> = {}): Promise<Client> {
+  const client = new Client({ name: "hardening-test", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+  return client;
+}
+
+export async function call(client: Client, name: string, args: Record<string, unknown> = {}, options: { signal?: AbortSignal; timeout?: number } = {}): Promise<CallToolResult> {
+  return (await client.callTool({ name, arguments: args }, undefined, options)) as CallToolResult;
+}
+
+export type ErrorShape = {
+  code: string;
+  message: string;
+  retry_after_ms?: number;
+  details?: Record<string, unknown>;
+  issues: Array<Record<string, unknown>>;
+  recovery_actions?: string[];
+};
+
+export function errorOf(result: CallToolResult): ErrorShape {
+  if (!result.isError) throw new Error(`expected an error result, got ${JSON.stringify(result).slice(0, 500)}`);
+  return (result.structuredContent as { error: ErrorShape }).error;
+}
+
+export function dataOf(result: CallToolResult): unknown {
+  if (result.isError) throw new Error(`expected success, got ${JSON.stringify(result.structuredContent).slice(0, 800)}`);
+  return (result.structuredContent as { data?: unknown }).data;
+}
+
+/** One raw POST to the MCP endpoint (node:http, so Host can be set too); `body` is sent as-is when a string. */
+export async function rawPost(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; text: string; json: unknown; headers: IncomingHttpHeaders }> {
+  const payload = typeof body === "string" ? body : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "content-length": String(Buffer.byteLength(payload)), ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("end", () => {
+        const text = Buffer.concat(chunks).toString("utf8");
+        let json: unknown;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = undefined;
+        }
+        resolve({ status: res.statusCode ?? 0, text, json, headers: res.headers });
+      });
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end(payload);
+  });
+}
+
+/** A port nothing listens on: connecting to it is refused. */
+export async function closedPort(): Promise<number> {
+  return freePort();
+}
+
+export const INITIALIZE = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+};
+
+export function toolCall(id: number | string, name: string, args: unknown): Record<string, unknown> {
+  return { jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } };
+}
