@@ -117,7 +117,8 @@ function templateContext(model: GuidedApiModel, options: EmitOptions) {
     })),
     handlerTools,
     hasHandlers: handlerTools.length > 0,
-    firstTool: model.tools[0]?.name ?? "",
+    toolMode: model.api.toolMode ?? "auto",
+    autoThreshold: model.api.autoThreshold ?? 40,
   };
 }
 

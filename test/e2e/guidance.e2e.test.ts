@@ -301,7 +301,7 @@ describe("auto-correction and corrective_params", () => {
     const before = upstream.requests.length;
     const error = await failure(client, tool, { ...args });
     expect(requestsSince(before)).toHaveLength(0);
-    expect(error.code).toBe("INVALID_ARGUMENTS");
+    expect(error.code).toBe(code); // named by its primary issue
     expect(error.tool).toBe(tool);
     expect(error.issues).toContainEqual(expect.objectContaining({ field, code }));
     expect(error.corrective_params).toEqual(corrective);
@@ -332,7 +332,7 @@ describe("auto-correction and corrective_params", () => {
     const before = upstream.requests.length;
     const error = await failure(client, tool, { ...args });
     expect(requestsSince(before)).toHaveLength(0);
-    expect(error).toMatchObject({ code: "INVALID_ARGUMENTS", tool, severity: expect.stringMatching(/critical|high|medium/) });
+    expect(error).toMatchObject({ code, tool, severity: expect.stringMatching(/critical|high|medium/) });
     const issue = error.issues.find((i) => i.field === field)!;
     expect(issue).toMatchObject({ code, problem: expect.any(String), expected: expect.any(String), fix: expect.any(String) });
     expect(error.next_steps.length).toBeGreaterThan(0);

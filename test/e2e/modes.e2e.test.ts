@@ -206,7 +206,7 @@ describe("dispatch mode", () => {
     const unknown = sc(await call(client, "petstore", { action: "list_pet" }))["error"];
     expect(unknown).toMatchObject({ code: "UNKNOWN_ACTION", suggestions: { did_you_mean: "list_pets" } });
     const invalid = sc(await call(client, "petstore", { action: "list_pets", params: { limit: "20" } }))["error"];
-    expect(invalid).toMatchObject({ code: "INVALID_ARGUMENTS", tool: "petstore", corrective_params: { action: "list_pets", params: { limit: 20 } } });
+    expect(invalid).toMatchObject({ code: "INVALID_TYPE", tool: "petstore", corrective_params: { action: "list_pets", params: { limit: 20 } } });
     expect(invalid.schema_hint).toBeDefined();
     const retried = await call(client, "petstore", invalid.corrective_params);
     expect(retried.isError).toBeFalsy();

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import {
   confirmationRequiredError,
+  argumentErrorCode,
   errorResult,
   parseRetryAfter,
   unknownToolError,
@@ -137,7 +138,8 @@ describe("errorResult", () => {
     if (r.ok) throw new Error("expected failure");
     const result = errorResult(r.error);
     expect(result.isError).toBe(true);
-    expect(result.structuredContent).toEqual({ error: r.error });
+    // Argument errors are named by their primary issue.
+    expect(result.structuredContent).toEqual({ error: { ...r.error, code: argumentErrorCode(r.error.issues) } });
     const text = (result.content[0] as { text: string }).text;
     expect(text).toMatch(/## Issues found \(2\)/);
     expect(text).toMatch(/Fix: Send 50 as a number/);
@@ -146,5 +148,18 @@ describe("errorResult", () => {
     expect(text).toMatch(/## Tool schema \(typed\)/);
     expect(text).toMatch(/## Valid example/);
     expect(text).toMatch(/## Next steps/);
+  });
+});
+
+describe("argumentErrorCode", () => {
+  const issue = (code: string) => ({ field: "x", code, problem: "p", expected: "e", fix: "f" }) as Parameters<typeof argumentErrorCode>[0][number];
+  it.each([
+    [["INVALID_TYPE"], "INVALID_TYPE"],
+    [["OUT_OF_RANGE", "MISSING_REQUIRED"], "MISSING_REQUIRED"],
+    [["INVALID_ENUM", "UNKNOWN_PARAMETER"], "UNKNOWN_PARAMETER"],
+    [["INVALID_PATTERN", "INVALID_LENGTH"], "INVALID_LENGTH"],
+    [[], "INVALID_ARGUMENTS"],
+  ])("%j → %s", (codes, expected) => {
+    expect(argumentErrorCode(codes.map(issue))).toBe(expected);
   });
 });

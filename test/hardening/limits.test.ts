@@ -73,7 +73,7 @@ describe("size limits, deadlines and cancellation (stdio)", () => {
   it("refuses arguments over the default 1 MiB limit with a clear error, without calling the upstream", async () => {
     const before = upstream.requests.length;
     const error = errorOf(await call(session.client, "search_pets", { body: { name: "n".repeat(1_100_000) } }));
-    expect(error.code).toBe("INVALID_ARGUMENTS");
+    expect(error.code).toBe("INVALID_LENGTH");
     expect(error.message).toContain("PETSTORE_MAX_ARGUMENT_BYTES");
     expect(error.details).toMatchObject({ reason: "arguments_too_large", max_bytes: 1_048_576, max_bytes_env: "PETSTORE_MAX_ARGUMENT_BYTES" });
     expect((error.details!["bytes"] as number)).toBeGreaterThan(1_100_000);

@@ -182,7 +182,7 @@ describe("dispatch mode", () => {
   it("validation errors carry the action's hints and dispatch-shaped corrective_params", async () => {
     const result = await call(c, "pets", { action: "list_pets", params: { limit: "500" } });
     const error = structured(result)["error"];
-    expect(error.code).toBe("INVALID_ARGUMENTS");
+    expect(error.code).toBe("INVALID_TYPE");
     expect(error.tool).toBe("pets");
     expect(error.details.operation).toBe("list_pets");
     expect(error.corrective_params).toEqual({ action: "list_pets", params: { limit: 100 } });

@@ -148,7 +148,7 @@ describe("tools/call", () => {
     const result = await call(client, "get_pet", { petId: "one", extra: 1 });
     expect(result.isError).toBe(true);
     expect(seen).toHaveLength(0);
-    expect(result.structuredContent).toMatchObject({ error: { code: "INVALID_ARGUMENTS", tool: "get_pet" } });
+    expect(result.structuredContent).toMatchObject({ error: { code: "UNKNOWN_PARAMETER", tool: "get_pet" } });
     const issues = (result.structuredContent as { error: { issues: unknown[] } }).error.issues;
     expect(issues.length).toBe(2); // allErrors: both problems at once
   });
@@ -480,7 +480,7 @@ describe("guidance wiring", () => {
     const typed = await call(client, "info", { tool: "get_pet", level: "full" });
     expect(typed.structuredContent).toMatchObject({ name: "get_pet", level: "full", examples: { minimal: { petId: 1 } } });
     const wrongLevel = await call(client, "info", { tool: "get_pet", level: "ful" });
-    expect(wrongLevel.structuredContent).toMatchObject({ error: { code: "INVALID_ARGUMENTS", corrective_params: { tool: "get_pet", level: "full" } } });
+    expect(wrongLevel.structuredContent).toMatchObject({ error: { code: "INVALID_ENUM", corrective_params: { tool: "get_pet", level: "full" } } });
   });
 
   it("reports a throwing handler as HANDLER_ERROR", async () => {

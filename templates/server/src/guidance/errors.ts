@@ -12,7 +12,10 @@
  *     structuredContent: { error } }
  *
  *   error: {
- *     code,                // INVALID_ARGUMENTS | UNKNOWN_TOOL | CONFIRMATION_REQUIRED |
+ *     code,                // for bad arguments, the primary issue's code (MISSING_REQUIRED,
+ *                          // UNKNOWN_PARAMETER, INVALID_TYPE, INVALID_ENUM, OUT_OF_RANGE,
+ *                          // INVALID_LENGTH, INVALID_FORMAT, INVALID_PATTERN, INVALID_VALUE);
+ *                          // otherwise UNKNOWN_TOOL | CONFIRMATION_REQUIRED |
  *                          // UPSTREAM_UNAUTHORIZED | UPSTREAM_FORBIDDEN | UPSTREAM_NOT_FOUND |
  *                          // UPSTREAM_CONFLICT | UPSTREAM_VALIDATION | RATE_LIMITED |
  *                          // UPSTREAM_UNAVAILABLE | UPSTREAM_UNREACHABLE | UPSTREAM_ERROR |
@@ -56,9 +59,11 @@ import {
   CONFIRM_ARG,
   INFO_TOOL,
   headerValue,
+  type ErrorCode,
   type GuidedError,
   type HintLevel,
   type Issue,
+  type IssueCode,
   type NextStep,
   type Severity,
   type ToolCall,
@@ -628,10 +633,35 @@ export function renderError(error: GuidedError): string {
   return out.join("\n\n");
 }
 
+/** Most actionable first: what to add, then what to rename, then what to change. */
+const ISSUE_PRIORITY: readonly IssueCode[] = [
+  "MISSING_REQUIRED",
+  "UNKNOWN_PARAMETER",
+  "INVALID_TYPE",
+  "INVALID_ENUM",
+  "OUT_OF_RANGE",
+  "INVALID_LENGTH",
+  "INVALID_FORMAT",
+  "INVALID_PATTERN",
+  "INVALID_VALUE",
+];
+
+/**
+ * An argument error is named by its primary issue (`MISSING_REQUIRED`,
+ * `INVALID_ENUM`…), so a client can branch on `error.code` alone; every
+ * issue stays listed in `issues`. `INVALID_ARGUMENTS` remains only for
+ * arguments that produced no issue.
+ */
+export function argumentErrorCode(issues: readonly Issue[]): ErrorCode {
+  for (const code of ISSUE_PRIORITY) if (issues.some((issue) => issue.code === code)) return code;
+  return "INVALID_ARGUMENTS";
+}
+
 export function errorResult(error: GuidedError): CallToolResult {
+  const named = error.code === "INVALID_ARGUMENTS" ? { ...error, code: argumentErrorCode(error.issues) } : error;
   return {
     isError: true,
-    content: [{ type: "text", text: renderError(error) }],
-    structuredContent: { error: error as unknown as Record<string, unknown> },
+    content: [{ type: "text", text: renderError(named) }],
+    structuredContent: { error: named as unknown as Record<string, unknown> },
   };
 }

@@ -76,6 +76,7 @@ export interface Correction {
 }
 
 export type ErrorCode =
+  | IssueCode
   | "INVALID_ARGUMENTS"
   | "UNKNOWN_TOOL"
   /** Dispatch mode: the `action` names no operation of the API. */
