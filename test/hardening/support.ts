@@ -4,10 +4,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { spawn } from "node:child_process";
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
-import { setTimeout as sleep } from "node:timers/promises";
-import { freePort, type HttpServerProcess } from "../helpers/mcp.js";
+import { freePort, startHttpServer, type HttpServerProcess } from "../helpers/mcp.js";
 
 export interface StdioSession {
   client: Client;
@@ -31,34 +29,10 @@ export async function stdioSession(projectDir: string, env: Record<string, strin
   return { client, stderr: () => stderr, pid: () => transport.pid!, close: () => client.close() };
 }
 
-export interface HttpSession extends HttpServerProcess {
-  stderr(): string;
-}
+export type HttpSession = HttpServerProcess;
 
-/** Like helpers/mcp.ts's startHttpServer, but stderr is kept from the first byte. */
-export async function httpSession(projectDir: string, env: Record<string, string>, args: string[] = []): Promise<HttpSession> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [join(projectDir, "dist", "index.js"), "--transport", "http", "--port", String(port), ...args], {
-    env: { PATH: process.env.PATH ?? "", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stderr = "";
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-  for (let attempt = 0; !/listening on /.test(stderr); attempt++) {
-    if (child.exitCode !== null || attempt > 200) throw new Error(`server did not start: ${stderr}`);
-    await sleep(50);
-  }
-  const host = /listening on http:\/\/([^/]+)\/mcp/.exec(stderr)![1]!.replace("0.0.0.0", "127.0.0.1");
-  return {
-    url: `http://${host}/mcp`,
-    process: child,
-    stderr: () => stderr,
-    stop: async () => {
-      if (child.exitCode === null) child.kill();
-      await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once("exit", resolve)));
-    },
-  };
-}
+/** A generated server on Streamable HTTP, with its stderr kept from the first byte. */
+export const httpSession = startHttpServer;
 
 export async function httpClient(url: string, headers: Record<string, string> = {}): Promise<Client> {
   const client = new Client({ name: "hardening-test", version: "1.0.0" });

@@ -33,9 +33,12 @@ export async function freePort(): Promise<number> {
 export interface HttpServerProcess {
   url: string;
   process: ChildProcess;
+  /** Everything the server wrote to stderr so far (logs go there; stdout is reserved). */
+  stderr(): string;
   stop(): Promise<void>;
 }
 
+/** Starts a generated server on Streamable HTTP and waits for its "listening on" line. */
 export async function startHttpServer(projectDir: string, env: Record<string, string>, args: string[] = []): Promise<HttpServerProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, [join(projectDir, "dist", "index.js"), "--transport", "http", "--port", String(port), ...args], {
@@ -43,23 +46,18 @@ export async function startHttpServer(projectDir: string, env: Record<string, st
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stderr = "";
-  child.stderr?.on("data", (chunk) => (stderr += String(chunk)));
-  const base = `http://127.0.0.1:${port}`;
-  for (let attempt = 0; attempt < 100; attempt++) {
-    if (child.exitCode !== null) throw new Error(`server exited early: ${stderr}`);
-    try {
-      const response = await fetch(`${base}/healthz`);
-      if (response.ok) break;
-    } catch {
-      // not listening yet
-    }
-    await sleep(100);
+  child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  for (let attempt = 0; !/listening on /.test(stderr); attempt++) {
+    if (child.exitCode !== null || attempt > 200) throw new Error(`server did not start: ${stderr}`);
+    await sleep(50);
   }
+  const host = /listening on http:\/\/([^/]+)\/mcp/.exec(stderr)![1]!.replace("0.0.0.0", "127.0.0.1");
   return {
-    url: `${base}/mcp`,
+    url: `http://${host}/mcp`,
     process: child,
+    stderr: () => stderr,
     stop: async () => {
-      child.kill();
+      if (child.exitCode === null) child.kill();
       await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once("exit", resolve)));
     },
   };

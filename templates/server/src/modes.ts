@@ -318,17 +318,7 @@ function dispatchSurface({ api, tools, toolsByName }: SurfaceOptions): Surface {
   };
 
   const validation = (group: DispatchGroup): ToolData => {
-    const inputSchema = {
-      type: "object",
-      properties: {
-        action: { type: "string", minLength: 1 },
-        params: { type: "object" },
-        [WAIT_ARG]: { type: "boolean" },
-        [WAIT_ALIAS]: { type: "boolean" },
-      },
-      required: ["action"],
-      additionalProperties: false,
-    };
+    const inputSchema = routedCallSchema("action");
     return {
       name: group.name,
       description: "",
@@ -640,17 +630,22 @@ export const DESCRIBE_INPUT_SCHEMA = {
   additionalProperties: false,
 };
 
-const INVOKE_VALIDATION_SCHEMA = {
-  type: "object",
-  properties: {
-    name: { type: "string", minLength: 1 },
-    params: { type: "object" },
-    [WAIT_ARG]: { type: "boolean" },
-    [WAIT_ALIAS]: { type: "boolean" },
-  },
-  required: ["name"],
-  additionalProperties: false,
-};
+/** What a dispatch tool (`action`) or `invoke_operation` (`name`) accepts before the call is routed to its operation. */
+function routedCallSchema(operationKey: "action" | "name") {
+  return {
+    type: "object",
+    properties: {
+      [operationKey]: { type: "string", minLength: 1 },
+      params: { type: "object" },
+      [WAIT_ARG]: { type: "boolean" },
+      [WAIT_ALIAS]: { type: "boolean" },
+    },
+    required: [operationKey],
+    additionalProperties: false,
+  };
+}
+
+const INVOKE_VALIDATION_SCHEMA = routedCallSchema("name");
 
 function metaTool(name: string, description: string, inputSchema: Record<string, unknown>, example: Record<string, unknown>, full: Record<string, unknown>): ToolData {
   const properties = inputSchema["properties"] as Record<string, Record<string, unknown>>;
