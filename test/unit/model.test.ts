@@ -191,3 +191,22 @@ paths:
     expect(model.tools[0]).toMatchObject({ title: "Find pets", description: "Search the pet catalogue.", operationId: "listPets", annotations: { title: "Find pets" } });
   });
 });
+
+describe("fail closed", () => {
+  it("makes a schema Ajv cannot compile a generation error naming its location, never a permissive server", async () => {
+    const root = mkdtempSync(join(tmpdir(), "cgm-closed-"));
+    const spec = join(root, "api.yaml");
+    writeFileSync(spec, `openapi: 3.1.0
+info: {title: t, version: '1'}
+paths:
+  /things:
+    get:
+      operationId: listThings
+      parameters:
+        - {name: kind, in: query, schema: {type: strnig}}
+      responses: {'200': {description: ok}}
+`);
+    const model = await modelFrom(spec);
+    expect(() => compileInputValidators(model)).toThrow(/#\/paths\/~1things\/get: the input schema of tool list_things cannot be compiled .* — fix the schema at that location, or hide the operation with `x-mcp: false`/);
+  });
+});
