@@ -87,7 +87,8 @@ const report = `# Benchmarks: create-guided-mcp vs openapi-mcp-generator
 Reproduce with \`npm run bench:peers\` (or \`node test/bench/peers.mjs petstore stripe\` for a subset).
 Machine: ${process.platform} ${process.arch}, Node ${process.version}, ${(await import("node:os")).cpus().length} cores. Run ${new Date().toISOString().slice(0, 10)}.
 Start-up is process start to the complete tools/list answer over raw stdio JSON-RPC (best of 3).
-Our tools/list carries more per tool on purpose: an output schema and the self-correction contract (see README).
+create-guided-mcp runs in its default \`auto\` tool mode: per-operation up to 40 operations (Petstore), discovery meta-tools above (Stripe, GitHub, Graph), which is why its tools/list stays small. Per tool it carries more on purpose: an output schema and the self-correction contract (see README).
+Generation does more work too: every input schema is compiled and every synthesised example is validated, which is where most of the time difference goes.
 
 ## Ratios (create-guided-mcp / openapi-mcp-generator; below 1 means ours is smaller or faster)
 
