@@ -318,24 +318,11 @@ function dispatchSurface({ api, tools, toolsByName }: SurfaceOptions): Surface {
   };
 
   const validation = (group: DispatchGroup): ToolData => {
-    const inputSchema = routedCallSchema("action");
-    return {
-      name: group.name,
-      description: "",
-      category: "meta",
-      pointer: "",
-      annotations: META_ANNOTATIONS,
-      inputSchema,
-      guidance: {
-        hints: {
-          minimal: { required: ["action"], optional: ["params"] },
-          typed: { action: { type: "string", required: true, enum: [...group.tools.map((t) => t.name), LIST_ACTION, DESCRIBE_ACTION] }, params: { type: "object", required: false } },
-          full: { required: ["action"], properties: inputSchema.properties as Record<string, Record<string, unknown>> },
-        },
-        examples: { minimal: { action: LIST_ACTION }, full: { action: DESCRIBE_ACTION, params: { action: group.tools[0]?.name ?? "", level: "typed" } } },
-        links: [],
-      },
-    };
+    const tool = metaTool(group.name, "", routedCallSchema("action"), { action: LIST_ACTION }, { action: DESCRIBE_ACTION, params: { action: group.tools[0]?.name ?? "", level: "typed" } });
+    // The schema leaves `action` open so an unknown one gets did-you-mean; the hint still names every action.
+    const actionHint = tool.guidance.hints.typed["action"];
+    if (actionHint) actionHint.enum = [...group.tools.map((t) => t.name), LIST_ACTION, DESCRIBE_ACTION];
+    return tool;
   };
   const validationTools = groups.map(validation);
 
