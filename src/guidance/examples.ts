@@ -134,10 +134,10 @@ export function createExampleGenerator(options: ExampleGeneratorOptions = {}) {
   // single) validity check per tool, and a verbose one compiled only when a
   // value needs repair. `verbose` only adds `parentSchema`/`data` to errors;
   // it does not change what validates.
-  let ajv = newAjv(true);
-  let plainAjv = newAjv(false);
-  const cache = new WeakMap<object, Compiled>();
-  const plainCache = new WeakMap<object, Compiled>();
+  /** Verbose validator (errors carry `parentSchema`), for repair. */
+  const compile = cachedCompiler(true);
+  /** Plain validator, exactly as the generated server compiles it. */
+  const compilePlain = cachedCompiler(false);
 
   function newAjv(verbose: boolean): Ajv2020 {
     const a = createAjv();
@@ -148,43 +148,28 @@ export function createExampleGenerator(options: ExampleGeneratorOptions = {}) {
     return a;
   }
 
-  /** Verbose validator (errors carry `parentSchema`), for repair. */
-  function compile(schema: JsonSchema): Compiled {
-    const hit = cache.get(schema);
-    if (hit) return hit;
-    let result: Compiled;
-    try {
-      result = { validate: ajv.compile(schema) };
-    } catch (first) {
-      // e.g. an `$id` already used by another tool's schema: retry in a fresh instance.
+  /** One Ajv instance and a cache keyed by schema identity. */
+  function cachedCompiler(verbose: boolean): (schema: JsonSchema) => Compiled {
+    let ajv = newAjv(verbose);
+    const cache = new WeakMap<object, Compiled>();
+    return (schema) => {
+      const hit = cache.get(schema);
+      if (hit) return hit;
+      let result: Compiled;
       try {
-        ajv = newAjv(true);
         result = { validate: ajv.compile(schema) };
-      } catch {
-        result = { error: first instanceof Error ? first.message : String(first) };
+      } catch (first) {
+        // e.g. an `$id` already used by another tool's schema: retry in a fresh instance.
+        try {
+          ajv = newAjv(verbose);
+          result = { validate: ajv.compile(schema) };
+        } catch {
+          result = { error: first instanceof Error ? first.message : String(first) };
+        }
       }
-    }
-    cache.set(schema, result);
-    return result;
-  }
-
-  /** Plain validator, exactly as the generated server compiles it. */
-  function compilePlain(schema: JsonSchema): Compiled {
-    const hit = plainCache.get(schema);
-    if (hit) return hit;
-    let result: Compiled;
-    try {
-      result = { validate: plainAjv.compile(schema) };
-    } catch (first) {
-      try {
-        plainAjv = newAjv(false);
-        result = { validate: plainAjv.compile(schema) };
-      } catch {
-        result = { error: first instanceof Error ? first.message : String(first) };
-      }
-    }
-    plainCache.set(schema, result);
-    return result;
+      cache.set(schema, result);
+      return result;
+    };
   }
 
   // ---------------------------------------------------------------- shaping
