@@ -5,8 +5,6 @@
  * test/e2e/modes.e2e.test.ts.
  */
 import { readFileSync } from "node:fs";
-import { createServer, type Server as HttpServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { CallToolResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -15,6 +13,7 @@ import { loadRuntimeConfig } from "../../templates/server/src/runtime/config.js"
 import { classifyPoll, findStatusLink, finalResult } from "../../templates/server/src/runtime/long-running.js";
 import { dispatchGroups, resolveToolMode, SearchIndex } from "../../templates/server/src/modes.js";
 import type { ToolData, ToolsFile } from "../../templates/server/src/runtime/tool-data.js";
+import { json, startUpstream, type RecordedRequest, type Upstream } from "../helpers/upstream.js";
 import { createServer as createMcpServer, type ServerOptions } from "../../templates/server/src/server.js";
 
 const fixture = JSON.parse(readFileSync(new URL("../fixtures/runtime-tools.json", import.meta.url), "utf8")) as ToolsFile;
@@ -48,43 +47,33 @@ const startExport: ToolData = {
 };
 const toolsFile: ToolsFile = { api: fixture.api, tools: [...fixture.tools, deletePet, startExport] };
 
-let upstream: HttpServer;
+let upstream: Upstream;
 let upstreamBase: string;
-const seen: Array<{ method: string; url: string; body: string; auth?: string }> = [];
+/** What the upstream received, in order. */
+let seen: RecordedRequest[];
 let exportPolls = 0;
 
 beforeAll(async () => {
-  upstream = createServer((req, res) => {
-    let body = "";
-    req.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
-    req.on("end", () => {
-      seen.push({ method: req.method ?? "", url: req.url ?? "", body, ...(req.headers.authorization && { auth: req.headers.authorization }) });
-      const path = new URL(req.url ?? "/", "http://x").pathname;
-      const send = (status: number, value: unknown, headers: Record<string, string> = {}) =>
-        res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(value));
-      if (path === "/v1/pets" && req.method === "GET") return send(200, [{ id: 1, name: "Rex" }]);
-      if (path === "/v1/pets" && req.method === "POST") return send(201, { id: 3, ...(JSON.parse(body) as object) });
-      if (path === "/v1/pets/1" && req.method === "DELETE") return res.writeHead(204).end();
-      if (path === "/v1/pets/1") return send(200, { id: 1, name: "Rex" });
-      if (path === "/v1/exports" && req.method === "POST") {
-        exportPolls = 0;
-        return send(202, { status: "queued" }, { location: "/v1/exports/jobs/7" });
-      }
-      if (path === "/v1/exports/jobs/7") {
-        exportPolls++;
-        if (exportPolls < 3) return send(200, { status: "running", percentComplete: exportPolls * 30 }, { "retry-after": "0.05" });
-        return send(200, { status: "succeeded", result: { id: 7, url: "https://files.invalid/7.csv" } });
-      }
-      send(404, { message: "no route" });
-    });
+  upstream = await startUpstream();
+  seen = upstream.requests;
+  upstream.route("GET", /^\/v1\/pets$/, (_req, res) => json(res, 200, [{ id: 1, name: "Rex" }]));
+  upstream.route("POST", /^\/v1\/pets$/, (req, res) => json(res, 201, { id: 3, ...(JSON.parse(req.body) as object) }));
+  upstream.route("DELETE", /^\/v1\/pets\/1$/, (_req, res) => void res.writeHead(204).end());
+  upstream.route("GET", /^\/v1\/pets\/1$/, (_req, res) => json(res, 200, { id: 1, name: "Rex" }));
+  upstream.route("POST", /^\/v1\/exports$/, (_req, res) => {
+    exportPolls = 0;
+    json(res, 202, { status: "queued" }, { location: "/v1/exports/jobs/7" });
   });
-  await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
-  upstreamBase = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`;
+  upstream.route("GET", /^\/v1\/exports\/jobs\/7$/, (_req, res) => {
+    exportPolls++;
+    if (exportPolls < 3) return json(res, 200, { status: "running", percentComplete: exportPolls * 30 }, { "retry-after": "0.05" });
+    json(res, 200, { status: "succeeded", result: { id: 7, url: "https://files.invalid/7.csv" } });
+  });
+  upstreamBase = `${upstream.url}/v1`;
 });
 
 afterAll(async () => {
-  upstream.closeAllConnections();
-  await new Promise((resolve) => upstream.close(resolve));
+  await upstream.close();
 });
 
 async function client(overrides: ServerOptions = {}, file: ToolsFile = toolsFile): Promise<Client> {
@@ -196,7 +185,7 @@ describe("dispatch mode", () => {
     expect(first.next_steps[0]).toMatchObject({ tool: "pets", params: { action: "delete_pet", params: { petId: 1, _confirm: true } } });
     const confirmed = await call(c, "pets", first.next_steps[0].params);
     expect(confirmed.isError).toBeFalsy();
-    expect(seen.at(-1)).toMatchObject({ method: "DELETE", url: "/v1/pets/1" });
+    expect(seen.at(-1)).toMatchObject({ method: "DELETE", rawUrl: "/v1/pets/1" });
   });
 });
 
@@ -302,7 +291,7 @@ describe("long-running operations", () => {
     expect(result.isError).toBeFalsy();
     expect(structured(result)["operation"]).toMatchObject({ status: "succeeded", polls: 3 });
     expect(JSON.parse(seen[0]!.body)).toEqual({ format: "csv" });
-    expect(seen.slice(1).every((r) => r.url === "/v1/exports/jobs/7" && r.auth === "Bearer tok-123")).toBe(true);
+    expect(seen.slice(1).every((r) => r.rawUrl === "/v1/exports/jobs/7" && r.headers.authorization === "Bearer tok-123")).toBe(true);
     expect(progress.map((p) => p.progress)).toEqual([30, 60]);
   });
 

@@ -1,6 +1,4 @@
 import { readFileSync } from "node:fs";
-import { createServer, type IncomingHttpHeaders, type Server as HttpServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
@@ -9,20 +7,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defineHooks } from "../../templates/server/src/runtime/hook-types.js";
 import { startHttpServer, type RunningHttpServer } from "../../templates/server/src/runtime/http.js";
 import type { ToolsFile } from "../../templates/server/src/runtime/tool-data.js";
+import { json, startUpstream, type RecordedRequest, type Upstream } from "../helpers/upstream.js";
 import { createServer as createMcpServer, createServerFromRuntime, createToolRuntime, type ServerOptions } from "../../templates/server/src/server.js";
 
 const toolsFile = JSON.parse(readFileSync(new URL("../fixtures/runtime-tools.json", import.meta.url), "utf8")) as ToolsFile;
 
-interface Seen {
-  method: string;
-  url: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-const seen: Seen[] = [];
-let upstream: HttpServer;
+let upstream: Upstream;
 let upstreamBase: string;
+/** What the upstream received, in order. */
+let seen: RecordedRequest[];
 
 const pets = [
   { id: 1, name: "Rex", tag: "dog" },
@@ -30,32 +23,21 @@ const pets = [
 ];
 
 beforeAll(async () => {
-  upstream = createServer((req, res) => {
-    let body = "";
-    req.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
-    req.on("end", () => {
-      seen.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body });
-      const path = new URL(req.url ?? "/", "http://x").pathname;
-      const sendJson = (status: number, value: unknown) =>
-        res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(value));
-      if (path === "/v1/pets" && req.method === "GET") return sendJson(200, pets);
-      if (path === "/v1/pets" && req.method === "POST") return sendJson(201, { id: 3, ...(JSON.parse(body) as object) });
-      if (path === "/v1/pets/2" && req.method === "DELETE") return res.writeHead(204).end();
-      if (path === "/v1/pets/1") return sendJson(200, pets[0]);
-      if (path.startsWith("/v1/pets/")) return sendJson(404, { message: "Pet not found" });
-      if (path === "/v1/motd") return res.writeHead(200, { "content-type": "text/plain" }).end("Be kind to pets.");
-      if (path === "/v1/drift") return sendJson(200, { wrong: true });
-      if (path === "/v1/broken") return sendJson(500, { message: "database on fire" });
-      sendJson(404, { message: "no route" });
-    });
-  });
-  await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
-  upstreamBase = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`;
+  upstream = await startUpstream();
+  seen = upstream.requests;
+  upstream.route("GET", /^\/v1\/pets$/, (_req, res) => json(res, 200, pets));
+  upstream.route("POST", /^\/v1\/pets$/, (req, res) => json(res, 201, { id: 3, ...(JSON.parse(req.body) as object) }));
+  upstream.route("DELETE", /^\/v1\/pets\/2$/, (_req, res) => void res.writeHead(204).end());
+  upstream.route("GET", /^\/v1\/pets\/1$/, (_req, res) => json(res, 200, pets[0]));
+  upstream.route("GET", /^\/v1\/pets\//, (_req, res) => json(res, 404, { message: "Pet not found" }));
+  upstream.route("GET", /^\/v1\/motd$/, (_req, res) => void res.writeHead(200, { "content-type": "text/plain" }).end("Be kind to pets."));
+  upstream.route("GET", /^\/v1\/drift$/, (_req, res) => json(res, 200, { wrong: true }));
+  upstream.route("GET", /^\/v1\/broken$/, (_req, res) => json(res, 500, { message: "database on fire" }));
+  upstreamBase = `${upstream.url}/v1`;
 });
 
 afterAll(async () => {
-  upstream.closeAllConnections();
-  await new Promise((resolve) => upstream.close(resolve));
+  await upstream.close();
 });
 
 function options(overrides: ServerOptions = {}): ServerOptions {
@@ -129,7 +111,7 @@ describe("tools/call", () => {
     expect(result.structuredContent).toMatchObject({ data: pets, resolved_inputs: { limit: 2, tags: ["dog", "cat"] } });
     expect(textOf(result)).toContain('"name": "Rex"');
     expect(seen).toHaveLength(1);
-    expect(seen[0]!.url).toBe("/v1/pets?limit=2&tags=dog&tags=cat");
+    expect(seen[0]!.rawUrl).toBe("/v1/pets?limit=2&tags=dog&tags=cat");
     expect(seen[0]!.headers["authorization"]).toBe("Bearer tok-123");
   });
 
@@ -390,7 +372,7 @@ describe("guidance wiring", () => {
     seen.length = 0;
     const result = await call(client, "get_pet", { pet_id: 1 });
     expect(result.isError).toBeFalsy();
-    expect(seen[0]!.url).toBe("/v1/pets/1");
+    expect(seen[0]!.rawUrl).toBe("/v1/pets/1");
     expect(result.structuredContent).toMatchObject({
       data: pets[0],
       corrections: [{ from: "pet_id", to: "petId" }],
@@ -423,7 +405,7 @@ describe("guidance wiring", () => {
     const confirmed = await call(client, "delete_pet", { petId: 2, _confirm: true });
     expect(confirmed.isError).toBeFalsy();
     expect(seen).toHaveLength(1);
-    expect(seen[0]!.url).toBe("/v1/pets/2");
+    expect(seen[0]!.rawUrl).toBe("/v1/pets/2");
     const listed = (await client.listTools()).tools.find((tool) => tool.name === "delete_pet")!;
     expect(listed.inputSchema.properties).toHaveProperty("_confirm");
   });
