@@ -1,33 +1,11 @@
 /** Shared plumbing for the hardening tests: clients whose stderr is captured, raw JSON-RPC over HTTP. */
-import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { freePort, startHttpServer, type HttpServerProcess } from "../helpers/mcp.js";
 
-export interface StdioSession {
-  client: Client;
-  /** Everything the server wrote to stderr so far. */
-  stderr(): string;
-  pid(): number;
-  close(): Promise<void>;
-}
-
-export async function stdioSession(projectDir: string, env: Record<string, string>, args: string[] = []): Promise<StdioSession> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [join(projectDir, "dist", "index.js"), ...args],
-    env: { PATH: process.env.PATH ?? "", ...env },
-    stderr: "pipe",
-  });
-  let stderr = "";
-  transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-  const client = new Client({ name: "hardening-test", version: "1.0.0" });
-  await client.connect(transport);
-  return { client, stderr: () => stderr, pid: () => transport.pid!, close: () => client.close() };
-}
+export { stdioSession, type StdioSession } from "../helpers/mcp.js";
 
 export type HttpSession = HttpServerProcess;
 

@@ -7,16 +7,31 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
-export async function connectStdio(projectDir: string, env: Record<string, string>, args: string[] = []): Promise<Client> {
+export interface StdioSession {
+  client: Client;
+  /** Everything the server wrote to stderr so far. */
+  stderr(): string;
+  pid(): number;
+  close(): Promise<void>;
+}
+
+/** A generated server on stdio, driven by the SDK's Client, with its stderr and pid at hand. */
+export async function stdioSession(projectDir: string, env: Record<string, string>, args: string[] = []): Promise<StdioSession> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [join(projectDir, "dist", "index.js"), ...args],
     env: { PATH: process.env.PATH ?? "", ...env },
     stderr: "pipe",
   });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
   const client = new Client({ name: "e2e-test", version: "1.0.0" });
   await client.connect(transport);
-  return client;
+  return { client, stderr: () => stderr, pid: () => transport.pid!, close: () => client.close() };
+}
+
+export async function connectStdio(projectDir: string, env: Record<string, string>, args: string[] = []): Promise<Client> {
+  return (await stdioSession(projectDir, env, args)).client;
 }
 
 export async function freePort(): Promise<number> {
