@@ -13,7 +13,7 @@ import { toToolData } from "../../src/emit/index.js";
 import { addGuidance } from "../../src/guidance/index.js";
 import type { ToolData } from "../../src/model/ir.js";
 import { compileInputValidators } from "../../src/model/validators.js";
-import { prepareArguments } from "../../templates/server/src/guidance/correct.js";
+import { prepareArguments } from "../../templates/server/src/runtime/guidance/correct.js";
 import { DIRECTORY_ROOT } from "../helpers/corpus.js";
 import { modelFrom, SAMPLES } from "../helpers/pipeline.js";
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { buildEnvelope, envelopeResult } from "../../templates/server/src/guidance/envelope.js";
-import { ResponseCache, readCachedPage } from "../../templates/server/src/guidance/cache.js";
-import { parseLinkHeader, resolveExpression } from "../../templates/server/src/guidance/links.js";
-import { prepareArguments } from "../../templates/server/src/guidance/correct.js";
-import { describeTool, listCategories } from "../../templates/server/src/guidance/describe.js";
+import { buildEnvelope, envelopeResult } from "../../templates/server/src/runtime/guidance/envelope.js";
+import { ResponseCache, readCachedPage } from "../../templates/server/src/runtime/guidance/cache.js";
+import { parseLinkHeader, resolveExpression } from "../../templates/server/src/runtime/guidance/links.js";
+import { prepareArguments } from "../../templates/server/src/runtime/guidance/correct.js";
+import { describeTool, listCategories } from "../../templates/server/src/runtime/guidance/describe.js";
 import { addPet, allTools, findPets, getPet, listCharges, listEvents, listRepos, toolsByName, validatorFor } from "./fixtures.js";
 
 const pets = (n: number, from = 0) => Array.from({ length: n }, (_, i) => ({ id: from + i + 1, name: `pet${from + i}`, status: "sold" }));

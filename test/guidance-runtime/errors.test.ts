@@ -6,8 +6,8 @@ import {
   parseRetryAfter,
   unknownToolError,
   upstreamError,
-} from "../../templates/server/src/guidance/errors.js";
-import { prepareArguments } from "../../templates/server/src/guidance/correct.js";
+} from "../../templates/server/src/runtime/guidance/errors.js";
+import { prepareArguments } from "../../templates/server/src/runtime/guidance/correct.js";
 import { addPet, allTools, api, deletePet, findPets, getPet, validatorFor } from "./fixtures.js";
 
 const NOW = Date.parse("2025-01-01T00:00:00Z");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AUTO_CORRECT, LIST, SUGGEST, confidentMatch, rankMatches, similarity } from "../../templates/server/src/guidance/fuzzy.js";
+import { AUTO_CORRECT, LIST, SUGGEST, confidentMatch, rankMatches, similarity } from "../../templates/server/src/runtime/guidance/fuzzy.js";
 
 describe("similarity", () => {
   it.each([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { analyzeErrors, collapseErrors, mapAjvErrors } from "../../templates/server/src/guidance/issues.js";
+import { analyzeErrors, collapseErrors, mapAjvErrors } from "../../templates/server/src/runtime/guidance/issues.js";
 import { addPet, findPets, validatorFor } from "./fixtures.js";
 import type { ToolData } from "../../templates/server/src/runtime/tool-data.js";
 

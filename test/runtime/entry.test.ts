@@ -43,8 +43,8 @@ beforeAll(async () => {
   // Type errors elsewhere in the template (work in progress) still emit JS; the typecheck is its own gate.
   if (!existsSync(join(scratch, "dist", "index.js"))) throw new Error(`tsc emitted nothing:\n${compiled.stdout}${compiled.stderr}`);
   // The generator renders the handler registry from a template; this fixture has no handler-backed tools.
-  mkdirSync(join(scratch, "dist", "generated"), { recursive: true });
-  writeFileSync(join(scratch, "dist", "generated", "handlers.js"), "export const handlers = {};\n");
+  mkdirSync(join(scratch, "dist", "runtime"), { recursive: true });
+  writeFileSync(join(scratch, "dist", "runtime", "handlers.js"), "export const handlers = {};\n");
 
   upstream = createServer((req, res) => {
     seenHeaders.push(req.headers);

@@ -11,10 +11,11 @@ import { CallToolResultSchema, type CallToolResult } from "@modelcontextprotocol
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadRuntimeConfig } from "../../templates/server/src/runtime/config.js";
 import { classifyPoll, findStatusLink, finalResult } from "../../templates/server/src/runtime/long-running.js";
-import { dispatchGroups, resolveToolMode, SearchIndex } from "../../templates/server/src/modes.js";
+import { dispatchGroups, resolveToolMode, SearchIndex } from "../../templates/server/src/runtime/modes.js";
 import type { ToolData, ToolsFile } from "../../templates/server/src/runtime/tool-data.js";
 import { json, startUpstream, type RecordedRequest, type Upstream } from "../helpers/upstream.js";
-import { createServer as createMcpServer, type ServerOptions } from "../../templates/server/src/server.js";
+import { createServer as createMcpServer } from "../../templates/server/src/runtime/mcp/server.js";
+import type { ServerOptions } from "../../templates/server/src/runtime/server.js";
 
 const fixture = JSON.parse(readFileSync(new URL("../fixtures/runtime-tools.json", import.meta.url), "utf8")) as ToolsFile;
 const createPet = fixture.tools.find((tool) => tool.name === "create_pet")!;

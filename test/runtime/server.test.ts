@@ -5,10 +5,11 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { ElicitRequestSchema, type CallToolResult, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defineHooks } from "../../templates/server/src/runtime/hook-types.js";
-import { startHttpServer, type RunningHttpServer } from "../../templates/server/src/runtime/http.js";
+import { startHttpServer, type RunningHttpServer } from "../../templates/server/src/runtime/mcp/http.js";
 import type { ToolsFile } from "../../templates/server/src/runtime/tool-data.js";
 import { json, startUpstream, type RecordedRequest, type Upstream } from "../helpers/upstream.js";
-import { createServer as createMcpServer, createServerFromRuntime, createToolRuntime, type ServerOptions } from "../../templates/server/src/server.js";
+import { createServer as createMcpServer, createServerFromRuntime } from "../../templates/server/src/runtime/mcp/server.js";
+import { createToolRuntime, type ServerOptions } from "../../templates/server/src/runtime/server.js";
 
 const toolsFile = JSON.parse(readFileSync(new URL("../fixtures/runtime-tools.json", import.meta.url), "utf8")) as ToolsFile;
 

@@ -5,7 +5,7 @@ import { ListToolsResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import type { ToolData, ToolsFile } from "../../templates/server/src/runtime/tool-data.js";
 import { compileValidators } from "../../templates/server/src/runtime/validation.js";
-import { createServer } from "../../templates/server/src/server.js";
+import { createServer } from "../../templates/server/src/runtime/mcp/server.js";
 
 const fixture = JSON.parse(readFileSync(new URL("../fixtures/runtime-tools.json", import.meta.url), "utf8")) as ToolsFile;
 

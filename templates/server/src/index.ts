@@ -5,11 +5,12 @@
  * Logs go to stderr only: with the stdio transport, stdout IS the protocol
  * channel and a stray line there breaks the client.
  */
-import { handlers } from "./generated/handlers.js";
+import { handlers } from "./runtime/handlers.js";
 import { hooks } from "./hooks.js";
 import { ConfigError, loadRuntimeConfig, type RuntimeConfig } from "./runtime/config.js";
 import { loadToolsFile } from "./runtime/tool-data.js";
-import { createServerFromRuntime, createToolRuntime, type ToolRuntime } from "./server.js";
+import { createServerFromRuntime } from "./runtime/mcp/server.js";
+import { createToolRuntime, type ToolRuntime } from "./runtime/server.js";
 
 function logLine(line: string): void {
   process.stderr.write(`${line}\n`);
@@ -64,7 +65,7 @@ async function serveStdio(runtime: ToolRuntime): Promise<void> {
 
 async function serveHttp(runtime: ToolRuntime, config: RuntimeConfig): Promise<void> {
   // Loaded on demand: the HTTP transport's dependencies would slow every stdio start-up.
-  const { startHttpServer } = await import("./runtime/http.js");
+  const { startHttpServer } = await import("./runtime/mcp/http.js");
   const running = await startHttpServer(() => createServerFromRuntime(runtime), {
     host: config.host,
     port: config.port,

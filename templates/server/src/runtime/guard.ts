@@ -7,8 +7,8 @@
  *   the audit trail                        -> one JSON line, when configured
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { errorResult } from "../guidance/errors.js";
-import { argumentsTooLargeError } from "../guidance/hardening.js";
+import { errorResult } from "./guidance/errors.js";
+import { argumentsTooLargeError } from "./guidance/hardening.js";
 import { AuditTrail, credentialSecrets, scrubResult } from "./audit.js";
 import type { Env } from "./auth.js";
 import type { HardeningSettings } from "./hardening.js";

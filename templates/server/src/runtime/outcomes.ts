@@ -10,8 +10,8 @@
  * call otherwise.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { ResponseCache } from "../guidance/cache.js";
-import type { Correction, GuidedError } from "../guidance/types.js";
+import type { ResponseCache } from "./guidance/cache.js";
+import type { Correction, GuidedError } from "./guidance/types.js";
 import type { RequestBuildError } from "./errors.js";
 import type { BuiltRequest } from "./request.js";
 import type { ApiData, ToolData } from "./tool-data.js";

@@ -19,7 +19,7 @@
  * advertised outputSchema).
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { ToolData } from "../runtime/tool-data.js";
+import type { ToolData } from "../tool-data.js";
 import { responseCache, type ResponseCache } from "./cache.js";
 import { argsFromUrl, parseLinkHeader, resolveLink, type ResolvedAction } from "./links.js";
 import { getAt, isPlainObject, parsePointer } from "./pointer.js";

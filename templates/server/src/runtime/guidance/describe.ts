@@ -2,7 +2,7 @@
  * The `info` capability: categories with tool counts, and any tool's schema
  * hints at the level asked for, with its guaranteed-valid examples.
  */
-import type { ToolData } from "../runtime/tool-data.js";
+import type { ToolData } from "../tool-data.js";
 import { categoryCounts, shortDescription } from "./errors.js";
 import { CONFIRM_ARG, type HintLevel } from "./types.js";
 

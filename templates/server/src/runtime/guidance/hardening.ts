@@ -3,9 +3,9 @@
  * an open circuit breaker, and the retry/circuit facts added to upstream
  * errors (`details.attempts`, `details.circuit`).
  */
-import type { CallFailure } from "../runtime/outcomes.js";
-import type { ApiData, ToolData } from "../runtime/tool-data.js";
-import type { CircuitSnapshot } from "../runtime/upstream.js";
+import type { CallFailure } from "../outcomes.js";
+import type { ApiData, ToolData } from "../tool-data.js";
+import type { CircuitSnapshot } from "../upstream.js";
 import { INFO_TOOL, type GuidedError } from "./types.js";
 
 /** The arguments' JSON is larger than `<PREFIX>_MAX_ARGUMENT_BYTES`: nothing was validated or sent. */

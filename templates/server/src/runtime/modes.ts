@@ -37,7 +37,7 @@ import {
   type NextStep,
   type ToolCall,
 } from "./guidance/types.js";
-import type { ApiData, ToolData, ToolMode } from "./runtime/tool-data.js";
+import type { ApiData, ToolData, ToolMode } from "./tool-data.js";
 
 export type ResolvedMode = Exclude<ToolMode, "auto">;
 

@@ -9,7 +9,7 @@
  * but NOT added to the arguments sent upstream (the API applies its own).
  */
 import type { ErrorObject } from "ajv";
-import type { JsonSchema, ToolData } from "../runtime/tool-data.js";
+import type { JsonSchema, ToolData } from "../tool-data.js";
 import { invalidArgumentsError } from "./errors.js";
 import { AUTO_CORRECT, LIST, prepareName, rankMatches, type PreparedName } from "./fuzzy.js";
 import { analyzeErrors, closestEnumValue, unknownKeyIssue, type AnalyzedIssue } from "./issues.js";

@@ -12,12 +12,12 @@
  * API tool.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { ToolData } from "../runtime/tool-data.js";
+import type { ToolData } from "../tool-data.js";
 import { READ_RESPONSE_INPUT_SCHEMA, type ResponseCache } from "./cache.js";
 import { describeTool, listCategories, type CategoryListing, type ToolDescription } from "./describe.js";
 import { categoryCounts, errorResult, renderSchemaHint, unknownToolError } from "./errors.js";
 import { SUGGEST, rankMatches } from "./fuzzy.js";
-import { OPERATION_STATUS_INPUT_SCHEMA } from "../runtime/long-running.js";
+import { OPERATION_STATUS_INPUT_SCHEMA } from "../long-running.js";
 import { CONFIRM_ARG, INFO_TOOL, OPERATION_STATUS_TOOL, READ_RESPONSE_TOOL, type GuidedError, type HintLevel, type ToolCall } from "./types.js";
 
 const LEVELS: HintLevel[] = ["minimal", "typed", "full"];

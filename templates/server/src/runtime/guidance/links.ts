@@ -10,7 +10,7 @@
  *
  * Anything else is a literal. Expressions are parsed once per link and cached.
  */
-import type { ToolData, ToolLink } from "../runtime/tool-data.js";
+import type { ToolData, ToolLink } from "../tool-data.js";
 import { getAt, isPlainObject, parsePointer } from "./pointer.js";
 import { headerValue, type ToolCall, type UpstreamResponse } from "./types.js";
 

@@ -6,8 +6,8 @@
  * errors, unimplemented tools, internal bugs).
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { CallFailure, ConfirmationAnswer, OutcomeContext, Outcomes, OutputSchema, PreparedCall } from "../runtime/outcomes.js";
-import type { ApiData, JsonSchema, ToolData } from "../runtime/tool-data.js";
+import type { CallFailure, ConfirmationAnswer, OutcomeContext, Outcomes, OutputSchema, PreparedCall } from "../outcomes.js";
+import type { ApiData, JsonSchema, ToolData } from "../tool-data.js";
 import { buildEnvelope, envelopeResult } from "./envelope.js";
 import { addResilienceDetails, circuitOpenError } from "./hardening.js";
 import { confirmationRequiredError, errorResult, redactSecrets, resolvedPath, toolSchemes, unknownToolError, upstreamError } from "./errors.js";

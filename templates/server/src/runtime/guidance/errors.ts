@@ -51,7 +51,7 @@
  * trimmed and any credential value found in them is redacted.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { ApiData, SecuritySchemeData, ToolData } from "../runtime/tool-data.js";
+import type { ApiData, SecuritySchemeData, ToolData } from "../tool-data.js";
 import type { ArgumentProblems } from "./correct.js";
 import { LIST, SUGGEST, prepareName, rankMatches, type PreparedName } from "./fuzzy.js";
 import { isPlainObject } from "./pointer.js";

@@ -9,7 +9,7 @@
  * INVALID_TYPE listing all accepted types (`string or null`).
  */
 import type { ErrorObject } from "ajv";
-import type { JsonSchema, ToolData } from "../runtime/tool-data.js";
+import type { JsonSchema, ToolData } from "../tool-data.js";
 import { LIST, SUGGEST, confidentMatch, rankMatches } from "./fuzzy.js";
 import { fieldName, getAt, isPlainObject, parsePointer } from "./pointer.js";
 import {

@@ -18,15 +18,7 @@
  * instances are cheap wrappers around it, which is what lets the stateless
  * HTTP transport create one per request.
  */
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import {
-  CallToolRequestSchema,
-  ElicitResultSchema,
-  ListToolsRequestSchema,
-  type CallToolResult,
-  type ElicitResult,
-  type Tool,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ResponseCache } from "./guidance/cache.js";
 import { needsConfirmation, prepareArguments, type Validator } from "./guidance/correct.js";
@@ -37,20 +29,20 @@ import { isPlainObject } from "./guidance/pointer.js";
 import { callInfo, callReadResponse, RESERVED_OUTPUT_SCHEMA, reservedTools } from "./guidance/reserved.js";
 import { CONFIRM_ARG, INFO_TOOL, OPERATION_STATUS_TOOL, RESERVED_TOOL_NAMES, WAIT_ALIAS, WAIT_ARG, type GuidedError, type ToolCall } from "./guidance/types.js";
 import { createSurface, resolveToolMode, type ResolvedMode, type Surface } from "./modes.js";
-import { missingCredentials, resolveCredentials, type Env } from "./runtime/auth.js";
-import { DEFAULT_RESPONSE_BUDGET_CHARS, DEFAULT_WAIT_TIMEOUT_MS } from "./runtime/config.js";
-import { RequestBuildError } from "./runtime/errors.js";
-import { filterTools, isEmptyFilter, type ToolFilter } from "./runtime/filter.js";
-import { guardCallTool } from "./runtime/guard.js";
-import { readHardeningSettings, type HardeningOptions } from "./runtime/hardening.js";
-import { classifyPoll, findStatusLink, finalResult, OperationRegistry, percentDone, statusWord, type PendingOperation } from "./runtime/long-running.js";
-import { NotImplementedError, type Handler, type HookContext, type Hooks, type ToolArguments, type ToolHooks } from "./runtime/hook-types.js";
-import type { CallFailure, CallSuccess, ConfirmationAnswer, OutcomeContext, Outcomes, PreparedCall } from "./runtime/outcomes.js";
-import { buildRequest, type BuiltRequest } from "./runtime/request.js";
-import type { ApiData, OperationBinding, ToolData, ToolMode, ToolsFile } from "./runtime/tool-data.js";
-import { ResilientUpstream } from "./runtime/resilience.js";
-import { UpstreamError, type UpstreamResponse } from "./runtime/upstream.js";
-import { compileValidators, type ToolValidators, type ValidationResult } from "./runtime/validation.js";
+import { missingCredentials, resolveCredentials, type Env } from "./auth.js";
+import { DEFAULT_RESPONSE_BUDGET_CHARS, DEFAULT_WAIT_TIMEOUT_MS } from "./config.js";
+import { RequestBuildError } from "./errors.js";
+import { filterTools, isEmptyFilter, type ToolFilter } from "./filter.js";
+import { guardCallTool } from "./guard.js";
+import { readHardeningSettings, type HardeningOptions } from "./hardening.js";
+import { classifyPoll, findStatusLink, finalResult, OperationRegistry, percentDone, statusWord, type PendingOperation } from "./long-running.js";
+import { NotImplementedError, type Handler, type HookContext, type Hooks, type ToolArguments, type ToolHooks } from "./hook-types.js";
+import type { CallFailure, CallSuccess, ConfirmationAnswer, OutcomeContext, Outcomes, PreparedCall } from "./outcomes.js";
+import { buildRequest, type BuiltRequest } from "./request.js";
+import type { ApiData, OperationBinding, ToolData, ToolMode, ToolsFile } from "./tool-data.js";
+import { ResilientUpstream } from "./resilience.js";
+import { UpstreamError, type UpstreamResponse } from "./upstream.js";
+import { compileValidators, type ToolValidators, type ValidationResult } from "./validation.js";
 
 /** Hardening (argument size limit, retries, circuit breaker, audit log) defaults to the `<PREFIX>_*` env vars: runtime/hardening.ts. */
 export interface ServerOptions extends HardeningOptions {
@@ -595,49 +587,4 @@ function listedInputSchema(tool: ToolData, confirmDestructive: boolean): Tool["i
   }
   if (Object.keys(extra).length === 0) return schema;
   return { ...schema, properties: { ...schema.properties, ...extra } };
-}
-
-const CONFIRM_SCHEMA = {
-  type: "object" as const,
-  properties: {
-    confirm: { type: "boolean" as const, title: "Confirm", description: "Run this destructive operation." },
-  },
-  required: ["confirm"],
-};
-
-/** A `Server` over an existing runtime: cheap, so HTTP can create one per request. */
-export function createServerFromRuntime(runtime: ToolRuntime): Server {
-  const { api } = runtime.toolsFile;
-  const server = new Server(
-    { name: api.name, title: api.title, version: api.version },
-    { capabilities: { tools: {} }, instructions: runtime.instructions },
-  );
-
-  const confirm = async (message: string, signal: AbortSignal): Promise<"accept" | ConfirmationAnswer> => {
-    const elicitation = server.getClientCapabilities()?.elicitation;
-    // An empty `elicitation: {}` (clients before form/url modes) means form mode; elicitInput insists on `form`.
-    const answer: ElicitResult = elicitation?.form
-      ? await server.elicitInput({ mode: "form", message, requestedSchema: CONFIRM_SCHEMA }, { signal })
-      : await server.request({ method: "elicitation/create", params: { message, requestedSchema: CONFIRM_SCHEMA } }, ElicitResultSchema, { signal });
-    if (answer.action !== "accept") return answer.action;
-    return answer.content?.["confirm"] === true ? "accept" : "decline";
-  };
-
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: runtime.listTools() }));
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
-    const elicitation = server.getClientCapabilities()?.elicitation;
-    const canAsk = elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
-    const progressToken = request.params._meta?.progressToken;
-    const progress =
-      progressToken === undefined
-        ? undefined
-        : (value: number, total: number | undefined, message: string) =>
-            extra.sendNotification({ method: "notifications/progress", params: { progressToken, progress: value, ...(total !== undefined && { total }), message } });
-    return runtime.callTool(request.params.name, request.params.arguments, { signal: extra.signal, ...(canAsk && { confirm }), ...(progress && { progress }) });
-  });
-  return server;
-}
-
-export function createServer(toolsFile: ToolsFile, options: ServerOptions = {}): Server {
-  return createServerFromRuntime(createToolRuntime(toolsFile, options));
 }
