@@ -11,15 +11,15 @@
  */
 import type { ValidateFunction } from "ajv/dist/2020.js";
 import type { ApiModel, Diagnostic, GuidedApiModel, GuidedTool, ToolGuidance, ToolModel } from "../model/ir.js";
-import { createExampleGenerator, type ExampleGeneratorOptions } from "./examples.js";
+import { createExampleGenerator, type ExampleGeneratorOptions } from "./examples/index.js";
 import { buildHints } from "./hints.js";
 import { buildLinkIndex, buildLinks, findListTool } from "./links.js";
 import { detectPagination } from "./pagination.js";
 import { hashString } from "./schema-util.js";
 
 export { buildHints, describeType } from "./hints.js";
-export { createExampleGenerator } from "./examples.js";
-export type { ExampleOutcome, ToolExamples, ExampleGeneratorOptions } from "./examples.js";
+export { createExampleGenerator } from "./examples/index.js";
+export type { ExampleOutcome, ToolExamples, ExampleGeneratorOptions } from "./examples/index.js";
 export { buildLinkIndex, buildLinks, findListTool, MAX_LINKS } from "./links.js";
 export { detectPagination, findItemsPointer } from "./pagination.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { createExampleGenerator } from "../../src/guidance/examples.js";
+import { createExampleGenerator } from "../../src/guidance/examples/index.js";
 import { createAjv } from "../../templates/server/src/runtime/ajv.js";
 import type { JsonSchema } from "../../src/model/ir.js";
 

@@ -1,0 +1,178 @@
+/**
+ * Shaping: a bounded copy of a schema for json-schema-faker (caps on array and
+ * string sizes and on nesting, readOnly properties removed, one branch of each
+ * oneOf/anyOf chosen, the non-null member of each type union, the spec's first
+ * `examples`/`default`/`enum` value preferred), and the faker call itself.
+ */
+import { generateSync } from "json-schema-faker";
+import type { JsonSchema } from "../../model/ir.js";
+import { declaredTypes, isObject } from "../schema-util.js";
+import type { Budget, ExampleContext, ExampleMode } from "./context.js";
+
+export interface ShapeOptions {
+  mode: ExampleMode;
+  useExamples: boolean;
+  branch: number;
+  /** Inside a `uniqueItems` array: keep every enum value so items can differ. */
+  keepEnums?: boolean;
+}
+
+export function shape(ctx: ExampleContext, node: unknown, o: ShapeOptions, depth: number): unknown {
+  if (!isObject(node)) return node;
+  if (depth > 24) return {};
+  const s = node as JsonSchema;
+  const out: JsonSchema = {};
+  for (const [key, value] of Object.entries(s)) copyKeyword(ctx, s, out, key, value, o, depth);
+  chooseBranches(ctx, s, out, o, depth);
+  capSizes(ctx, s, out, o, depth);
+  return out;
+}
+
+/** The shaped `properties`: required ones, plus the optional ones the mode and depth keep. */
+function shapeProperties(ctx: ExampleContext, s: JsonSchema, value: Record<string, unknown>, o: ShapeOptions, depth: number) {
+  const required = Array.isArray(s["required"]) ? (s["required"] as unknown[]) : [];
+  const props: Record<string, unknown> = {};
+  let optionalKept = 0;
+  // `full` keeps every top-level argument, and a few in nested objects.
+  const keepOptional = o.mode === "full" && depth < ctx.cfg.optionalDepth;
+  for (const [name, sub] of Object.entries(value)) {
+    const isRequired = required.includes(name);
+    if (!isRequired) {
+      if (isObject(sub) && sub["readOnly"] === true) continue;
+      if (!keepOptional) continue;
+      if (depth > 0 && optionalKept >= ctx.cfg.nestedOptionals) continue;
+      optionalKept++;
+    }
+    props[name] = shape(ctx, sub, o, depth + 1);
+  }
+  return props;
+}
+
+/** Copies one keyword of `s` into `out`, shaping subschemas and dropping what faker should not see. */
+function copyKeyword(ctx: ExampleContext, s: JsonSchema, out: JsonSchema, key: string, value: unknown, o: ShapeOptions, depth: number): void {
+  switch (key) {
+    case "properties":
+      if (isObject(value)) out["properties"] = shapeProperties(ctx, s, value, o, depth);
+      break;
+    case "items":
+      out[key] = shape(ctx, value, s["uniqueItems"] === true ? { ...o, keepEnums: true } : o, depth + 1);
+      break;
+    case "additionalProperties":
+    case "unevaluatedProperties":
+    case "unevaluatedItems":
+    case "contains":
+    case "propertyNames":
+    case "not":
+    case "if":
+    case "then":
+    case "else":
+      out[key] = shape(ctx, value, o, depth + 1);
+      break;
+    case "prefixItems":
+    case "allOf":
+      out[key] = Array.isArray(value) ? value.map((v) => shape(ctx, v, o, depth + 1)) : value;
+      break;
+    case "patternProperties":
+    case "dependentSchemas":
+      if (isObject(value)) {
+        out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, shape(ctx, v, o, depth + 1)]));
+      }
+      break;
+    case "oneOf":
+    case "anyOf":
+      break; // chooseBranches
+    case "examples":
+      if (o.useExamples && Array.isArray(value) && value.length > 0) out["examples"] = [value[0]];
+      break;
+    case "example":
+    case "description":
+    case "title":
+    case "$comment":
+      break;
+    case "default":
+      if (o.useExamples) out["default"] = value;
+      break;
+    case "enum":
+      if (Array.isArray(value) && value.length > 0 && !o.keepEnums) {
+        const first = value.find((v) => v !== null);
+        out["enum"] = [first === undefined ? value[0] : first];
+      } else out["enum"] = value;
+      break;
+    case "type":
+      if (Array.isArray(value) && value.length > 1) {
+        const nonNull = value.filter((t) => t !== "null");
+        out["type"] = nonNull.length > 0 ? nonNull[o.branch % nonNull.length] : "null";
+      } else out["type"] = value;
+      break;
+    default:
+      out[key] = value;
+  }
+}
+
+/** Chooses one branch of oneOf/anyOf (the first non-null one, rotated by `branch`) and adds it to allOf. */
+function chooseBranches(ctx: ExampleContext, s: JsonSchema, out: JsonSchema, o: ShapeOptions, depth: number): void {
+  for (const key of ["oneOf", "anyOf"] as const) {
+    const branches = s[key];
+    if (!Array.isArray(branches) || branches.length === 0) continue;
+    const nonNull = branches.filter((b) => !(isObject(b) && b["type"] === "null"));
+    const pool = nonNull.length > 0 ? nonNull : branches;
+    const chosen = pool[o.branch % pool.length];
+    const allOf = Array.isArray(out["allOf"]) ? [...(out["allOf"] as unknown[])] : [];
+    allOf.push(shape(ctx, chosen, o, depth + 1));
+    out["allOf"] = allOf;
+  }
+}
+
+/** Keeps arrays and free text short, and unconstrained numbers small and positive. */
+function capSizes(ctx: ExampleContext, s: JsonSchema, out: JsonSchema, o: ShapeOptions, depth: number): void {
+  const types = declaredTypes(out);
+  const isArr = types.includes("array") || "items" in out || "prefixItems" in out;
+  if (isArr) {
+    const min = typeof s["minItems"] === "number" ? s["minItems"] : 0;
+    const max = typeof s["maxItems"] === "number" ? s["maxItems"] : Infinity;
+    const cap = o.mode === "full" ? (depth <= 1 ? ctx.cfg.maxItems : 1) : 1;
+    const n = Math.max(min, Math.min(max, cap));
+    out["minItems"] = n;
+    out["maxItems"] = n;
+  }
+  // Unconstrained numbers read better small and positive (limit: 10, not -683).
+  const isNum = (types.includes("integer") || types.includes("number")) && !("enum" in out) && !("const" in out);
+  if (isNum && s["minimum"] === undefined && s["exclusiveMinimum"] === undefined) {
+    const max = typeof s["maximum"] === "number" ? s["maximum"] : typeof s["exclusiveMaximum"] === "number" ? s["exclusiveMaximum"] : undefined;
+    if (max === undefined || max > 1) out["minimum"] = 1;
+    if (max === undefined) out["maximum"] = 100;
+  }
+  const isStr = types.includes("string") && !("format" in out) && !("pattern" in out) && !("enum" in out) && !("const" in out);
+  if (isStr) {
+    const min = typeof s["minLength"] === "number" ? s["minLength"] : 0;
+    const max = typeof s["maxLength"] === "number" ? s["maxLength"] : Infinity;
+    const cap = Math.max(min, Math.min(max, ctx.cfg.maxStringLength));
+    out["maxLength"] = cap;
+    if (min === 0) out["minLength"] = Math.min(cap, 3);
+  }
+}
+
+/** One json-schema-faker value for the shaped schema (undefined when faker fails or the budget is spent). */
+export function fake(ctx: ExampleContext, schema: JsonSchema, o: ShapeOptions, seed: number, budget: Budget): unknown {
+  if (budget.left-- <= 0) return undefined;
+  try {
+    const shaped = shape(ctx, schema, o, 0) as JsonSchema;
+    const value = generateSync(shaped as never, {
+      seed,
+      alwaysFakeOptionals: o.mode === "full",
+      optionalsProbability: o.mode === "full" ? 1 : 0,
+      fixedProbabilities: true,
+      useExamplesValue: o.useExamples,
+      useDefaultValue: o.useExamples,
+      maxDepth: 16,
+      maxDefaultItems: ctx.cfg.maxItems,
+      failOnInvalidTypes: false,
+      defaultInvalidTypeProduct: null,
+      refDepth: 1,
+    });
+    // Faker may hand back the schema's own example objects: never share them.
+    return value === undefined ? undefined : structuredClone(value);
+  } catch {
+    return undefined;
+  }
+}
