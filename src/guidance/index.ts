@@ -5,7 +5,7 @@
  *
  * Each concern lives in its own module:
  *   hints.ts      — three levels of schema hints;
- *   examples.ts   — minimal/full example arguments, validated with createAjv();
+ *   examples/     — minimal/full example arguments, validated with createAjv();
  *   links.ts      — OpenAPI and inferred follow-up links, and the list tool;
  *   pagination.ts — how a list operation pages.
  */
