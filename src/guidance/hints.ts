@@ -100,7 +100,11 @@ function enumOf(schema: JsonSchema): unknown[] | undefined {
   return undefined;
 }
 
-export function buildHints(inputSchema: JsonSchema): SchemaHints {
+/** The label on identifier arguments, whose example values cannot be real. */
+export const PLACEHOLDER_NOTE = "placeholder example, not a real id: use a value an earlier call returned";
+
+/** `identifiers`: top-level arguments whose hints say their example is a placeholder. */
+export function buildHints(inputSchema: JsonSchema, identifiers: ReadonlySet<string> = new Set()): SchemaHints {
   const { props, required } = visibleProperties(inputSchema);
   const names = Object.keys(props);
   const requiredNames = [...required.filter((r) => names.includes(r)), ...required.filter((r) => !names.includes(r))];
@@ -113,6 +117,7 @@ export function buildHints(inputSchema: JsonSchema): SchemaHints {
     if ("default" in sub) hint.default = sub["default"];
     const e = enumOf(sub);
     if (e) hint.enum = e;
+    if (identifiers.has(name) && !e) hint.placeholder = PLACEHOLDER_NOTE;
     typed[name] = hint;
   }
 

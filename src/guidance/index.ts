@@ -13,8 +13,10 @@ import type { ValidateFunction } from "ajv/dist/2020.js";
 import type { ApiModel, Diagnostic, GuidedApiModel, GuidedTool, ToolGuidance, ToolModel } from "../model/ir.js";
 import { createExampleGenerator, type ExampleGeneratorOptions } from "./examples/index.js";
 import { buildHints } from "./hints.js";
+import { identifierArgs } from "./identifiers.js";
 import { buildLinkIndex, buildLinks, findListTool } from "./links.js";
 import { detectPagination } from "./pagination.js";
+import { buildProducerIndex, findProducers, type ProducerIndex } from "./producers.js";
 import { hashString } from "./schema-util.js";
 
 export { buildHints, describeType } from "./hints.js";
@@ -40,6 +42,7 @@ export function addGuidance(model: ApiModel, options: GuidanceOptions = {}): Gui
   const diagnostics: Diagnostic[] = [];
   const examples = createExampleGenerator(options.examples);
   const index = buildLinkIndex(model.tools);
+  const producers = buildProducerIndex(model.tools, index);
 
   const tools: GuidedTool[] = model.tools.map((tool) => {
     const guidance = guideTool(tool, {
@@ -48,6 +51,7 @@ export function addGuidance(model: ApiModel, options: GuidanceOptions = {}): Gui
       validate: options.validators?.get(tool.name),
       examples,
       index,
+      producers,
       diagnostics,
     });
     return { ...tool, guidance };
@@ -61,11 +65,12 @@ interface ToolContext {
   validate: ValidateFunction | undefined;
   examples: ReturnType<typeof createExampleGenerator>;
   index: ReturnType<typeof buildLinkIndex>;
+  producers: ProducerIndex;
   diagnostics: Diagnostic[];
 }
 
 function guideTool(tool: ToolModel, ctx: ToolContext): ToolGuidance {
-  const hints = buildHints(tool.inputSchema);
+  const hints = buildHints(tool.inputSchema, identifierArgs(tool));
 
   const outcome = ctx.examples.build(tool.inputSchema, ctx.seed, ctx.validate);
   for (const problem of outcome.problems) {
@@ -84,5 +89,7 @@ function guideTool(tool: ToolModel, ctx: ToolContext): ToolGuidance {
   if (pagination) guidance.pagination = pagination;
   const listTool = findListTool(tool, ctx.index);
   if (listTool) guidance.listTool = listTool;
+  const producers = findProducers(tool, ctx.producers);
+  if (producers) guidance.producers = producers;
   return guidance;
 }

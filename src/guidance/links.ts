@@ -29,7 +29,7 @@ import {
 
 export const MAX_LINKS = 8;
 
-interface PathInfo {
+export interface PathInfo {
   tool: ToolModel;
   method: string;
   /** Raw segments of the path template. */
@@ -58,8 +58,8 @@ function pathInfo(tool: ToolModel): PathInfo | undefined {
   return { tool, method: op.method, segments, shape, params };
 }
 
-const key = (shape: string[]): string => "/" + shape.join("/");
-const isItem = (p: PathInfo): boolean => p.shape.length > 0 && p.shape[p.shape.length - 1] === "{}";
+export const key = (shape: string[]): string => "/" + shape.join("/");
+export const isItem = (p: PathInfo): boolean => p.shape.length > 0 && p.shape[p.shape.length - 1] === "{}";
 
 /** Indexes over the API's operations, built once per model. */
 export interface LinkIndex {
@@ -150,7 +150,7 @@ function pathParamsFromRequest(source: PathInfo, target: PathInfo): { params: Re
 }
 
 /** The field of a resource that carries its id for the path parameter `wire`. */
-function idField(schema: JsonSchema | undefined, wire: string, noun: string): string | undefined {
+export function idField(schema: JsonSchema | undefined, wire: string, noun: string): string | undefined {
   if (!schema) return "id";
   const props = Object.keys(schemaProperties(schema));
   if (props.length === 0) return isObjectSchema(schema) ? undefined : "id";
@@ -167,7 +167,7 @@ function idField(schema: JsonSchema | undefined, wire: string, noun: string): st
   return undefined;
 }
 
-function nounOf(info: PathInfo, index: number): string {
+export function nounOf(info: PathInfo, index: number): string {
   for (let i = index; i >= 0; i--) {
     const seg = info.shape[i];
     if (seg && seg !== "{}") return humanNoun(seg.replace(/[:.].*$/, ""));

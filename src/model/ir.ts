@@ -22,6 +22,8 @@ export type {
   ToolData,
   ToolGuidance,
   ToolLink,
+  IdentifierProducer,
+  ProducerCall,
   PaginationData,
   SchemaHints,
 } from "../../templates/server/src/runtime/tool-data.js";

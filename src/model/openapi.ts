@@ -21,6 +21,7 @@ import type {
 import { ARG_NAME_PATTERN, argName, assignUniqueNames, baseToolName, envName, isPrototypeMember, packageSlug } from "./names.js";
 import { RESERVED_TOOL_NAMES } from "../../templates/server/src/runtime/guidance/types.js";
 import { mergeAllOfObjects, toBoundedJsonSchema, toJsonSchema, type SchemaContext } from "./schema.js";
+import { adoptExample, spreadBodyExample } from "./spec-examples.js";
 
 /** `info` and `read_response` are the generated server's own tools: an API tool with such a base name gets `_op`. */
 export function unreservedName(base: string): string {
@@ -310,7 +311,7 @@ function parameterSchema(parameter: RawParameter, pointer: string, context: Sche
   const schema = toJsonSchema(source ?? { type: "string" }, childPointer(pointer, "schema"), context);
   if (parameter.description && typeof parameter.description === "string") schema.description = parameter.description;
   if (parameter.deprecated === true) schema.deprecated = true;
-  if (parameter.example !== undefined && schema.examples === undefined) schema.examples = [parameter.example];
+  adoptExample(schema, parameter);
   return { schema, json };
 }
 
@@ -362,9 +363,11 @@ function buildBody(operation: SpecObject, pointer: string, properties: Record<st
       // Many specs leave requestBody.required out even when the body is needed; only an explicit `false` makes its fields optional.
       if (requestBody.required !== false && bodyRequired.has(name)) required.push(name);
     }
+    spreadBodyExample(properties, Object.keys(mapping), media);
     return { mode: "flattened", properties: mapping, mediaType, required: isRequired };
   }
   const arg = uniqueKey("body", properties);
+  adoptExample(converted, media);
   if (typeof requestBody.description === "string" && converted.description === undefined) converted.description = requestBody.description;
   properties[arg] = converted;
   if (isRequired) required.push(arg);

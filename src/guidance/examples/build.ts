@@ -7,7 +7,9 @@ import type { ValidateFunction } from "ajv/dist/2020.js";
 import type { JsonSchema } from "../../model/ir.js";
 import { asSchema, isObject, schemaProperties, schemaRequired } from "../schema-util.js";
 import type { Args, Budget, ExampleContext } from "./context.js";
+import { createPicker } from "./realistic.js";
 import { makeValid, type Job } from "./repair.js";
+import { schemaRoles } from "./roles.js";
 
 export interface ToolExamples {
   minimal: Args;
@@ -35,9 +37,10 @@ export function buildExamples(ctx: ExampleContext, schema: JsonSchema, seed: num
     validate = compiled.validate;
   }
   const budget: Budget = { left: ctx.cfg.budget };
+  const pick = createPicker(schemaRoles(schema), seed);
 
   let full: Args | undefined;
-  const fullResult = makeValid({ ctx, mode: "full", budget }, schema, seed, 0, validate);
+  const fullResult = makeValid({ ctx, mode: "full", budget, pick }, schema, seed, 0, validate);
   if (fullResult.ok && isObject(fullResult.value)) full = fullResult.value;
   const fullFailure = fullResult.ok ? undefined : fullResult.reason;
 
@@ -48,7 +51,7 @@ export function buildExamples(ctx: ExampleContext, schema: JsonSchema, seed: num
   }
   if (!minimal) {
     budget.left = Math.max(budget.left, Math.ceil(ctx.cfg.budget / 2));
-    const job: Job = { ctx, mode: "minimal", budget };
+    const job: Job = { ctx, mode: "minimal", budget, pick };
     const minResult = makeValid(job, schema, seed, 0, validate);
     if (minResult.ok && isObject(minResult.value)) minimal = minResult.value;
     else if (!minResult.ok && !full) {

@@ -6,6 +6,7 @@ import { generateSync } from "json-schema-faker";
 import type { JsonSchema } from "../../model/ir.js";
 import { declaredTypes } from "../schema-util.js";
 import type { Budget } from "./context.js";
+import type { Picker } from "./realistic.js";
 
 /** Values for well-known formats that pass ajv-formats' (full mode) checks. */
 const CANNED_FORMATS: Record<string, string> = {
@@ -135,7 +136,7 @@ export function stringFor(s: JsonSchema, seed: number, budget: Budget): string {
 }
 
 /** A value for a scalar-ish schema computed straight from its constraints. */
-export function leafValue(s: JsonSchema, seed: number, budget: Budget): { ok: true; value: unknown } | { ok: false } {
+export function leafValue(s: JsonSchema, seed: number, budget: Budget, pick?: Picker): { ok: true; value: unknown } | { ok: false } {
   if ("const" in s) return { ok: true, value: s["const"] };
   if (Array.isArray(s["enum"]) && s["enum"].length > 0) {
     const types = declaredTypes(s);
@@ -144,6 +145,8 @@ export function leafValue(s: JsonSchema, seed: number, budget: Budget): { ok: tr
   }
   const types = declaredTypes(s);
   const t = types.find((x) => x !== "null") ?? types[0];
+  const picked = pick?.(s, t);
+  if (picked !== undefined) return { ok: true, value: picked };
   switch (t) {
     case "integer":
     case "number":

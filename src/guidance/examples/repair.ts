@@ -10,6 +10,7 @@ import type { JsonSchema } from "../../model/ir.js";
 import { asSchema, isObject, schemaRequired } from "../schema-util.js";
 import type { Budget, ExampleContext, ExampleMode, Made } from "./context.js";
 import { leafValue } from "./leaf.js";
+import type { Picker } from "./realistic.js";
 import { findPropertySchema, getAt, schemaAtPath, setAt } from "./pointer.js";
 import { fake } from "./shape.js";
 
@@ -18,6 +19,8 @@ export interface Job {
   ctx: ExampleContext;
   mode: ExampleMode;
   budget: Budget;
+  /** Realistic values by argument name, for this tool. */
+  pick?: Picker;
 }
 
 export function makeValid(job: Job, schema: JsonSchema, seed: number, depth: number, quick?: ValidateFunction): Made {
@@ -34,11 +37,11 @@ export function makeValid(job: Job, schema: JsonSchema, seed: number, depth: num
   if (Array.isArray(schema["examples"])) own.push(...(schema["examples"] as unknown[]).slice(0, 3));
   if ("default" in schema) own.push(schema["default"]);
   for (const v of own) if (validate(v)) return { ok: true, value: structuredClone(v) };
-  const leaf = leafValue(schema, seed, budget);
+  const leaf = leafValue(schema, seed, budget, job.pick);
   if (leaf.ok && validate(leaf.value)) return { ok: true, value: leaf.value };
   let lastReason = "no candidate value";
   for (let attempt = 0; attempt < 4 && budget.left > 0; attempt++) {
-    const candidate = fake(ctx, schema, { mode, useExamples: attempt === 0, branch: attempt }, seed + attempt * 7919, budget);
+    const candidate = fake(ctx, schema, { mode, useExamples: attempt === 0, branch: attempt, pick: job.pick }, seed + attempt * 7919, budget);
     if (candidate === undefined && attempt > 0) continue;
     const repaired = repair(job, candidate ?? {}, schema, validate, seed + attempt, depth);
     if (repaired.ok) return repaired;
@@ -178,7 +181,7 @@ function replaceValue(round: FixRound, e: ErrorObject, parent: JsonSchema): void
   if (done.has(e.instancePath)) return;
   done.add(e.instancePath);
   if (e.instancePath === "" && parent === rootSchema) return; // the caller retries from scratch
-  const leaf = leafValue(parent, seed, job.budget);
+  const leaf = leafValue(parent, seed, job.budget, job.pick);
   const v = leaf.ok && !["minItems", "uniqueItems", "minProperties"].includes(e.keyword)
     ? leaf
     : makeValid(job, parent, seed + 1, depth + 1);

@@ -8,6 +8,7 @@ import { generateSync } from "json-schema-faker";
 import type { JsonSchema } from "../../model/ir.js";
 import { declaredTypes, isObject } from "../schema-util.js";
 import type { Budget, ExampleContext, ExampleMode } from "./context.js";
+import type { Picker } from "./realistic.js";
 
 export interface ShapeOptions {
   mode: ExampleMode;
@@ -15,6 +16,8 @@ export interface ShapeOptions {
   branch: number;
   /** Inside a `uniqueItems` array: keep every enum value so items can differ. */
   keepEnums?: boolean;
+  /** Realistic values by argument name; not used inside `uniqueItems` arrays, whose items must differ. */
+  pick?: Picker;
 }
 
 export function shape(ctx: ExampleContext, node: unknown, o: ShapeOptions, depth: number): unknown {
@@ -24,8 +27,19 @@ export function shape(ctx: ExampleContext, node: unknown, o: ShapeOptions, depth
   const out: JsonSchema = {};
   for (const [key, value] of Object.entries(s)) copyKeyword(ctx, s, out, key, value, o, depth);
   chooseBranches(ctx, s, out, o, depth);
+  pickRealistic(s, out, o);
   capSizes(ctx, s, out, o, depth);
   return out;
+}
+
+/** A free string or number gets the realistic value for its name, unless the spec's own example is in use. */
+function pickRealistic(s: JsonSchema, out: JsonSchema, o: ShapeOptions): void {
+  if (!o.pick || "enum" in out || "const" in out) return;
+  if (o.useExamples && ("examples" in s || "default" in s)) return;
+  const types = declaredTypes(out);
+  if (types.length !== 1) return;
+  const value = o.pick(s, types[0]);
+  if (value !== undefined) out["enum"] = [value];
 }
 
 /** The shaped `properties`: required ones, plus the optional ones the mode and depth keep. */
@@ -55,7 +69,7 @@ function copyKeyword(ctx: ExampleContext, s: JsonSchema, out: JsonSchema, key: s
       if (isObject(value)) out["properties"] = shapeProperties(ctx, s, value, o, depth);
       break;
     case "items":
-      out[key] = shape(ctx, value, s["uniqueItems"] === true ? { ...o, keepEnums: true } : o, depth + 1);
+      out[key] = shape(ctx, value, s["uniqueItems"] === true ? { ...o, keepEnums: true, pick: undefined } : o, depth + 1);
       break;
     case "additionalProperties":
     case "unevaluatedProperties":
@@ -130,7 +144,9 @@ function capSizes(ctx: ExampleContext, s: JsonSchema, out: JsonSchema, o: ShapeO
   if (isArr) {
     const min = typeof s["minItems"] === "number" ? s["minItems"] : 0;
     const max = typeof s["maxItems"] === "number" ? s["maxItems"] : Infinity;
-    const cap = o.mode === "full" ? (depth <= 1 ? ctx.cfg.maxItems : 1) : 1;
+    // Items that can only take one value would just repeat it: one is enough.
+    const single = isObject(out["items"]) && Array.isArray(out["items"]["enum"]) && out["items"]["enum"].length === 1;
+    const cap = o.mode === "full" && !single ? (depth <= 1 ? ctx.cfg.maxItems : 1) : 1;
     const n = Math.max(min, Math.min(max, cap));
     out["minItems"] = n;
     out["maxItems"] = n;

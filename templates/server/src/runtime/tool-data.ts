@@ -98,6 +98,31 @@ export interface ToolGuidance {
   listTool?: string;
   /** The tool to fall back to when this one fails upstream, if any. */
   fallbackTool?: string;
+  /**
+   * Required identifier argument → the calls that yield a real value for it,
+   * best first (safe GETs first, then the most direct). Absent when none is known.
+   */
+  producers?: Record<string, IdentifierProducer[]>;
+}
+
+/** One call whose answer holds an identifier another tool needs. */
+export interface ProducerCall {
+  tool: string;
+  /**
+   * Arguments for the call. `"$caller.<arg>"` stands for the argument of that
+   * name the caller already sent (fill it in; leave it out if the caller did not
+   * send it); `"$via"` for the value taken from the `via` call's answer; any
+   * other value is a literal.
+   */
+  params: Record<string, unknown>;
+  /** JSON pointer into the call's answer (the response data) where the value is, e.g. `/items/0/author_id`. */
+  take: string;
+  note: string;
+}
+
+export interface IdentifierProducer extends ProducerCall {
+  /** Two-hop chain: make this call first; the value at its `take` is this call's `"$via"` argument. */
+  via?: ProducerCall;
 }
 
 export interface SchemaHints {
@@ -112,6 +137,8 @@ export interface TypedParameterHint {
   required: boolean;
   default?: unknown;
   enum?: unknown[];
+  /** Set on identifiers: their example value is a placeholder, never a real id; says where real ones come from. */
+  placeholder?: string;
 }
 
 /**

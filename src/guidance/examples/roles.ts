@@ -1,0 +1,45 @@
+/**
+ * Which argument each subschema of a tool's input describes: the property
+ * name (array items get the singular), and whether it is an identifier.
+ * Keyed by schema object identity, so the shaping and repair steps, which
+ * see only subschemas, can still choose values by name.
+ */
+import type { JsonSchema } from "../../model/ir.js";
+import { describedAsIdentifier, isIdentifierName } from "../identifiers.js";
+import { asSchema, isObject, singularize } from "../schema-util.js";
+import type { ValueRole } from "./realistic.js";
+
+const MAX_DEPTH = 12;
+
+export function schemaRoles(inputSchema: JsonSchema): WeakMap<object, ValueRole> {
+  const roles = new WeakMap<object, ValueRole>();
+  const seen = new Set<object>();
+  const visit = (node: unknown, role: ValueRole | undefined, depth: number): void => {
+    const s = asSchema(node);
+    if (!s || depth > MAX_DEPTH) return;
+    if (role && !roles.has(s)) roles.set(s, role);
+    if (seen.has(s)) return;
+    seen.add(s);
+    const props = s["properties"];
+    if (isObject(props)) {
+      for (const [name, sub] of Object.entries(props)) visit(sub, roleOf(name, asSchema(sub), role?.name), depth + 1);
+    }
+    const itemRole = role ? { ...role, name: singularize(role.name) } : undefined;
+    visit(s["items"], itemRole, depth + 1);
+    if (Array.isArray(s["prefixItems"])) for (const item of s["prefixItems"]) visit(item, itemRole, depth + 1);
+    for (const key of ["allOf", "anyOf", "oneOf"] as const) {
+      const branches = s[key];
+      if (Array.isArray(branches)) for (const branch of branches) visit(branch, role, depth + 1);
+    }
+  };
+  visit(inputSchema, undefined, 0);
+  return roles;
+}
+
+function roleOf(name: string, schema: JsonSchema | undefined, parent: string | undefined): ValueRole {
+  const description = typeof schema?.["description"] === "string" ? schema["description"] : undefined;
+  const role: ValueRole = { name, identifier: isIdentifierName(name) || describedAsIdentifier(schema) };
+  if (description) role.description = description;
+  if (parent) role.parent = parent;
+  return role;
+}

@@ -1,0 +1,287 @@
+/**
+ * Where a real identifier comes from. For every required identifier argument
+ * of a tool, the operations whose answers hold a value for it:
+ *   - declared OpenAPI links, read in reverse (`get_book` links `authorId` =
+ *     `$response.body#/author_id`, so `get_book` produces `get_author`'s `authorId`);
+ *   - the resource's own collection: its list (`/items/0/id`) and its create
+ *     (`/id`), for path parameters at any depth (`/app_packages/{appPkgId}/package_content`);
+ *   - response fields named after the argument, in any operation:
+ *     `authorId` ↔ `author_id` ↔ `author.id`, top level or in a list's items.
+ * Producers needing one more identifier of their own get a first call (`via`),
+ * so chains reach two hops. Arguments the caller already sent that the
+ * producer also takes are carried (`$caller.<arg>`). Ranked: safe (GET)
+ * calls first, then fewer hops, then declared links, own lists, fields, creates.
+ */
+import type { Diagnostic, IdentifierProducer, JsonSchema, ProducerCall, ToolModel } from "../model/ir.js";
+import { identifierArgs, identifierStem } from "./identifiers.js";
+import { idField, key, nounOf, openApiLinks, type LinkIndex } from "./links.js";
+import { findItemSchema, findItemsPointer } from "./pagination.js";
+import { declaredTypes, escapePointerToken, isObjectSchema, normName, schemaProperties, schemaRequired, singularize, words } from "./schema-util.js";
+
+/** Producers kept per argument. */
+export const MAX_PRODUCERS = 3;
+
+/** Source kinds, most direct first. */
+const enum Kind {
+  Declared = 0,
+  OwnList = 1,
+  Field = 2,
+  Create = 3,
+}
+
+interface Candidate {
+  tool: ToolModel;
+  take: string;
+  kind: Kind;
+  note: string;
+}
+
+interface Ranked extends IdentifierProducer {
+  /** Unsafe, hops, kind, minus shared path segments, arguments to pass: lower is better. */
+  rank: [number, number, number, number, number];
+}
+
+/** Leading path segments two operations share: a producer near the target is likelier the right one. */
+function sharedPath(a: ToolModel, b: ToolModel): number {
+  const x = (a.operation?.path ?? "").split("/");
+  const y = (b.operation?.path ?? "").split("/");
+  let n = 0;
+  while (n < x.length && n < y.length && x[n] === y[n]) n++;
+  return n;
+}
+
+/** What the whole API offers, indexed once. */
+export interface ProducerIndex {
+  links: LinkIndex;
+  /** Normalised field name (`authorid`) → where it appears in answers. */
+  fields: Map<string, Array<{ tool: ToolModel; take: string }>>;
+  /** `<tool>\0<arg>` → declared links whose value comes from another tool's answer. */
+  declared: Map<string, Array<{ tool: ToolModel; take: string; name: string }>>;
+  /** Memoised one-hop producers, for chains. */
+  memo: Map<string, Ranked[]>;
+}
+
+export function buildProducerIndex(tools: ToolModel[], links: LinkIndex): ProducerIndex {
+  const index: ProducerIndex = { links, fields: new Map(), declared: new Map(), memo: new Map() };
+  const scratch: Diagnostic[] = []; // links.ts already reports broken links once
+  for (const tool of tools) {
+    indexFields(index, tool);
+    for (const link of openApiLinks(tool, links, scratch)) {
+      for (const [arg, value] of Object.entries(link.params)) {
+        const m = typeof value === "string" ? /^\$response\.body#(\/.*)?$/.exec(value) : null;
+        if (!m) continue;
+        const k = `${link.tool}\u0000${arg}`;
+        const list = index.declared.get(k) ?? [];
+        list.push({ tool, take: m[1] ?? "", name: link.name });
+        index.declared.set(k, list);
+      }
+    }
+  }
+  return index;
+}
+
+const isScalar = (s: JsonSchema): boolean => {
+  const t = declaredTypes(s);
+  return t.length > 0 && t.every((x) => x === "string" || x === "integer" || x === "number" || x === "null");
+};
+/** Fields of an object-valued property that name it: `owner` → `owner.login`. */
+const NAMING_CHILDREN = ["id", "login", "slug", "key", "uuid", "number", "name"];
+/** Which of them an identifier named after the object itself means. */
+const NAME_FIRST = ["login", "slug", "name", "key"];
+
+function addField(index: ProducerIndex, name: string, tool: ToolModel, take: string): void {
+  const list = index.fields.get(name) ?? [];
+  if (list.length < 40 && !list.some((hit) => hit.tool === tool)) list.push({ tool, take });
+  index.fields.set(name, list);
+}
+
+/** Indexes the scalar fields of one answer: top level, one object level down, and a list's items. */
+function indexFields(index: ProducerIndex, tool: ToolModel): void {
+  const response = tool.responseSchema;
+  if (!response) return;
+  const itemsPointer = findItemsPointer(response);
+  const item = itemsPointer !== undefined ? findItemSchema(response, itemsPointer) : undefined;
+  const scopes: Array<[JsonSchema | undefined, string]> = [
+    [item, `${itemsPointer ?? ""}/0`],
+    [itemsPointer === "" ? undefined : response, ""],
+  ];
+  for (const [schema, base] of scopes) {
+    for (const [name, sub] of Object.entries(schemaProperties(schema))) {
+      const at = `${base}/${escapePointerToken(name)}`;
+      // A bare `id` belongs to the resource itself: only its own collection produces it (below).
+      if (isScalar(sub) && normName(name) !== "id") addField(index, normName(name), tool, at);
+      if (!isObjectSchema(sub)) continue;
+      const children = schemaProperties(sub);
+      for (const child of NAMING_CHILDREN) {
+        const childSchema = children[child];
+        if (!childSchema || !isScalar(childSchema)) continue;
+        addField(index, normName(name) + child, tool, `${at}/${child}`);
+      }
+      // The object itself stands for its name: `owner` → `owner.login`.
+      const naming = NAME_FIRST.find((c) => children[c] && isScalar(children[c]!));
+      if (naming) addField(index, normName(name), tool, `${at}/${naming}`);
+    }
+  }
+}
+
+// ------------------------------------------------------------- candidates
+
+interface Target {
+  /** Normalised field names that carry the argument's value. */
+  keys: Set<string>;
+  /** The resource's collection path (`/app_packages`) and noun, when known. */
+  collection?: { route: string; noun: string; wire: string };
+}
+
+/** What to look for: field names, and the collection the identifier belongs to (by path position or by name). */
+function targetOf(tool: ToolModel, arg: string, index: ProducerIndex): Target {
+  const binding = tool.operation?.parameters.find((p) => p.arg === arg);
+  const keys = new Set([normName(arg)]);
+  if (binding) keys.add(normName(binding.name));
+  const stem = identifierStem(arg);
+  if (stem) keys.add(normName(stem) + "id");
+  const info = index.links.info.get(tool);
+  const pos = binding?.in === "path" && info ? [...info.params].find(([, wire]) => wire === binding.name)?.[0] : undefined;
+  if (info && binding && pos !== undefined && pos >= 1) {
+    const noun = nounOf(info, pos - 1);
+    keys.add(normName(singularize(noun)) + "id");
+    return { keys, collection: { route: key(info.shape.slice(0, pos)), noun, wire: binding.name } };
+  }
+  // `author_id` → the collection whose items `/authors/{id}` gets.
+  const getter = stem ? index.links.gettersByNoun.get(normName(singularize(stem)))?.[0] : undefined;
+  if (!getter || !stem) return { keys };
+  const last = getter.shape.length - 1;
+  return { keys, collection: { route: key(getter.shape.slice(0, last)), noun: nounOf(getter, last - 1), wire: getter.params.get(last) ?? arg } };
+}
+
+/**
+ * The id field of a resource; when its schema was cut to a stub (huge
+ * response schemas are bounded for tools/list), the conventional one:
+ * `{issue_number}` → `number`, `{petId}` → `id`.
+ */
+function resourceIdField(schema: JsonSchema | undefined, wire: string, noun: string): string | undefined {
+  const known = idField(schema, wire, noun);
+  if (known || !schema || Object.keys(schemaProperties(schema)).length > 0) return known;
+  const w = normName(wire);
+  const n = normName(singularize(noun));
+  const rest = w.startsWith(n) && w.length > n.length ? words(wire).slice(words(noun).length).join("_") : "";
+  return rest && rest !== "id" ? rest : "id";
+}
+
+/** The resource's own list (take an item's id) and create (take the new id). */
+function ownCollection(c: NonNullable<Target["collection"]>, index: ProducerIndex): Candidate[] {
+  const out: Candidate[] = [];
+  const list = index.links.byRoute.get(`get ${c.route}`);
+  const listResponse = list?.tool.responseSchema;
+  const itemsPointer = listResponse ? findItemsPointer(listResponse) : undefined;
+  if (list && itemsPointer !== undefined) {
+    const field = resourceIdField(findItemSchema(listResponse, itemsPointer), c.wire, c.noun);
+    if (field) out.push({ tool: list.tool, take: `${itemsPointer}/0/${escapePointerToken(field)}`, kind: Kind.OwnList, note: `lists ${c.noun}s; take one's ${field}` });
+  }
+  const create = index.links.byRoute.get(`post ${c.route}`);
+  const field = create?.tool.responseSchema ? resourceIdField(create.tool.responseSchema, c.wire, c.noun) : undefined;
+  if (create && field) {
+    out.push({ tool: create.tool, take: `/${escapePointerToken(field)}`, kind: Kind.Create, note: `creates ${/^[aeiou]/i.test(c.noun) ? "an" : "a"} ${c.noun} (a new resource); its ${field} is the new id` });
+  }
+  return out;
+}
+
+/** `/items/0/author/id` → `author.id`: the field, without the list around it. */
+function fieldPath(take: string): string {
+  const tokens = take.split("/").slice(1);
+  const last = tokens.lastIndexOf("0");
+  return tokens.slice(last + 1).join(".");
+}
+
+function candidates(tool: ToolModel, arg: string, target: Target, index: ProducerIndex): Candidate[] {
+  const out: Candidate[] = [];
+  for (const d of index.declared.get(`${tool.name}\u0000${arg}`) ?? []) {
+    out.push({ tool: d.tool, take: d.take, kind: Kind.Declared, note: `its answer holds ${arg} (declared link "${d.name}")` });
+  }
+  if (target.collection) out.push(...ownCollection(target.collection, index));
+  for (const k of target.keys) {
+    for (const hit of index.fields.get(k) ?? []) {
+      out.push({ tool: hit.tool, take: hit.take, kind: Kind.Field, note: `its answer holds ${fieldPath(hit.take)}` });
+    }
+  }
+  return out.filter((c) => c.tool !== tool);
+}
+
+// ------------------------------------------------------------------ params
+
+const isSafe = (tool: ToolModel): boolean => tool.annotations.readOnlyHint || ["get", "head"].includes(tool.operation?.method ?? "");
+
+/**
+ * Arguments for a producer: every argument the caller may already have sent
+ * that the producer also takes is carried; a required identifier the caller
+ * cannot have is produced by a first call (one hop only). Undefined when the
+ * producer needs the very identifier being looked for, or an identifier no call yields.
+ */
+function producerParams(
+  target: ToolModel,
+  arg: string,
+  keys: Set<string>,
+  producer: ToolModel,
+  index: ProducerIndex,
+  hops: number,
+): { params: Record<string, unknown>; via?: ProducerCall } | undefined {
+  const targetProps = schemaProperties(target.inputSchema);
+  const params: Record<string, unknown> = {};
+  let via: ProducerCall | undefined;
+  const needed = identifierArgs(producer);
+  for (const name of Object.keys(schemaProperties(producer.inputSchema))) {
+    if (name in targetProps && name !== arg) params[name] = `$caller.${name}`;
+  }
+  for (const name of schemaRequired(producer.inputSchema)) {
+    if (name in params) continue;
+    if (name === arg || !needed.has(name)) {
+      if (name === arg) return undefined;
+      continue; // an ordinary required value: the producer's own example and corrections cover it
+    }
+    // Needing the same kind of id to get it back is no way to get it.
+    if (keys.has(normName(name)) || keys.has(normName(identifierStem(name) ?? "") + "id")) return undefined;
+    if (hops > 0 || via) return undefined;
+    const first = rankedProducers(producer, name, index, 1)[0];
+    if (!first) return undefined;
+    via = { tool: first.tool, params: first.params, take: first.take, note: first.note };
+    params[name] = "$via";
+  }
+  return via ? { params, via } : { params };
+}
+
+function rankedProducers(target: ToolModel, arg: string, index: ProducerIndex, hops: number): Ranked[] {
+  const memoKey = `${hops}\u0000${target.name}\u0000${arg}`;
+  const hit = index.memo.get(memoKey);
+  if (hit) return hit;
+  index.memo.set(memoKey, []); // cycles end here
+  const out: Ranked[] = [];
+  const seen = new Set<string>();
+  const wanted = targetOf(target, arg, index);
+  for (const c of candidates(target, arg, wanted, index)) {
+    const k = `${c.tool.name}\u0000${c.take}`;
+    if (seen.has(k)) continue;
+    seen.add(k);
+    const filled = producerParams(target, arg, wanted.keys, c.tool, index, hops);
+    if (!filled) continue;
+    const rank: Ranked["rank"] = [isSafe(c.tool) ? 0 : 1, filled.via ? 1 : 0, c.kind, -sharedPath(target, c.tool), Object.keys(filled.params).length];
+    const p: Ranked = { tool: c.tool.name, params: filled.params, take: c.take, note: c.note, rank };
+    if (filled.via) p.via = filled.via;
+    out.push(p);
+  }
+  out.sort((a, b) => a.rank.reduce((d, r, i) => d || r - b.rank[i]!, 0) || a.tool.localeCompare(b.tool));
+  const kept = out.slice(0, MAX_PRODUCERS);
+  index.memo.set(memoKey, kept);
+  return kept;
+}
+
+/** Producers for each required identifier argument of a tool; undefined when none is known. */
+export function findProducers(tool: ToolModel, index: ProducerIndex): Record<string, IdentifierProducer[]> | undefined {
+  const required = new Set(schemaRequired(tool.inputSchema));
+  const out: Record<string, IdentifierProducer[]> = {};
+  for (const arg of identifierArgs(tool)) {
+    if (!required.has(arg)) continue;
+    const found = rankedProducers(tool, arg, index, 0).map(({ rank: _rank, ...p }) => p);
+    if (found.length > 0) out[arg] = found;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}

@@ -1,0 +1,103 @@
+/**
+ * Issue 13 "Examples that look like real data": the spec's own examples
+ * first (parameter `examples` maps, media type examples), then values chosen
+ * by name; identifiers stay labelled placeholders that keep their pattern.
+ */
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { createExampleGenerator } from "../../src/guidance/examples/index.js";
+import { addGuidance } from "../../src/guidance/index.js";
+import type { JsonSchema } from "../../src/model/ir.js";
+import { createAjv } from "../../templates/server/src/runtime/ajv.js";
+import { looksRandom } from "../bench/realism.mjs";
+import { modelFrom, SAMPLES } from "../helpers/pipeline.js";
+
+const str = (extra: JsonSchema = {}): JsonSchema => ({ type: "string", ...extra });
+
+/** Argument name → what its realistic example must look like. */
+const BY_NAME: Array<[string, JsonSchema, RegExp]> = [
+  ["email", str(), /^[a-z0-9._-]+@example\.com$/],
+  ["owner", str(), /^[a-z]+(-[a-z']+)+$/],
+  ["repo", str(), /^[a-z]+(-[a-z]+)+$/],
+  ["title", str({ maxLength: 80 }), /^[A-Z]/],
+  ["description", str(), /^[A-Z].* .*\.$/],
+  ["homepage_url", str(), /^https:\/\/[a-z.-]+\/$/],
+  ["city", str(), /^[A-Z]/],
+  ["country", str(), /^[A-Z]/],
+  ["phone", str(), /^\+\d{7,}$/],
+  ["created_at", str(), /^\d{4}-\d\d-\d\dT/],
+  ["uuid", str(), /^[0-9a-f]{8}-[0-9a-f]{4}-/],
+  ["sha", str(), /^[0-9a-f]{40}$/],
+  ["q", str(), /^[a-z-]+ [a-z-]+$/],
+  ["first_name", str(), /^[A-Z][a-z]+/],
+  ["author_id", str(), /^author_example$/],
+  ["book_id", str({ pattern: "^bk_[a-z0-9]+$" }), /^bk_example$/],
+];
+
+describe("realistic examples by name", () => {
+  const schema: JsonSchema = {
+    type: "object",
+    properties: {
+      ...Object.fromEntries(BY_NAME.map(([name, s]) => [name, s])),
+      per_page: { type: "integer", minimum: 1, maximum: 100 },
+      page: { type: "integer" },
+      price: { type: "number", minimum: 0 },
+      amount: { type: "integer" },
+      tags: { type: "array", items: str() },
+    },
+    required: BY_NAME.map(([name]) => name),
+    additionalProperties: false,
+  };
+
+  it.each(BY_NAME)("%s", (name, _schema, shape) => {
+    const { examples } = createExampleGenerator().build(schema, 7);
+    expect(examples?.full[name]).toMatch(shape);
+    expect(looksRandom(String(examples?.full[name]))).toBe(false);
+  });
+
+  it("numbers by name: pages from 1, limits of 10, prices", () => {
+    const full = createExampleGenerator().build(schema, 7).examples!.full;
+    expect(full).toMatchObject({ per_page: 10, page: 1, price: 19.99, amount: 2000 });
+    // A single realistic item is not repeated to fill the array.
+    expect(full["tags"]).toHaveLength(1);
+  });
+
+  it("is deterministic and passes the validator", () => {
+    const a = createExampleGenerator().build(schema, 7).examples!;
+    const b = createExampleGenerator().build(schema, 7).examples!;
+    expect(a).toEqual(b);
+    const validate = createAjv().compile(schema);
+    expect(validate(a.full), JSON.stringify(validate.errors)).toBe(true);
+    expect(validate(a.minimal), JSON.stringify(validate.errors)).toBe(true);
+  });
+
+  it("a realistic value that breaks the schema is not used", () => {
+    const tight: JsonSchema = { type: "object", properties: { email: str({ maxLength: 5 }), owner: str({ pattern: "^[0-9]+$" }) }, required: ["email", "owner"] };
+    const { examples } = createExampleGenerator().build(tight, 1);
+    expect(createAjv().compile(tight)(examples!.full)).toBe(true);
+  });
+
+  it("the spec's own example wins over a realistic one", () => {
+    const own: JsonSchema = { type: "object", properties: { title: str({ examples: ["Dune"] }) }, required: ["title"] };
+    expect(createExampleGenerator().build(own, 1).examples!.minimal).toEqual({ title: "Dune" });
+  });
+});
+
+describe("spec examples and placeholders (samples/catalogue.yaml)", () => {
+  it("uses parameter `examples` maps and media type examples, and labels identifiers", async () => {
+    const guided = addGuidance(await modelFrom(join(SAMPLES, "catalogue.yaml")), { seed: 1 });
+    const tool = (name: string) => guided.tools.find((t) => t.name === name)!;
+    // A parameter's `examples` map.
+    expect(tool("list_books").guidance.examples!.full["q"]).toBe("dune");
+    // The request body's media type example, spread over the flattened arguments.
+    expect(tool("create_order").guidance.examples!.minimal).toEqual({ book_id: "bk_dune", quantity: 1 });
+    expect(tool("create_order").guidance.examples!.full["note"]).toBe("Gift wrap, please.");
+    // Identifiers: placeholders that keep the pattern, labelled in the typed hints.
+    expect(tool("get_book").guidance.examples!.minimal).toEqual({ bookId: "bk_example" });
+    expect(tool("get_order").guidance.examples!.minimal).toEqual({ orderId: "ord_example" });
+    expect(tool("get_book").guidance.hints.typed["bookId"]!.placeholder).toMatch(/placeholder/);
+    expect(tool("create_book").guidance.hints.typed["author_id"]!.placeholder).toMatch(/placeholder/);
+    expect(tool("create_book").guidance.hints.typed["title"]!.placeholder).toBeUndefined();
+    expect(tool("list_books").guidance.hints.typed["q"]!.placeholder).toBeUndefined();
+  });
+});
