@@ -22,6 +22,7 @@ import { ARG_NAME_PATTERN, argName, assignUniqueNames, baseToolName, envName, is
 import { RESERVED_TOOL_NAMES } from "../../templates/server/src/runtime/guidance/types.js";
 import { mergeAllOfObjects, toBoundedJsonSchema, toJsonSchema, type SchemaContext } from "./schema.js";
 import { adoptExample, spreadBodyExample } from "./spec-examples.js";
+import { htmlToMarkdown, isEmptyBody } from "./spec-cleanup.js";
 
 /** `info` and `read_response` are the generated server's own tools: an API tool with such a base name gets `_op`. */
 export function unreservedName(base: string): string {
@@ -184,7 +185,7 @@ function buildOperationTool(
     ...(success?.mediaType ? { responseMediaType: success.mediaType } : {}),
   };
   const tags = Array.isArray(operation.tags) ? operation.tags.filter((tag): tag is string => typeof tag === "string") : [];
-  const summary = typeof operation.summary === "string" ? operation.summary.trim() : "";
+  const summary = typeof operation.summary === "string" ? htmlToMarkdown(operation.summary.trim()) : "";
   return {
     baseName: unreservedName(baseToolName(operationId, method, path)),
     identity: `${method} ${path}`,
@@ -309,7 +310,7 @@ function parameterSchema(parameter: RawParameter, pointer: string, context: Sche
     json = typeof mediaType === "string" && /json/i.test(mediaType);
   }
   const schema = toJsonSchema(source ?? { type: "string" }, childPointer(pointer, "schema"), context);
-  if (parameter.description && typeof parameter.description === "string") schema.description = parameter.description;
+  if (parameter.description && typeof parameter.description === "string") schema.description = htmlToMarkdown(parameter.description);
   if (parameter.deprecated === true) schema.deprecated = true;
   adoptExample(schema, parameter);
   return { schema, json };
@@ -353,6 +354,7 @@ function buildBody(operation: SpecObject, pointer: string, properties: Record<st
       fix: "split the body schema, or accept that the upstream validates the deeper levels",
     }),
   );
+  if (isEmptyBody(converted)) return undefined;
   const flat = flattenable(converted, properties);
   if (flat) {
     const mapping: Record<string, string> = {};
@@ -450,7 +452,7 @@ function readLinks(links: unknown, pointer: string): OpenApiLink[] {
 }
 
 function describeOperation(method: string, path: string, summary: string, operation: SpecObject): string {
-  const description = typeof operation.description === "string" ? operation.description.trim() : "";
+  const description = typeof operation.description === "string" ? htmlToMarkdown(operation.description.trim()) : "";
   const parts = [summary, description && description !== summary ? description : ""].filter(Boolean);
   if (operation.deprecated === true) parts.unshift("Deprecated.");
   let text = parts.join("\n\n") || `${method.toUpperCase()} ${path}`;

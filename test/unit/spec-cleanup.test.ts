@@ -1,0 +1,49 @@
+/**
+ * Issue 13 "Spec text cleaned for agents": HTML in titles and descriptions
+ * becomes Markdown (Markdown stays as written), and a request body that can
+ * only be `{}` is no argument.
+ */
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { htmlToMarkdown, isEmptyBody } from "../../src/model/spec-cleanup.js";
+import { DIRECTORY_ROOT } from "../helpers/corpus.js";
+import { modelFrom } from "../helpers/pipeline.js";
+
+const HTML_TAG = /<\/?[a-z][a-z0-9]*(\s[^<>]*)?\/?>/i;
+
+describe("spec text", () => {
+  it("turns HTML into Markdown", () => {
+    expect(htmlToMarkdown("<p>Retrieves a Customer object.</p>")).toBe("Retrieves a Customer object.");
+    expect(htmlToMarkdown('<p>See <a href="https://stripe.com/docs">the docs</a> and <code>expand</code>.</p>')).toBe("See [the docs](https://stripe.com/docs) and `expand`.");
+    expect(htmlToMarkdown("<ul><li>one</li><li>two</li></ul>")).toMatch(/^-\s+one\n-\s+two$/);
+  });
+
+  it("leaves Markdown and plain text exactly as written", () => {
+    for (const text of ["Plain text.", "**Bold** and `code` and snake_case_name", "Fewer than <5 items, a -> b", "# Heading\n\n- item"]) {
+      expect(htmlToMarkdown(text)).toBe(text);
+    }
+  });
+
+  it("knows an empty body", () => {
+    expect(isEmptyBody({ type: "object", properties: {}, additionalProperties: false })).toBe(true);
+    expect(isEmptyBody({ type: "object", additionalProperties: false })).toBe(true);
+    expect(isEmptyBody({ type: "object" })).toBe(false); // free-form
+    expect(isEmptyBody({ type: "object", properties: { a: { type: "string" } }, additionalProperties: false })).toBe(false);
+  });
+
+  it("Stripe: no HTML tags in tool titles and descriptions, and no empty body argument", async () => {
+    const model = await modelFrom(join(DIRECTORY_ROOT, "stripe.com.json"));
+    expect(model.tools.length).toBeGreaterThan(400);
+    for (const tool of model.tools) {
+      expect(tool.description, tool.name).not.toMatch(HTML_TAG);
+      expect(tool.title ?? "", tool.name).not.toMatch(HTML_TAG);
+      for (const [arg, schema] of Object.entries((tool.inputSchema["properties"] ?? {}) as Record<string, Record<string, unknown>>)) {
+        expect(isEmptyBody(schema), `${tool.name}.${arg}`).toBe(false);
+      }
+    }
+    const getCustomer = model.tools.find((t) => t.name === "get_customers_customer")!;
+    expect(getCustomer.description).toBe("Retrieves a Customer object.");
+    expect(Object.keys(getCustomer.inputSchema["properties"] as object)).toEqual(["customer", "expand"]);
+    expect(getCustomer.operation?.body).toBeUndefined();
+  });
+});
