@@ -1,7 +1,7 @@
 /**
  * Spec content cleaned for agents:
  *  - HTML in titles and descriptions (Stripe: `<p>Retrieves a Customer object.</p>`)
- *    becomes Markdown, with turndown; text without HTML tags, Markdown
+ *    becomes Markdown, with turndown; text without formatting tags, Markdown
  *    included, is left exactly as written;
  *  - a request body that can only ever be `{}` (Stripe declares one on GET
  *    operations) is no argument at all.
@@ -9,7 +9,11 @@
 import TurndownService from "turndown";
 import type { JsonSchema } from "./ir.js";
 
-const HTML_TAG = /<\/?[a-z][a-z0-9]*(\s[^<>]*)?\/?>/i;
+/**
+ * Text formatting markup only: a description that merely mentions `</script>`
+ * or `<T>` is prose about tags, and passes through byte for byte.
+ */
+const HTML_TAG = /<\/?(p|a|br|hr|code|pre|em|strong|b|i|u|s|ul|ol|li|h[1-6]|table|thead|tbody|tr|td|th|blockquote|span|div|dl|dt|dd|sup|sub|img|kbd|var|small)(\s[^<>]*)?\/?>/i;
 
 let service: TurndownService | undefined;
 

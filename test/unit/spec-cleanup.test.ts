@@ -19,7 +19,7 @@ describe("spec text", () => {
   });
 
   it("leaves Markdown and plain text exactly as written", () => {
-    for (const text of ["Plain text.", "**Bold** and `code` and snake_case_name", "Fewer than <5 items, a -> b", "# Heading\n\n- item"]) {
+    for (const text of ["Plain text.", "**Bold** and `code` and snake_case_name", "Fewer than <5 items, a -> b", "# Heading\n\n- item", "Returns List<T>; never emits </script> or <!-- -->"]) {
       expect(htmlToMarkdown(text)).toBe(text);
     }
   });
