@@ -16,7 +16,7 @@ import { buildHints } from "./hints.js";
 import { identifierArgs } from "./identifiers.js";
 import { buildLinkIndex, buildLinks, findListTool } from "./links.js";
 import { detectPagination } from "./pagination.js";
-import { buildProducerIndex, findProducers, type ProducerIndex } from "./producers.js";
+import { buildProducerIndex, findProducers, nameSources, type ProducerIndex } from "./producers.js";
 import { hashString } from "./schema-util.js";
 
 export { buildHints, describeType } from "./hints.js";
@@ -90,6 +90,9 @@ function guideTool(tool: ToolModel, ctx: ToolContext): ToolGuidance {
   const listTool = findListTool(tool, ctx.index);
   if (listTool) guidance.listTool = listTool;
   const producers = findProducers(tool, ctx.producers);
-  if (producers) guidance.producers = producers;
+  if (producers) {
+    guidance.producers = producers;
+    nameSources(hints, producers);
+  }
   return guidance;
 }

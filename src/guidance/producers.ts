@@ -12,7 +12,7 @@
  * producer also takes are carried (`$caller.<arg>`). Ranked: safe (GET)
  * calls first, then fewer hops, then declared links, own lists, fields, creates.
  */
-import type { Diagnostic, IdentifierProducer, JsonSchema, ProducerCall, ToolModel } from "../model/ir.js";
+import type { Diagnostic, IdentifierProducer, JsonSchema, ProducerCall, SchemaHints, ToolModel } from "../model/ir.js";
 import { identifierArgs, identifierStem } from "./identifiers.js";
 import { idField, key, nounOf, openApiLinks, type LinkIndex } from "./links.js";
 import { findItemSchema, findItemsPointer } from "./pagination.js";
@@ -284,4 +284,15 @@ export function findProducers(tool: ToolModel, index: ProducerIndex): Record<str
     if (found.length > 0) out[arg] = found;
   }
   return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/** Each identifier's typed hint names where real values come from (shown by `info` / `describe_operation`). */
+export function nameSources(hints: SchemaHints, producers: Record<string, IdentifierProducer[]>): void {
+  for (const [arg, found] of Object.entries(producers)) {
+    const hint = hints.typed[arg];
+    const first = found[0];
+    if (!hint?.placeholder || !first) continue;
+    const chain = first.via ? `${first.via.tool} → ${first.tool}` : first.tool;
+    hint.placeholder += `; real ones: ${chain}, at ${first.take} of its answer`;
+  }
 }

@@ -39,6 +39,11 @@ describe("identifier producers", () => {
 
     // The resource's own list comes before creating one.
     expect(producers("get_book")!["bookId"]!.map((p) => p.tool)).toEqual(["list_books", "create_book"]);
+    // The typed hint (what info / describe_operation show) names the source.
+    const guided = addGuidance(await modelFrom(join(SAMPLES, "catalogue.yaml")), { seed: 1 });
+    expect(guided.tools.find((t) => t.name === "get_order")!.guidance.hints.typed["orderId"]!.placeholder).toMatch(
+      /placeholder.*real ones: list_books → create_order, at \/id of its answer$/,
+    );
     // Nothing for a tool without identifiers.
     expect(producers("list_books")).toBeUndefined();
   });
