@@ -9,7 +9,7 @@ import { dereferenceSpec } from "./dereference/index.js";
 import { GeneratorError } from "./diagnostics.js";
 import { emitProject, toToolData, TOOLS_DATA_PATH, type EmittedFile } from "./emit/index.js";
 import { loadTemplateHelpers, packageRoot } from "./emit/templates.js";
-import { addGuidance } from "./guidance/index.js";
+import { addGuidance, createExampleGenerator, exampleCompiler } from "./guidance/index.js";
 import { isUrl, loadSpec } from "./load/index.js";
 import { buildModel } from "./model/index.js";
 import type { ApiModel, Diagnostic, GuidedApiModel, ToolData } from "./model/ir.js";
@@ -77,8 +77,10 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   const built = await timed("model", () => buildModel(dereferenced, { ...(options.name ? { name: options.name } : {}) }));
   const model = applyGenerationChoices(built, options);
   progress(`model: ${model.tools.length} tools${model.tools.length < built.tools.length ? ` (${built.tools.length - model.tools.length} filtered out)` : ""}`);
-  const validators = await timed("validate", () => compileInputValidators(model));
-  const guided = await timed("guidance", () => addGuidance(model, { seed: options.seed ?? 1, validators }));
+  // One example generator compiles each input schema once: the fail-closed check and example repair share it.
+  const exampleGenerator = createExampleGenerator();
+  const validators = await timed("validate", () => compileInputValidators(model, exampleCompiler(exampleGenerator)));
+  const guided = await timed("guidance", () => addGuidance(model, { seed: options.seed ?? 1, validators, exampleGenerator }));
   const version = generatorVersion();
   const helpers = await loadTemplateHelpers(options.templatesDir);
   const files = await timed("emit", () =>

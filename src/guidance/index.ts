@@ -10,7 +10,7 @@
  *   pagination.ts — how a list operation pages.
  */
 import type { ValidateFunction } from "ajv/dist/2020.js";
-import type { ApiModel, Diagnostic, GuidedApiModel, GuidedTool, ToolGuidance, ToolModel } from "../model/ir.js";
+import type { ApiModel, Diagnostic, GuidedApiModel, GuidedTool, JsonSchema, ToolGuidance, ToolModel } from "../model/ir.js";
 import { createExampleGenerator, type ExampleGeneratorOptions } from "./examples.js";
 import { buildHints } from "./hints.js";
 import { buildLinkIndex, buildLinks, findListTool } from "./links.js";
@@ -33,19 +33,47 @@ export interface GuidanceOptions {
    * `compileInputValidators` returns). Optional; saves compiling every schema twice.
    */
   validators?: ReadonlyMap<string, ValidateFunction>;
+  /**
+   * The example generator to use (and whose compiled validators to reuse);
+   * generation shares one with `compileInputValidators`. Default: a new one.
+   */
+  exampleGenerator?: ExampleGenerator;
+}
+
+export type ExampleGenerator = ReturnType<typeof createExampleGenerator>;
+
+/** The example generator's verbose compiler as a fail-closed `SchemaCompiler`: throws what Ajv reported. */
+export function exampleCompiler(generator: ExampleGenerator): (schema: JsonSchema) => ValidateFunction {
+  return (schema) => {
+    const compiled = generator.compile(schema);
+    if (!compiled.validate) throw new Error(compiled.error ?? "schema does not compile");
+    return compiled.validate;
+  };
 }
 
 export function addGuidance(model: ApiModel, options: GuidanceOptions = {}): GuidedApiModel {
   const seed = options.seed ?? 1;
   const diagnostics: Diagnostic[] = [];
-  const examples = createExampleGenerator(options.examples);
+  const examples = options.exampleGenerator ?? createExampleGenerator(options.examples);
   const index = buildLinkIndex(model.tools);
+  // Tools sharing a validator share their input schema's content: hand the
+  // generator one object per content, so its validator cache (by identity) hits.
+  const canonical = new Map<ValidateFunction, JsonSchema>();
+  const schemaFor = (tool: ToolModel, validate: ValidateFunction | undefined): JsonSchema => {
+    if (!validate) return tool.inputSchema;
+    const known = canonical.get(validate);
+    if (known) return known;
+    canonical.set(validate, tool.inputSchema);
+    return tool.inputSchema;
+  };
 
   const tools: GuidedTool[] = model.tools.map((tool) => {
+    const validate = options.validators?.get(tool.name);
     const guidance = guideTool(tool, {
       // Per-tool seed derived from the tool's name: independent of tool order.
       seed: (seed + hashString(tool.name)) >>> 0,
-      validate: options.validators?.get(tool.name),
+      validate,
+      exampleSchema: schemaFor(tool, validate),
       examples,
       index,
       diagnostics,
@@ -59,6 +87,8 @@ export function addGuidance(model: ApiModel, options: GuidanceOptions = {}): Gui
 interface ToolContext {
   seed: number;
   validate: ValidateFunction | undefined;
+  /** The tool's input schema, or an equal one already seen (see `schemaFor`). */
+  exampleSchema: JsonSchema;
   examples: ReturnType<typeof createExampleGenerator>;
   index: ReturnType<typeof buildLinkIndex>;
   diagnostics: Diagnostic[];
@@ -67,7 +97,7 @@ interface ToolContext {
 function guideTool(tool: ToolModel, ctx: ToolContext): ToolGuidance {
   const hints = buildHints(tool.inputSchema);
 
-  const outcome = ctx.examples.build(tool.inputSchema, ctx.seed, ctx.validate);
+  const outcome = ctx.examples.build(ctx.exampleSchema, ctx.seed, ctx.validate);
   for (const problem of outcome.problems) {
     ctx.diagnostics.push({
       pointer: tool.pointer,
