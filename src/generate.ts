@@ -9,7 +9,8 @@ import { dereferenceSpec } from "./dereference/index.js";
 import { GeneratorError } from "./diagnostics.js";
 import { emitProject, toToolData, TOOLS_DATA_PATH, type EmittedFile } from "./emit/index.js";
 import { loadTemplateHelpers, packageRoot } from "./emit/templates.js";
-import { addGuidance, createExampleGenerator, exampleCompiler } from "./guidance/index.js";
+import { openExampleCache } from "./cache/index.js";
+import { addGuidance, createExampleGenerator, exampleCompiler, toolSeed } from "./guidance/index.js";
 import { isUrl, loadSpec } from "./load/index.js";
 import { buildModel } from "./model/index.js";
 import type { ApiModel, Diagnostic, GuidedApiModel, ToolData } from "./model/ir.js";
@@ -51,6 +52,8 @@ export interface GenerateResult {
   reportText?: string;
   /** With `check`: the generated files that differ from the project's. */
   stale?: string[];
+  /** Tools whose example outcome came from the project's cache (hits) or was computed (misses). */
+  exampleCache: { hits: number; misses: number };
 }
 
 export function generatorVersion(): string {
@@ -77,17 +80,25 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   const built = await timed("model", () => buildModel(dereferenced, { ...(options.name ? { name: options.name } : {}) }));
   const model = applyGenerationChoices(built, options);
   progress(`model: ${model.tools.length} tools${model.tools.length < built.tools.length ? ` (${built.tools.length - model.tools.length} filtered out)` : ""}`);
+  const version = generatorVersion();
+  const seed = options.seed ?? 1;
+  const outDir = resolve(options.out ?? `./${model.api.name}`);
+  // Example outcomes of an earlier run of this generator on this project (see src/cache).
+  const exampleCache = openExampleCache(outDir, version);
   // One example generator compiles each input schema once: the fail-closed check and example repair share it.
   const exampleGenerator = createExampleGenerator();
-  const validators = await timed("validate", () => compileInputValidators(model, exampleCompiler(exampleGenerator)));
-  const guided = await timed("guidance", () => addGuidance(model, { seed: options.seed ?? 1, validators, exampleGenerator }));
-  const version = generatorVersion();
+  // A cached tool's schema compiled with this very generator and Ajv when its entry was made.
+  const uncached = { ...model, tools: model.tools.filter((tool) => !exampleCache.has(tool.inputSchema, toolSeed(seed, tool.name))) };
+  const validators = await timed("validate", () => compileInputValidators(uncached, exampleCompiler(exampleGenerator)));
+  const guided = await timed("guidance", () => addGuidance(model, { seed, validators, exampleGenerator, exampleCache }));
+  const cacheStats = exampleCache.stats();
+  const { hits, misses } = cacheStats;
+  if (hits > 0) progress(`cache: ${hits} of ${hits + misses} tools' examples reused`);
   const helpers = await loadTemplateHelpers(options.templatesDir);
   const files = await timed("emit", () =>
     emitProject(guided, { generatorVersion: version, helpers, ...(options.templatesDir ? { templatesDir: options.templatesDir } : {}) }),
   );
 
-  const outDir = resolve(options.out ?? `./${guided.api.name}`);
   const previousManifest = await readManifest(outDir);
   const previousTools = previousManifest ? readPreviousTools(outDir) : undefined;
   const report = previousTools ? compareTools(previousTools, guided.tools.map(toToolData)) : undefined;
@@ -102,7 +113,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     if (!previousManifest) throw new GeneratorError(outDir, "is not a generated project (no .guided-mcp/manifest.json)", "generate it first, or point --out at the project");
     const { differing } = isUpToDate(previousManifest, files);
     const write: WriteResult = { outDir, fresh: false, plan: [], manifest: { ...manifestBase, files: {} } };
-    return { model: guided, files, write, diagnostics: guided.diagnostics, timings, stale: differing, ...(report ? { report, reportText } : {}) };
+    return { model: guided, files, write, diagnostics: guided.diagnostics, timings, stale: differing, exampleCache: cacheStats, ...(report ? { report, reportText } : {}) };
   }
 
   const write = await timed("write", () =>
@@ -112,7 +123,8 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
       ...(reportText && report && report.changes.length > 0 ? { changelogEntry: reportText } : {}),
     }),
   );
-  return { model: guided, files, write, diagnostics: guided.diagnostics, timings, ...(report ? { report, reportText } : {}) };
+  if (!options.dryRun) await exampleCache.save();
+  return { model: guided, files, write, diagnostics: guided.diagnostics, timings, exampleCache: cacheStats, ...(report ? { report, reportText } : {}) };
 }
 
 export const DEFAULT_AUTO_THRESHOLD = 40;

@@ -11,7 +11,8 @@
  */
 import type { ValidateFunction } from "ajv/dist/2020.js";
 import type { ApiModel, Diagnostic, GuidedApiModel, GuidedTool, JsonSchema, ToolGuidance, ToolModel } from "../model/ir.js";
-import { createExampleGenerator, type ExampleGeneratorOptions } from "./examples.js";
+import type { ExampleCache } from "../cache/index.js";
+import { createExampleGenerator, type ExampleGeneratorOptions, type ExampleOutcome } from "./examples.js";
 import { buildHints } from "./hints.js";
 import { buildLinkIndex, buildLinks, findListTool } from "./links.js";
 import { detectPagination } from "./pagination.js";
@@ -38,6 +39,13 @@ export interface GuidanceOptions {
    * generation shares one with `compileInputValidators`. Default: a new one.
    */
   exampleGenerator?: ExampleGenerator;
+  /** Example outcomes from an earlier run (see src/cache); hits skip the example search. */
+  exampleCache?: Pick<ExampleCache, "lookup" | "store">;
+}
+
+/** The example seed of one tool: derived from its name, so independent of tool order. */
+export function toolSeed(seed: number, toolName: string): number {
+  return (seed + hashString(toolName)) >>> 0;
 }
 
 export type ExampleGenerator = ReturnType<typeof createExampleGenerator>;
@@ -70,11 +78,11 @@ export function addGuidance(model: ApiModel, options: GuidanceOptions = {}): Gui
   const tools: GuidedTool[] = model.tools.map((tool) => {
     const validate = options.validators?.get(tool.name);
     const guidance = guideTool(tool, {
-      // Per-tool seed derived from the tool's name: independent of tool order.
-      seed: (seed + hashString(tool.name)) >>> 0,
+      seed: toolSeed(seed, tool.name),
       validate,
       exampleSchema: schemaFor(tool, validate),
       examples,
+      exampleCache: options.exampleCache,
       index,
       diagnostics,
     });
@@ -90,14 +98,23 @@ interface ToolContext {
   /** The tool's input schema, or an equal one already seen (see `schemaFor`). */
   exampleSchema: JsonSchema;
   examples: ReturnType<typeof createExampleGenerator>;
+  exampleCache: GuidanceOptions["exampleCache"];
   index: ReturnType<typeof buildLinkIndex>;
   diagnostics: Diagnostic[];
+}
+
+function exampleOutcome(tool: ToolModel, ctx: ToolContext): ExampleOutcome {
+  const cached = ctx.exampleCache?.lookup(tool.inputSchema, ctx.seed);
+  if (cached) return cached;
+  const outcome = ctx.examples.build(ctx.exampleSchema, ctx.seed, ctx.validate);
+  ctx.exampleCache?.store(tool.inputSchema, ctx.seed, outcome);
+  return outcome;
 }
 
 function guideTool(tool: ToolModel, ctx: ToolContext): ToolGuidance {
   const hints = buildHints(tool.inputSchema);
 
-  const outcome = ctx.examples.build(ctx.exampleSchema, ctx.seed, ctx.validate);
+  const outcome = exampleOutcome(tool, ctx);
   for (const problem of outcome.problems) {
     ctx.diagnostics.push({
       pointer: tool.pointer,
