@@ -9,14 +9,15 @@ import { dereferenceSpec } from "./dereference/index.js";
 import { GeneratorError } from "./diagnostics.js";
 import { emitProject, toToolData, TOOLS_DATA_PATH, type EmittedFile } from "./emit/index.js";
 import { loadTemplateHelpers, packageRoot } from "./emit/templates.js";
-import { openExampleCache } from "./cache/index.js";
+import { openExampleCache, type ExampleCache } from "./cache/index.js";
+import { computeOutcomesInParallel, shouldUseWorker } from "./parallel/index.js";
 import { addGuidance, createExampleGenerator, exampleCompiler, toolSeed } from "./guidance/index.js";
 import { isUrl, loadSpec } from "./load/index.js";
 import { buildModel } from "./model/index.js";
 import type { ApiModel, Diagnostic, GuidedApiModel, ToolData } from "./model/ir.js";
 import { filterTools, isEmptyFilter, type ToolFilter } from "../templates/server/src/runtime/filter.js";
 import type { ToolMode } from "../templates/server/src/runtime/tool-data.js";
-import { compileInputValidators } from "./model/validators.js";
+import { compileInputValidators, uncompilableSchema } from "./model/validators.js";
 import { normaliseSpec } from "./normalise/index.js";
 import { compareTools, formatReport, type ChangeReport } from "./report/index.js";
 import { hashContent, isUpToDate, readManifest, writeProject, type Manifest, type WriteResult } from "./write/index.js";
@@ -85,12 +86,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   const outDir = resolve(options.out ?? `./${model.api.name}`);
   // Example outcomes of an earlier run of this generator on this project (see src/cache).
   const exampleCache = openExampleCache(outDir, version);
-  // One example generator compiles each input schema once: the fail-closed check and example repair share it.
-  const exampleGenerator = createExampleGenerator();
-  // A cached tool's schema compiled with this very generator and Ajv when its entry was made.
-  const uncached = { ...model, tools: model.tools.filter((tool) => !exampleCache.has(tool.inputSchema, toolSeed(seed, tool.name))) };
-  const validators = await timed("validate", () => compileInputValidators(uncached, exampleCompiler(exampleGenerator)));
-  const guided = await timed("guidance", () => addGuidance(model, { seed, validators, exampleGenerator, exampleCache }));
+  const guided = await guideModel(model, seed, exampleCache, timed);
   const cacheStats = exampleCache.stats();
   const { hits, misses } = cacheStats;
   if (hits > 0) progress(`cache: ${hits} of ${hits + misses} tools' examples reused`);
@@ -125,6 +121,32 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   );
   if (!options.dryRun) await exampleCache.save();
   return { model: guided, files, write, diagnostics: guided.diagnostics, timings, exampleCache: cacheStats, ...(report ? { report, reportText } : {}) };
+}
+
+/**
+ * Validate (fail closed) and guidance. A cached tool's schema compiled with
+ * this very generator and Ajv when its entry was made, so only the others are
+ * compiled; large APIs do that and the example search on two threads, whose
+ * outcomes go into the cache that guidance then reads.
+ */
+async function guideModel(model: ApiModel, seed: number, exampleCache: ExampleCache, timed: <T>(stage: string, run: () => T | Promise<T>) => Promise<T>): Promise<GuidedApiModel> {
+  const uncached = model.tools.filter((tool) => !exampleCache.has(tool.inputSchema, toolSeed(seed, tool.name)));
+  if (shouldUseWorker(uncached.length)) {
+    const positions = new Map(uncached.map((tool, index) => [index, tool]));
+    const results = await timed("validate+examples (2 threads)", () =>
+      computeOutcomesInParallel(uncached.map((tool, index) => ({ index, schema: tool.inputSchema, seed: toolSeed(seed, tool.name) }))),
+    );
+    if (results.compileError) throw uncompilableSchema(positions.get(results.compileError.index)!, results.compileError.message);
+    for (const { index, outcome } of results.outcomes) {
+      const tool = positions.get(index)!;
+      exampleCache.store(tool.inputSchema, toolSeed(seed, tool.name), outcome);
+    }
+    return timed("guidance", () => addGuidance(model, { seed, exampleCache }));
+  }
+  // One example generator compiles each input schema once: the fail-closed check and example repair share it.
+  const exampleGenerator = createExampleGenerator();
+  const validators = await timed("validate", () => compileInputValidators({ ...model, tools: uncached }, exampleCompiler(exampleGenerator)));
+  return timed("guidance", () => addGuidance(model, { seed, validators, exampleGenerator, exampleCache }));
 }
 
 export const DEFAULT_AUTO_THRESHOLD = 40;

@@ -43,7 +43,7 @@ export interface ExampleCache {
   /** Whether `lookup` would hit (does not count as a use). */
   has(schema: JsonSchema, seed: number): boolean;
   store(schema: JsonSchema, seed: number, outcome: ExampleOutcome): void;
-  /** Hits and misses so far (for progress lines and the benchmark). */
+  /** Outcomes reused from an earlier run (hits) and computed by this one (misses), for progress lines and the benchmark. */
   stats(): { hits: number; misses: number };
   /** Writes the entries used by this run (unused ones are dropped). */
   save(): Promise<void>;
@@ -59,6 +59,7 @@ export function openExampleCache(projectDir: string, generatorVersion: string, o
   const previous = readCacheFile(file, code);
   const used: Record<string, ExampleOutcome> = Object.create(null) as Record<string, ExampleOutcome>;
   const keys = new WeakMap<JsonSchema, string>();
+  const computed = new Set<string>();
   let hits = 0;
   let misses = 0;
 
@@ -75,21 +76,22 @@ export function openExampleCache(projectDir: string, generatorVersion: string, o
     lookup(schema, seed) {
       const key = keyFor(schema, seed);
       const hit = Object.hasOwn(used, key) ? used[key] : Object.hasOwn(previous, key) ? previous[key] : undefined;
-      if (hit) {
-        hits++;
-        used[key] = hit;
-        // Callers own what they get: never hand out the cached object itself.
-        return structuredClone(hit);
-      }
-      misses++;
-      return undefined;
+      if (!hit) return undefined;
+      // Only entries from an earlier run count as reuse; this run's own stores do not.
+      if (!computed.has(key)) hits++;
+      used[key] = hit;
+      // Callers own what they get: never hand out the cached object itself.
+      return structuredClone(hit);
     },
     has(schema, seed) {
       const key = keyFor(schema, seed);
       return key in used || Object.hasOwn(previous, key);
     },
     store(schema, seed, outcome) {
-      used[keyFor(schema, seed)] = structuredClone(outcome);
+      const key = keyFor(schema, seed);
+      used[key] = structuredClone(outcome);
+      computed.add(key);
+      misses++;
     },
     stats: () => ({ hits, misses }),
     async save() {

@@ -6,7 +6,7 @@
 import type { ValidateFunction } from "ajv/dist/2020.js";
 import { createAjv } from "../../templates/server/src/runtime/ajv.js";
 import { GeneratorError } from "../diagnostics.js";
-import type { ApiModel, JsonSchema } from "./ir.js";
+import type { ApiModel, JsonSchema, ToolModel } from "./ir.js";
 
 /** Compiles one schema with the server's Ajv configuration, or throws why it cannot. */
 export type SchemaCompiler = (schema: JsonSchema) => ValidateFunction;
@@ -33,7 +33,7 @@ export function compileInputValidators(model: ApiModel, compile?: SchemaCompiler
       }
       validators.set(tool.name, validate);
     } catch (error) {
-      throw new GeneratorError(tool.pointer, `the input schema of tool ${tool.name} cannot be compiled (${(error as Error).message})`, "fix the schema at that location, or hide the operation with `x-mcp: false`");
+      throw uncompilableSchema(tool, (error as Error).message);
     }
   }
   return validators;
@@ -42,4 +42,9 @@ export function compileInputValidators(model: ApiModel, compile?: SchemaCompiler
 function plainCompiler(): SchemaCompiler {
   const ajv = createAjv();
   return (schema) => ajv.compile(schema);
+}
+
+/** The located generation error for a tool whose input schema Ajv cannot compile. */
+export function uncompilableSchema(tool: Pick<ToolModel, "name" | "pointer">, reason: string): GeneratorError {
+  return new GeneratorError(tool.pointer, `the input schema of tool ${tool.name} cannot be compiled (${reason})`, "fix the schema at that location, or hide the operation with `x-mcp: false`");
 }

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { CACHE_DIR, openExampleCache } from "../../src/cache/index.js";
 import { generate, generatorVersion } from "../../src/generate.js";
 import { toolSeed } from "../../src/guidance/index.js";
+import { runCli } from "../helpers/cli.js";
 import { SAMPLES } from "../helpers/pipeline.js";
 
 /** Every file of a project except the cache, by relative path. */
@@ -93,5 +94,41 @@ describe("example cache", () => {
     const afterCorruption = await generate({ from: spec, out });
     expect(afterCorruption.exampleCache.hits).toBe(0);
     expect(afterCorruption.write.plan.every((file) => file.action === "unchanged" || file.action === "keep-user")).toBe(true);
+  });
+});
+
+describe("two threads (large APIs)", () => {
+  const withWorkers = <T>(setting: string, run: () => T): T => {
+    const before = process.env["GUIDED_MCP_WORKERS"];
+    process.env["GUIDED_MCP_WORKERS"] = setting;
+    try {
+      return run();
+    } finally {
+      if (before === undefined) delete process.env["GUIDED_MCP_WORKERS"];
+      else process.env["GUIDED_MCP_WORKERS"] = before;
+    }
+  };
+
+  it("generates byte for byte what one thread generates", () => {
+    const { dir, spec } = specCopy();
+    const one = join(dir, "one-mcp");
+    const two = join(dir, "two-mcp");
+    expect(withWorkers("0", () => runCli(["--from", spec, "--out", one, "--quiet"])).code).toBe(0);
+    const threaded = withWorkers("1", () => runCli(["--from", spec, "--out", two]));
+    expect(threaded.code).toBe(0);
+    expect(threaded.stderr).toContain("validate+examples (2 threads)");
+    expect(projectFiles(two)).toEqual(projectFiles(one));
+  });
+
+  it("still fails closed, naming the first uncompilable tool in spec order", () => {
+    const dir = mkdtempSync(join(tmpdir(), "cgm-cache-closed-"));
+    const spec = join(dir, "api.yaml");
+    const operations = ["alpha", "bravo", "charlie", "delta"].map(
+      (name, index) => `  /${name}:\n    get:\n      operationId: ${name}\n      parameters:\n        - {name: kind, in: query, schema: {type: ${index >= 2 ? "strnig" : "string"}${index === 3 ? ", maxLength: 3" : ""}}}\n      responses: {'200': {description: ok}}\n`,
+    );
+    writeFileSync(spec, `openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths:\n${operations.join("")}`);
+    const result = withWorkers("1", () => runCli(["--from", spec, "--out", join(dir, "out"), "--quiet"]));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/#\/paths\/~1charlie\/get: the input schema of tool charlie cannot be compiled .* — fix the schema at that location/);
   });
 });
