@@ -73,12 +73,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     return value;
   };
 
-  const loaded = await timed("load", () => loadSpec(options.from));
-  const normalised = await timed("normalise", () => normaliseSpec(loaded));
-  const dereferenced = await timed("dereference", () =>
-    dereferenceSpec(normalised, { allowRemoteRefs: options.allowRemoteRefs ?? false, allowExternalFiles: options.allowExternalRefs ?? false }),
-  );
-  const built = await timed("model", () => buildModel(dereferenced, { ...(options.name ? { name: options.name } : {}) }));
+  const { built, specHash } = await readModel(options, timed);
   const model = applyGenerationChoices(built, options);
   progress(`model: ${model.tools.length} tools${model.tools.length < built.tools.length ? ` (${built.tools.length - model.tools.length} filtered out)` : ""}`);
   const version = generatorVersion();
@@ -101,7 +96,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   const reportText = report ? formatReport(report, `${guided.api.title} ${guided.api.version}`) : undefined;
   const manifestBase: Omit<Manifest, "files"> = {
     generator: { name: "create-guided-mcp", version },
-    spec: { source: recordedSource(options.from, outDir), hash: hashContent(loaded.text) },
+    spec: { source: recordedSource(options.from, outDir), hash: specHash },
     options: recordedOptions(options, outDir),
   };
 
@@ -123,13 +118,31 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   return { model: guided, files, write, diagnostics: guided.diagnostics, timings, exampleCache: cacheStats, ...(report ? { report, reportText } : {}) };
 }
 
+type Timed = <T>(stage: string, run: () => T | Promise<T>) => Promise<T>;
+
+/**
+ * Load → normalise → dereference → model. Only the model and the spec's hash
+ * leave this function, so the parsed and dereferenced documents can be freed
+ * before guidance runs (Graph's dereferenced spec is hundreds of MB).
+ */
+async function readModel(options: GenerateOptions, timed: Timed): Promise<{ built: ApiModel; specHash: string }> {
+  const loaded = await timed("load", () => loadSpec(options.from));
+  const specHash = hashContent(loaded.text);
+  const normalised = await timed("normalise", () => normaliseSpec(loaded));
+  const dereferenced = await timed("dereference", () =>
+    dereferenceSpec(normalised, { allowRemoteRefs: options.allowRemoteRefs ?? false, allowExternalFiles: options.allowExternalRefs ?? false }),
+  );
+  const built = await timed("model", () => buildModel(dereferenced, { ...(options.name ? { name: options.name } : {}) }));
+  return { built, specHash };
+}
+
 /**
  * Validate (fail closed) and guidance. A cached tool's schema compiled with
  * this very generator and Ajv when its entry was made, so only the others are
  * compiled; large APIs do that and the example search on two threads, whose
  * outcomes go into the cache that guidance then reads.
  */
-async function guideModel(model: ApiModel, seed: number, exampleCache: ExampleCache, timed: <T>(stage: string, run: () => T | Promise<T>) => Promise<T>): Promise<GuidedApiModel> {
+async function guideModel(model: ApiModel, seed: number, exampleCache: ExampleCache, timed: Timed): Promise<GuidedApiModel> {
   const uncached = model.tools.filter((tool) => !exampleCache.has(tool.inputSchema, toolSeed(seed, tool.name)));
   if (shouldUseWorker(uncached.length)) {
     const positions = new Map(uncached.map((tool, index) => [index, tool]));
