@@ -9,13 +9,15 @@ import { dereferenceSpec } from "./dereference/index.js";
 import { GeneratorError } from "./diagnostics.js";
 import { emitProject, toToolData, TOOLS_DATA_PATH, type EmittedFile } from "./emit/index.js";
 import { loadTemplateHelpers, packageRoot } from "./emit/templates.js";
-import { addGuidance } from "./guidance/index.js";
+import { openExampleCache, type ExampleCache } from "./cache/index.js";
+import { computeOutcomesInParallel, shouldUseWorker } from "./parallel/index.js";
+import { addGuidance, createExampleGenerator, exampleCompiler, toolSeed } from "./guidance/index.js";
 import { isUrl, loadSpec } from "./load/index.js";
 import { buildModel } from "./model/index.js";
 import type { ApiModel, Diagnostic, GuidedApiModel, ToolData } from "./model/ir.js";
 import { filterTools, isEmptyFilter, type ToolFilter } from "../templates/server/src/runtime/filter.js";
 import type { ToolMode } from "../templates/server/src/runtime/tool-data.js";
-import { compileInputValidators } from "./model/validators.js";
+import { compileInputValidators, uncompilableSchema } from "./model/validators.js";
 import { normaliseSpec } from "./normalise/index.js";
 import { compareTools, formatReport, type ChangeReport } from "./report/index.js";
 import { hashContent, isUpToDate, readManifest, writeProject, type Manifest, type WriteResult } from "./write/index.js";
@@ -51,6 +53,8 @@ export interface GenerateResult {
   reportText?: string;
   /** With `check`: the generated files that differ from the project's. */
   stale?: string[];
+  /** Tools whose example outcome came from the project's cache (hits) or was computed (misses). */
+  exampleCache: { hits: number; misses: number };
 }
 
 export function generatorVersion(): string {
@@ -69,30 +73,30 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     return value;
   };
 
-  const loaded = await timed("load", () => loadSpec(options.from));
-  const normalised = await timed("normalise", () => normaliseSpec(loaded));
-  const dereferenced = await timed("dereference", () =>
-    dereferenceSpec(normalised, { allowRemoteRefs: options.allowRemoteRefs ?? false, allowExternalFiles: options.allowExternalRefs ?? false }),
-  );
-  const built = await timed("model", () => buildModel(dereferenced, { ...(options.name ? { name: options.name } : {}) }));
+  const { built, specHash } = await readModel(options, timed);
   const model = applyGenerationChoices(built, options);
   progress(`model: ${model.tools.length} tools${model.tools.length < built.tools.length ? ` (${built.tools.length - model.tools.length} filtered out)` : ""}`);
-  const validators = await timed("validate", () => compileInputValidators(model));
-  const guided = await timed("guidance", () => addGuidance(model, { seed: options.seed ?? 1, validators }));
   const version = generatorVersion();
+  const seed = options.seed ?? 1;
+  const outDir = resolve(options.out ?? `./${model.api.name}`);
+  // Example outcomes of an earlier run of this generator on this project (see src/cache).
+  const exampleCache = openExampleCache(outDir, version);
+  const guided = await guideModel(model, seed, exampleCache, timed);
+  const cacheStats = exampleCache.stats();
+  const { hits, misses } = cacheStats;
+  if (hits > 0) progress(`cache: ${hits} of ${hits + misses} tools' examples reused`);
   const helpers = await loadTemplateHelpers(options.templatesDir);
   const files = await timed("emit", () =>
     emitProject(guided, { generatorVersion: version, helpers, ...(options.templatesDir ? { templatesDir: options.templatesDir } : {}) }),
   );
 
-  const outDir = resolve(options.out ?? `./${guided.api.name}`);
   const previousManifest = await readManifest(outDir);
   const previousTools = previousManifest ? readPreviousTools(outDir) : undefined;
   const report = previousTools ? compareTools(previousTools, guided.tools.map(toToolData)) : undefined;
   const reportText = report ? formatReport(report, `${guided.api.title} ${guided.api.version}`) : undefined;
   const manifestBase: Omit<Manifest, "files"> = {
     generator: { name: "create-guided-mcp", version },
-    spec: { source: recordedSource(options.from, outDir), hash: hashContent(loaded.text) },
+    spec: { source: recordedSource(options.from, outDir), hash: specHash },
     options: recordedOptions(options, outDir),
   };
 
@@ -100,7 +104,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     if (!previousManifest) throw new GeneratorError(outDir, "is not a generated project (no .guided-mcp/manifest.json)", "generate it first, or point --out at the project");
     const { differing } = isUpToDate(previousManifest, files);
     const write: WriteResult = { outDir, fresh: false, plan: [], manifest: { ...manifestBase, files: {} } };
-    return { model: guided, files, write, diagnostics: guided.diagnostics, timings, stale: differing, ...(report ? { report, reportText } : {}) };
+    return { model: guided, files, write, diagnostics: guided.diagnostics, timings, stale: differing, exampleCache: cacheStats, ...(report ? { report, reportText } : {}) };
   }
 
   const write = await timed("write", () =>
@@ -110,7 +114,52 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
       ...(reportText && report && report.changes.length > 0 ? { changelogEntry: reportText } : {}),
     }),
   );
-  return { model: guided, files, write, diagnostics: guided.diagnostics, timings, ...(report ? { report, reportText } : {}) };
+  if (!options.dryRun) await exampleCache.save();
+  return { model: guided, files, write, diagnostics: guided.diagnostics, timings, exampleCache: cacheStats, ...(report ? { report, reportText } : {}) };
+}
+
+type Timed = <T>(stage: string, run: () => T | Promise<T>) => Promise<T>;
+
+/**
+ * Load → normalise → dereference → model. Only the model and the spec's hash
+ * leave this function, so the parsed and dereferenced documents can be freed
+ * before guidance runs (Graph's dereferenced spec is hundreds of MB).
+ */
+async function readModel(options: GenerateOptions, timed: Timed): Promise<{ built: ApiModel; specHash: string }> {
+  const loaded = await timed("load", () => loadSpec(options.from));
+  const specHash = hashContent(loaded.text);
+  const normalised = await timed("normalise", () => normaliseSpec(loaded));
+  const dereferenced = await timed("dereference", () =>
+    dereferenceSpec(normalised, { allowRemoteRefs: options.allowRemoteRefs ?? false, allowExternalFiles: options.allowExternalRefs ?? false }),
+  );
+  const built = await timed("model", () => buildModel(dereferenced, { ...(options.name ? { name: options.name } : {}) }));
+  return { built, specHash };
+}
+
+/**
+ * Validate (fail closed) and guidance. A cached tool's schema compiled with
+ * this very generator and Ajv when its entry was made, so only the others are
+ * compiled; large APIs do that and the example search on two threads, whose
+ * outcomes go into the cache that guidance then reads.
+ */
+async function guideModel(model: ApiModel, seed: number, exampleCache: ExampleCache, timed: Timed): Promise<GuidedApiModel> {
+  const uncached = model.tools.filter((tool) => !exampleCache.has(tool.inputSchema, toolSeed(seed, tool.name)));
+  if (shouldUseWorker(uncached.length)) {
+    const positions = new Map(uncached.map((tool, index) => [index, tool]));
+    const results = await timed("validate+examples (2 threads)", () =>
+      computeOutcomesInParallel(uncached.map((tool, index) => ({ index, schema: tool.inputSchema, seed: toolSeed(seed, tool.name) }))),
+    );
+    if (results.compileError) throw uncompilableSchema(positions.get(results.compileError.index)!, results.compileError.message);
+    for (const { index, outcome } of results.outcomes) {
+      const tool = positions.get(index)!;
+      exampleCache.store(tool.inputSchema, toolSeed(seed, tool.name), outcome);
+    }
+    return timed("guidance", () => addGuidance(model, { seed, exampleCache }));
+  }
+  // One example generator compiles each input schema once: the fail-closed check and example repair share it.
+  const exampleGenerator = createExampleGenerator();
+  const validators = await timed("validate", () => compileInputValidators({ ...model, tools: uncached }, exampleCompiler(exampleGenerator)));
+  return timed("guidance", () => addGuidance(model, { seed, validators, exampleGenerator, exampleCache }));
 }
 
 export const DEFAULT_AUTO_THRESHOLD = 40;

@@ -3,12 +3,14 @@
  * content goes into `data/tools.json`; code comes from the templates, which
  * see spec strings only through the escaping helpers in `escape.ts`.
  */
-import { Project, ts } from "ts-morph";
+import { createRequire } from "node:module";
 import { GeneratorError } from "../diagnostics.js";
 import type { GuidedApiModel, GuidedTool, ToolData } from "../model/ir.js";
 import type { ToolsFile } from "../../templates/server/src/runtime/tool-data.js";
 import { identifier } from "./escape.js";
-import { createHandlebars, readTemplates, renderTemplate, type TemplateFile } from "./templates.js";
+import { createHandlebars, DEFAULT_TEMPLATES, readTemplates, renderTemplate, type TemplateFile } from "./templates.js";
+
+type TsMorph = typeof import("ts-morph");
 
 export type FileOwner = "generator" | "user";
 
@@ -24,6 +26,8 @@ export interface EmitOptions {
   templatesDir?: string;
   /** Extra Handlebars helpers, from a custom template folder's helpers.js. */
   helpers?: Record<string, (...args: never[]) => unknown>;
+  /** Parse every emitted TypeScript file, static ones included (tests use it; generation needs only the files it changes). */
+  checkAllTypeScript?: boolean;
 }
 
 const PROJECT_PREFIX = "server/";
@@ -40,6 +44,10 @@ export function emitProject(model: GuidedApiModel, options: EmitOptions): Emitte
   const handlebars = createHandlebars(options.helpers);
   const context = templateContext(model, options);
   const files: EmittedFile[] = [];
+  // Emitted TypeScript that the generator must parse before writing (see `checkTypeScript`).
+  const toCheck = new Set<EmittedFile>();
+  const defaultsDir = DEFAULT_TEMPLATES();
+  const hasHandlers = context.handlerTools.length > 0;
 
   for (const template of templates.values()) {
     if (!template.path.startsWith(PROJECT_PREFIX)) continue;
@@ -49,22 +57,28 @@ export function emitProject(model: GuidedApiModel, options: EmitOptions): Emitte
     path = path.split("/").map((part) => RENAMED.get(part) ?? part).join("/");
     const content = rendered ? renderTemplate(handlebars, template, context) : template.content;
     const owner: FileOwner = USER_OWNED.has(path) ? "user" : "generator";
-    files.push({ path, content: owner === "generator" ? withOwnershipHeader(path, content) : content, owner });
+    const file: EmittedFile = { path, content: owner === "generator" ? withOwnershipHeader(path, content) : content, owner };
+    files.push(file);
+    // The default templates embed spec values in TypeScript only through handler bindings.
+    const overridden = !template.source.startsWith(defaultsDir);
+    if (overridden || (rendered && hasHandlers) || options.checkAllTypeScript) toCheck.add(file);
   }
 
   const handlerTemplate = templates.get(HANDLER_TEMPLATE);
   for (const tool of model.tools) {
     if (!tool.handler) continue;
     if (!handlerTemplate) throw new GeneratorError(HANDLER_TEMPLATE, "template missing", "restore it from the defaults");
-    files.push({
+    const file: EmittedFile = {
       path: `src/handlers/${tool.handler.module}.ts`,
       content: renderTemplate(handlebars, handlerTemplate, { ...context, tool: handlerContext(tool) }),
       owner: "user",
-    });
+    };
+    files.push(file);
+    toCheck.add(file);
   }
 
   files.push({ path: TOOLS_DATA_PATH, content: toolsDataJson(model), owner: "generator" });
-  checkTypeScript(files, templates);
+  checkTypeScript(files.filter((file) => toCheck.has(file)), templates);
   return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
@@ -132,17 +146,22 @@ function withOwnershipHeader(path: string, content: string): string {
 }
 
 /**
- * Every emitted TypeScript file must parse, and rendered ones get their
- * imports organised. A failure names the template it came from.
+ * The given TypeScript files must parse, and the handler registry gets its
+ * imports organised. A failure names the template it came from. Called with
+ * the files a run can change: rendered with spec values, or from a user's
+ * template override. The static default files are parsed by our own tests,
+ * so a run without such files never loads TypeScript (most of a small run's time).
  */
-function checkTypeScript(files: EmittedFile[], templates: Map<string, TemplateFile>): void {
+function checkTypeScript(candidates: EmittedFile[], templates: Map<string, TemplateFile>): void {
+  const files = candidates.filter((file) => file.path.endsWith(".ts"));
+  if (files.length === 0) return;
+  const { Project, ts } = loadTsMorph();
   // Only syntax is checked here (tsc checks types when the project builds), so no lib files are loaded.
   const project = new Project({ useInMemoryFileSystem: true, compilerOptions: { target: ts.ScriptTarget.ES2022, noLib: true, types: [] } });
-  const typescriptFiles = files.filter((file) => file.path.endsWith(".ts"));
-  const sourceFiles = typescriptFiles.map((file) => project.createSourceFile(`/project/${file.path}`, file.content, { overwrite: true }));
+  const sourceFiles = files.map((file) => project.createSourceFile(`/project/${file.path}`, file.content, { overwrite: true }));
   // One program for all files: building it per file costs seconds.
   const program = project.getProgram().compilerObject;
-  typescriptFiles.forEach((file, index) => {
+  files.forEach((file, index) => {
     const sourceFile = sourceFiles[index]!;
     const first = program.getSyntacticDiagnostics(sourceFile.compilerNode)[0];
     if (first) {
@@ -151,9 +170,13 @@ function checkTypeScript(files: EmittedFile[], templates: Map<string, TemplateFi
       throw new GeneratorError(`${templatePath} (emitted ${file.path}:${line + 1}:${character + 1})`, `emitted TypeScript does not parse: ${ts.flattenDiagnosticMessageText(first.messageText, " ")}`, "fix the template");
     }
   });
-  typescriptFiles.forEach((file, index) => {
+  files.forEach((file, index) => {
     if (!file.path.startsWith("src/runtime/handlers")) return;
     sourceFiles[index]!.organizeImports();
     file.content = sourceFiles[index]!.getFullText();
   });
+}
+
+function loadTsMorph(): TsMorph {
+  return createRequire(import.meta.url)("ts-morph") as TsMorph;
 }

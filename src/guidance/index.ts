@@ -10,8 +10,9 @@
  *   pagination.ts — how a list operation pages.
  */
 import type { ValidateFunction } from "ajv/dist/2020.js";
-import type { ApiModel, Diagnostic, GuidedApiModel, GuidedTool, ToolGuidance, ToolModel } from "../model/ir.js";
-import { createExampleGenerator, type ExampleGeneratorOptions } from "./examples/index.js";
+import type { ApiModel, Diagnostic, GuidedApiModel, GuidedTool, JsonSchema, ToolGuidance, ToolModel } from "../model/ir.js";
+import type { ExampleCache } from "../cache/index.js";
+import { createExampleGenerator, type ExampleGeneratorOptions, type ExampleOutcome } from "./examples/index.js";
 import { buildHints } from "./hints.js";
 import { identifierArgs } from "./identifiers.js";
 import { buildLinkIndex, buildLinks, findListTool } from "./links.js";
@@ -35,21 +36,56 @@ export interface GuidanceOptions {
    * `compileInputValidators` returns). Optional; saves compiling every schema twice.
    */
   validators?: ReadonlyMap<string, ValidateFunction>;
+  /**
+   * The example generator to use (and whose compiled validators to reuse);
+   * generation shares one with `compileInputValidators`. Default: a new one.
+   */
+  exampleGenerator?: ExampleGenerator;
+  /** Example outcomes from an earlier run (see src/cache); hits skip the example search. */
+  exampleCache?: Pick<ExampleCache, "lookup" | "store">;
+}
+
+/** The example seed of one tool: derived from its name, so independent of tool order. */
+export function toolSeed(seed: number, toolName: string): number {
+  return (seed + hashString(toolName)) >>> 0;
+}
+
+export type ExampleGenerator = ReturnType<typeof createExampleGenerator>;
+
+/** The example generator's verbose compiler as a fail-closed `SchemaCompiler`: throws what Ajv reported. */
+export function exampleCompiler(generator: ExampleGenerator): (schema: JsonSchema) => ValidateFunction {
+  return (schema) => {
+    const compiled = generator.compile(schema);
+    if (!compiled.validate) throw new Error(compiled.error ?? "schema does not compile");
+    return compiled.validate;
+  };
 }
 
 export function addGuidance(model: ApiModel, options: GuidanceOptions = {}): GuidedApiModel {
   const seed = options.seed ?? 1;
   const diagnostics: Diagnostic[] = [];
-  const examples = createExampleGenerator(options.examples);
+  const examples = options.exampleGenerator ?? createExampleGenerator(options.examples);
   const index = buildLinkIndex(model.tools);
   const producers = buildProducerIndex(model.tools, index);
+  // Tools sharing a validator share their input schema's content: hand the
+  // generator one object per content, so its validator cache (by identity) hits.
+  const canonical = new Map<ValidateFunction, JsonSchema>();
+  const schemaFor = (tool: ToolModel, validate: ValidateFunction | undefined): JsonSchema => {
+    if (!validate) return tool.inputSchema;
+    const known = canonical.get(validate);
+    if (known) return known;
+    canonical.set(validate, tool.inputSchema);
+    return tool.inputSchema;
+  };
 
   const tools: GuidedTool[] = model.tools.map((tool) => {
+    const validate = options.validators?.get(tool.name);
     const guidance = guideTool(tool, {
-      // Per-tool seed derived from the tool's name: independent of tool order.
-      seed: (seed + hashString(tool.name)) >>> 0,
-      validate: options.validators?.get(tool.name),
+      seed: toolSeed(seed, tool.name),
+      validate,
+      exampleSchema: schemaFor(tool, validate),
       examples,
+      exampleCache: options.exampleCache,
       index,
       producers,
       diagnostics,
@@ -63,16 +99,27 @@ export function addGuidance(model: ApiModel, options: GuidanceOptions = {}): Gui
 interface ToolContext {
   seed: number;
   validate: ValidateFunction | undefined;
+  /** The tool's input schema, or an equal one already seen (see `schemaFor`). */
+  exampleSchema: JsonSchema;
   examples: ReturnType<typeof createExampleGenerator>;
+  exampleCache: GuidanceOptions["exampleCache"];
   index: ReturnType<typeof buildLinkIndex>;
   producers: ProducerIndex;
   diagnostics: Diagnostic[];
 }
 
+function exampleOutcome(tool: ToolModel, ctx: ToolContext): ExampleOutcome {
+  const cached = ctx.exampleCache?.lookup(tool.inputSchema, ctx.seed);
+  if (cached) return cached;
+  const outcome = ctx.examples.build(ctx.exampleSchema, ctx.seed, ctx.validate);
+  ctx.exampleCache?.store(tool.inputSchema, ctx.seed, outcome);
+  return outcome;
+}
+
 function guideTool(tool: ToolModel, ctx: ToolContext): ToolGuidance {
   const hints = buildHints(tool.inputSchema, identifierArgs(tool));
 
-  const outcome = ctx.examples.build(tool.inputSchema, ctx.seed, ctx.validate);
+  const outcome = exampleOutcome(tool, ctx);
   for (const problem of outcome.problems) {
     ctx.diagnostics.push({
       pointer: tool.pointer,

@@ -37,12 +37,46 @@ export function toBoundedJsonSchema(schema: unknown, pointer: string, context: S
   for (let depth = context.maxDepth; ; depth--) {
     const diagnostics: SchemaContext["diagnostics"] = [];
     const converted = convert(schema, pointer, { ...context, maxDepth: depth, diagnostics }, 0, new Set());
-    if (depth <= 1 || JSON.stringify(converted).length <= maxChars) {
+    if (depth <= 1 || jsonLengthUpTo(converted, maxChars) <= maxChars) {
       context.diagnostics.push(...diagnostics);
       if (depth < context.maxDepth) onReduced?.(depth);
       return converted;
     }
   }
+}
+
+/**
+ * `JSON.stringify(value).length` while it is at most `limit`; past that, some
+ * number above `limit`. Stops early, so a 300 KB schema is not serialised
+ * once per depth tried just to learn that it is too big.
+ */
+export function jsonLengthUpTo(value: unknown, limit: number): number {
+  let length = 0;
+  const visit = (node: unknown, inArray: boolean): void => {
+    if (length > limit) return;
+    if (node === null) length += 4;
+    else if (typeof node === "string") length += JSON.stringify(node).length;
+    else if (typeof node === "boolean") length += node ? 4 : 5;
+    else if (typeof node === "number") length += Number.isFinite(node) ? String(node).length : 4;
+    else if (Array.isArray(node)) {
+      length += 2 + Math.max(0, node.length - 1);
+      for (const item of node) visit(item, true);
+    } else if (typeof node === "object" && Object.getPrototypeOf(node) === Object.prototype) {
+      length += 2;
+      let members = 0;
+      for (const key of Object.keys(node)) {
+        const item = (node as Record<string, unknown>)[key];
+        if (item === undefined || typeof item === "function" || typeof item === "symbol") continue;
+        length += (members++ > 0 ? 1 : 0) + JSON.stringify(key).length + 1;
+        visit(item, false);
+      }
+    } else {
+      // Anything unusual (a Date from YAML, undefined in an array...): let JSON decide.
+      length += (JSON.stringify(node) ?? (inArray ? "null" : "")).length;
+    }
+  };
+  visit(value, false);
+  return length;
 }
 
 function convert(schema: unknown, pointer: string, context: SchemaContext, depth: number, ancestors: Set<object>): JsonSchema {

@@ -37,6 +37,12 @@ describe("emit", async () => {
     expect(readme).toContain("| `list_pets` | pets | GET /pets | List pets |");
   });
 
+  it("parses only what a run can change: checking every file emits the same project", () => {
+    // Static default templates are not parsed at generation time; this proves skipping them changes nothing.
+    const checked = emitProject(model, { generatorVersion: "0.0.0-test", checkAllTypeScript: true });
+    expect(checked.map((file) => [file.path, file.content])).toEqual(files.map((file) => [file.path, file.content]));
+  });
+
   it("is deterministic", () => {
     const again = emitProject(model, { generatorVersion: "0.0.0-test" });
     expect(again.map((file) => [file.path, file.content])).toEqual(files.map((file) => [file.path, file.content]));

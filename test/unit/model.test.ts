@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { compileInputValidators } from "../../src/model/validators.js";
+import { createExampleGenerator, exampleCompiler } from "../../src/guidance/index.js";
 import { TOOL_NAME_PATTERN } from "../../src/model/names.js";
 import { createAjv } from "../../templates/server/src/runtime/ajv.js";
 import { modelFrom, SAMPLES, toolNamed } from "../helpers/pipeline.js";
@@ -208,5 +209,7 @@ paths:
 `);
     const model = await modelFrom(spec);
     expect(() => compileInputValidators(model)).toThrow(/#\/paths\/~1things\/get: the input schema of tool list_things cannot be compiled .* — fix the schema at that location, or hide the operation with `x-mcp: false`/);
+    // Generation compiles through the example generator's (verbose) compiler, shared with example repair: same verdict.
+    expect(() => compileInputValidators(model, exampleCompiler(createExampleGenerator()))).toThrow(/#\/paths\/~1things\/get: the input schema of tool list_things cannot be compiled .*type.* — fix the schema at that location/);
   });
 });

@@ -94,4 +94,16 @@ describe("templates", () => {
     expect(result.stderr).toMatch(/broken\/server\/README\.md\.hbs:\d+: template error: Parse error .*Expecting .* — fix the template/);
     expect(existsSync(out)).toBe(false);
   });
+
+  it("parses TypeScript from an overridden template and names it when it does not parse", () => {
+    // Static default files are not parsed at generation time; a user's override always is.
+    const { dir, spec, out } = petstoreCopy();
+    const templates = join(dir, "broken-ts");
+    mkdirSync(join(templates, "server", "src"), { recursive: true });
+    writeFileSync(join(templates, "server", "src", "index.ts"), "export const broken = (;\n");
+    const result = cli(["--from", spec, "--out", out, "--templates", templates]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/broken-ts\/server\/src\/index\.ts \(emitted src\/index\.ts:\d+:\d+\): emitted TypeScript does not parse: .* — fix the template/);
+    expect(existsSync(out)).toBe(false);
+  });
 });

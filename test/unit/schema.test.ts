@@ -1,6 +1,7 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Diagnostic } from "../../src/model/ir.js";
-import { mergeAllOfObjects, toJsonSchema } from "../../src/model/schema.js";
+import { jsonLengthUpTo, mergeAllOfObjects, toJsonSchema } from "../../src/model/schema.js";
 import { createAjv } from "../../templates/server/src/runtime/ajv.js";
 
 const input = () => ({ direction: "input" as const, maxDepth: 8, diagnostics: [] as Diagnostic[] });
@@ -75,5 +76,25 @@ describe("bounded output schemas", () => {
     const sample = { a: { b: { c: { a: { b: { c: { leaf: "ok" } } } } } } };
     expect(createAjv().compile(full)(sample)).toBe(true);
     expect(createAjv().compile(bounded)(sample)).toBe(true);
+  });
+});
+
+describe("jsonLengthUpTo (the size check of bounded schemas)", () => {
+  it("is JSON.stringify's length up to the limit, and above the limit past it", () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.nat(300), (value, limit) => {
+        const exact = JSON.stringify(value).length;
+        expect(jsonLengthUpTo(value, Number.MAX_SAFE_INTEGER)).toBe(exact);
+        const bounded = jsonLengthUpTo(value, limit);
+        if (exact <= limit) expect(bounded).toBe(exact);
+        else expect(bounded).toBeGreaterThan(limit);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("counts what JSON drops or turns into null", () => {
+    const value = { a: undefined, b: [undefined, () => 1], c: "\u2028\"", d: -0, e: 1e21, f: Number.NaN, ["__proto__"]: 1 };
+    expect(jsonLengthUpTo(value, 1e9)).toBe(JSON.stringify(value).length);
   });
 });

@@ -1,0 +1,159 @@
+/**
+ * Incremental regeneration: the per-tool results that cost the most (the
+ * input schema's Ajv compile and the example search) are kept in the project
+ * under `.guided-mcp/cache/`, keyed by a hash of what they depend on:
+ *
+ *   - the tool's input schema (its exact JSON) and its example seed;
+ *   - the code that computes them: the generator version, the versions of
+ *     Ajv, ajv-formats and json-schema-faker, and the bytes of the guidance
+ *     modules and the shared Ajv configuration as installed.
+ *
+ * Any change to those gives a new key, so a stale entry can never be used;
+ * an upgrade simply misses and recomputes. Everything else (hints, links,
+ * pagination, emit, templates) is recomputed on every run: it is cheap, and
+ * it keeps templates and cross-tool links out of the key.
+ *
+ * A hit also stands for the fail-closed check: the same schema compiled with
+ * the same Ajv and configuration when the entry was made.
+ */
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { mkdir, rename, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { ExampleOutcome } from "../guidance/examples/index.js";
+import type { JsonSchema } from "../model/ir.js";
+
+export const CACHE_DIR = ".guided-mcp/cache";
+const EXAMPLES_FILE = "examples.json";
+/** Bump when the file layout changes. */
+const FORMAT = 1;
+
+interface CacheFile {
+  format: number;
+  /** The code fingerprint the entries were made with (informational; it is part of every key too). */
+  code: string;
+  entries: Record<string, ExampleOutcome>;
+}
+
+export interface ExampleCache {
+  /** The stored outcome for this schema and seed, if this generator made one. */
+  lookup(schema: JsonSchema, seed: number): ExampleOutcome | undefined;
+  /** Whether `lookup` would hit (does not count as a use). */
+  has(schema: JsonSchema, seed: number): boolean;
+  store(schema: JsonSchema, seed: number, outcome: ExampleOutcome): void;
+  /** Outcomes reused from an earlier run (hits) and computed by this one (misses), for progress lines and the benchmark. */
+  stats(): { hits: number; misses: number };
+  /** Writes the entries used by this run (unused ones are dropped). */
+  save(): Promise<void>;
+}
+
+/**
+ * Opens the project's example cache. A missing, unreadable or foreign-format
+ * file is an empty cache: the cache only ever saves work, never decides output.
+ */
+export function openExampleCache(projectDir: string, generatorVersion: string, options: { exampleOptions?: unknown } = {}): ExampleCache {
+  const code = codeFingerprint(generatorVersion, options.exampleOptions);
+  const file = join(projectDir, CACHE_DIR, EXAMPLES_FILE);
+  const previous = readCacheFile(file, code);
+  const used: Record<string, ExampleOutcome> = Object.create(null) as Record<string, ExampleOutcome>;
+  const keys = new WeakMap<JsonSchema, string>();
+  const computed = new Set<string>();
+  let hits = 0;
+  let misses = 0;
+
+  const keyFor = (schema: JsonSchema, seed: number): string => {
+    let schemaKey = keys.get(schema);
+    if (!schemaKey) {
+      schemaKey = createHash("sha256").update(code).update("\0").update(JSON.stringify(schema)).digest("hex");
+      keys.set(schema, schemaKey);
+    }
+    return `${schemaKey.slice(0, 40)}:${seed}`;
+  };
+
+  return {
+    lookup(schema, seed) {
+      const key = keyFor(schema, seed);
+      const hit = Object.hasOwn(used, key) ? used[key] : Object.hasOwn(previous, key) ? previous[key] : undefined;
+      if (!hit) return undefined;
+      // Only entries from an earlier run count as reuse; this run's own stores do not.
+      if (!computed.has(key)) hits++;
+      used[key] = hit;
+      // Callers own what they get: never hand out the cached object itself.
+      return structuredClone(hit);
+    },
+    has(schema, seed) {
+      const key = keyFor(schema, seed);
+      return key in used || Object.hasOwn(previous, key);
+    },
+    store(schema, seed, outcome) {
+      const key = keyFor(schema, seed);
+      used[key] = structuredClone(outcome);
+      computed.add(key);
+      misses++;
+    },
+    stats: () => ({ hits, misses }),
+    async save() {
+      const content: CacheFile = { format: FORMAT, code, entries: used };
+      await mkdir(dirname(file), { recursive: true });
+      // Write beside and rename: a crash mid-write leaves the previous cache, not half a file.
+      const temporary = `${file}.${process.pid}.tmp`;
+      await writeFile(temporary, JSON.stringify(content) + "\n");
+      await rename(temporary, file);
+    },
+  };
+}
+
+function readCacheFile(file: string, code: string): Record<string, ExampleOutcome> {
+  if (!existsSync(file)) return {};
+  try {
+    const parsed = JSON.parse(readFileSync(file, "utf8")) as Partial<CacheFile>;
+    if (parsed.format !== FORMAT || parsed.code !== code || typeof parsed.entries !== "object" || parsed.entries === null) return {};
+    return parsed.entries;
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * A hash of everything in the generator that decides an example outcome. The
+ * guidance modules are hashed as installed, so even an unreleased edit (same
+ * version number) invalidates the cache.
+ */
+function codeFingerprint(generatorVersion: string, exampleOptions: unknown): string {
+  const hash = createHash("sha256");
+  hash.update(`format ${FORMAT}\0generator ${generatorVersion}\0options ${JSON.stringify(exampleOptions ?? {})}\0`);
+  const require = createRequire(import.meta.url);
+  for (const name of ["ajv", "ajv-formats", "json-schema-faker"]) {
+    const pkg = JSON.parse(readFileSync(packageJsonOf(require, name), "utf8")) as { version: string };
+    hash.update(`${name} ${pkg.version}\0`);
+  }
+  const here = dirname(fileURLToPath(import.meta.url));
+  const guidanceDir = join(here, "..", "guidance");
+  for (const path of filesUnder(guidanceDir)) hash.update(path.slice(guidanceDir.length)).update(readFileSync(path));
+  // The shared Ajv configuration, next to this module's source or compiled copy.
+  const ajvConfig = [join(here, "..", "..", "templates", "server", "src", "runtime", "ajv.js"), join(here, "..", "..", "templates", "server", "src", "runtime", "ajv.ts")].find(existsSync);
+  if (ajvConfig) hash.update(readFileSync(ajvConfig));
+  return hash.digest("hex");
+}
+
+function packageJsonOf(require: NodeJS.Require, name: string): string {
+  // Not require.resolve(`${name}/package.json`): ESM-only packages with an `exports` map refuse it.
+  for (const dir of require.resolve.paths(name) ?? []) {
+    const candidate = join(dir, name, "package.json");
+    if (existsSync(candidate)) return candidate;
+  }
+  throw new Error(`cannot find package.json of ${name}`);
+}
+
+function filesUnder(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  const out: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    const full = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...filesUnder(full));
+    else if (/\.(js|ts)$/.test(entry.name) && !entry.name.endsWith(".d.ts")) out.push(full);
+  }
+  return out;
+}

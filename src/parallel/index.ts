@@ -1,0 +1,80 @@
+/**
+ * Spreads the per-tool example work (./outcomes.ts) over two threads: this
+ * one and one worker. Worth it only for large APIs — a worker costs ~0.2 s
+ * of start-up (loading Ajv and json-schema-faker again) — so small runs,
+ * one-core machines and busy machines (no core to spare) stay single-threaded. `GUIDED_MCP_WORKERS=0` turns it
+ * off, `=1` forces it on (used by tests).
+ *
+ * Tools with equal input schemas go to the same side, so no schema is
+ * compiled twice; each side gets about half of the schema bytes.
+ */
+import { existsSync } from "node:fs";
+import { availableParallelism, loadavg } from "node:os";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
+import { computeOutcomes, type OutcomeResults, type OutcomeTask } from "./outcomes.js";
+
+/** Below this many tools to compute, one thread is faster than paying for a worker's start-up. */
+const MIN_TOOLS_FOR_WORKER = 150;
+
+export function shouldUseWorker(taskCount: number): boolean {
+  const setting = process.env["GUIDED_MCP_WORKERS"];
+  if (setting === "0") return false;
+  if (!workerFile()) return false;
+  if (setting === "1") return taskCount > 1;
+  // A worker only pays with a core to spare: on a busy machine it measured slower (Stripe: 10.9–12.4 s
+  // against 9.4–10.3 s single-threaded at load ≈ 12) and always costs ~0.5–0.8 s of extra CPU.
+  const cores = availableParallelism();
+  return taskCount >= MIN_TOOLS_FOR_WORKER && cores >= 2 && (loadavg()[0] ?? 0) < cores - 0.5;
+}
+
+/** The compiled worker script; absent when running from TypeScript sources (tests), which then stay single-threaded. */
+function workerFile(): URL | undefined {
+  const url = new URL("./worker.js", import.meta.url);
+  return url.protocol === "file:" && existsSync(fileURLToPath(url)) ? url : undefined;
+}
+
+/** Runs the tasks on two threads; results as if `computeOutcomes(tasks)` had run on one. */
+export async function computeOutcomesInParallel(tasks: OutcomeTask[]): Promise<OutcomeResults> {
+  const [mine, theirs] = split(tasks);
+  const url = workerFile();
+  if (!url || theirs.length === 0) return computeOutcomes(tasks);
+  const worker = new Worker(url, { workerData: theirs });
+  const remote = new Promise<OutcomeResults>((resolve, reject) => {
+    worker.once("message", (message: OutcomeResults) => resolve(message));
+    worker.once("error", reject);
+    worker.once("exit", (code) => reject(new Error(`example worker exited with code ${code}`)));
+  });
+  const local = computeOutcomes(mine);
+  let other: OutcomeResults;
+  try {
+    other = await remote;
+  } finally {
+    await worker.terminate();
+  }
+  // The single-threaded check reports the first failing tool in model order; so do we.
+  const errors = [local.compileError, other.compileError].filter((error): error is NonNullable<typeof error> => error !== undefined);
+  if (errors.length > 0) return { outcomes: [], compileError: errors.reduce((a, b) => (a.index <= b.index ? a : b)) };
+  return { outcomes: [...local.outcomes, ...other.outcomes].sort((a, b) => a.index - b.index) };
+}
+
+/** Two halves by schema bytes, equal schemas together, each half in task order. */
+function split(tasks: OutcomeTask[]): [OutcomeTask[], OutcomeTask[]] {
+  const groups = new Map<string, OutcomeTask[]>();
+  for (const task of tasks) {
+    const key = JSON.stringify(task.schema);
+    const group = groups.get(key);
+    if (group) group.push(task);
+    else groups.set(key, [task]);
+  }
+  // Largest first into the lighter side: a simple, deterministic balance.
+  const sized = [...groups].map(([key, group]) => ({ size: key.length, group })).sort((a, b) => b.size - a.size || a.group[0]!.index - b.group[0]!.index);
+  const sides: [OutcomeTask[], OutcomeTask[]] = [[], []];
+  const load = [0, 0];
+  for (const { size, group } of sized) {
+    const side = load[0]! <= load[1]! ? 0 : 1;
+    sides[side].push(...group);
+    load[side]! += size + 2000;
+  }
+  return [sides[0].sort((a, b) => a.index - b.index), sides[1].sort((a, b) => a.index - b.index)];
+}

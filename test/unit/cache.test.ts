@@ -1,0 +1,134 @@
+/** Incremental regeneration: cached example outcomes equal fresh ones, and anything they depend on invalidates them. */
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { describe, expect, it } from "vitest";
+import { CACHE_DIR, openExampleCache } from "../../src/cache/index.js";
+import { generate, generatorVersion } from "../../src/generate.js";
+import { toolSeed } from "../../src/guidance/index.js";
+import { runCli } from "../helpers/cli.js";
+import { SAMPLES } from "../helpers/pipeline.js";
+
+/** Every file of a project except the cache, by relative path. */
+function projectFiles(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (current: string): void => {
+    for (const entry of readdirSync(current)) {
+      const full = join(current, entry);
+      const path = relative(dir, full);
+      if (path === CACHE_DIR) continue;
+      if (statSync(full).isDirectory()) walk(full);
+      else out[path] = readFileSync(full, "utf8");
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+function specCopy(): { dir: string; spec: string } {
+  const dir = mkdtempSync(join(tmpdir(), "cgm-cache-"));
+  const spec = join(dir, "petstore.yaml");
+  copyFileSync(join(SAMPLES, "petstore.yaml"), spec);
+  return { dir, spec };
+}
+
+describe("example cache", () => {
+  it("regenerates from the cache exactly what a fresh run generates, and recomputes only the changed operation", async () => {
+    const { dir, spec } = specCopy();
+    const out = join(dir, "cached-mcp");
+    const first = await generate({ from: spec, out });
+    expect(first.exampleCache).toEqual({ hits: 0, misses: first.model.tools.length });
+
+    const again = await generate({ from: spec, out });
+    expect(again.exampleCache).toEqual({ hits: first.model.tools.length, misses: 0 });
+    expect(again.write.plan.every((file) => file.action === "unchanged" || file.action === "keep-user")).toBe(true);
+
+    // A summary edit changes no input schema: every outcome is reused.
+    writeFileSync(spec, readFileSync(spec, "utf8").replace("summary: List pets", "summary: List the pets"));
+    const summaryEdit = await generate({ from: spec, out });
+    expect(summaryEdit.exampleCache).toEqual({ hits: first.model.tools.length, misses: 0 });
+
+    // A changed parameter of one operation: only that tool is recomputed.
+    writeFileSync(spec, readFileSync(spec, "utf8").replace("minimum: 1, maximum: 100, default: 20", "minimum: 1, maximum: 50, default: 20"));
+    const changed = await generate({ from: spec, out });
+    expect(changed.exampleCache).toEqual({ hits: first.model.tools.length - 1, misses: 1 });
+
+    // Cached == fresh: the same spec generated into a new folder, without any cache.
+    const fresh = join(dir, "fresh-mcp");
+    await generate({ from: spec, out: fresh });
+    const cachedFiles = projectFiles(out);
+    const freshFiles = projectFiles(fresh);
+    delete cachedFiles[".guided-mcp/manifest.json"];
+    delete freshFiles[".guided-mcp/manifest.json"];
+    delete cachedFiles["CHANGELOG.md"];
+    expect(cachedFiles).toEqual(freshFiles);
+  });
+
+  it("is used read-only by --check", async () => {
+    const { dir, spec } = specCopy();
+    const out = join(dir, "checked-mcp");
+    const first = await generate({ from: spec, out });
+    const cacheFile = join(out, CACHE_DIR, "examples.json");
+    const before = readFileSync(cacheFile, "utf8");
+    const check = await generate({ from: spec, out, check: true });
+    expect(check.stale).toEqual([]);
+    expect(check.exampleCache.hits).toBe(first.model.tools.length);
+    expect(readFileSync(cacheFile, "utf8")).toBe(before);
+  });
+
+  it("keys entries by schema, seed and generator, and ignores a corrupt cache file", async () => {
+    const { dir, spec } = specCopy();
+    const out = join(dir, "versioned-mcp");
+    const first = await generate({ from: spec, out });
+    const version = generatorVersion();
+    const tool = first.model.tools[0]!;
+    const seed = toolSeed(1, tool.name);
+
+    expect(openExampleCache(out, version).has(tool.inputSchema, seed)).toBe(true);
+    expect(openExampleCache(out, version).has(tool.inputSchema, seed + 1)).toBe(false);
+    expect(openExampleCache(out, version).has({ ...tool.inputSchema, description: "changed" }, seed)).toBe(false);
+    // A new generator version (or any edit to the guidance code, hashed as installed) misses everything.
+    expect(openExampleCache(out, `${version}-next`).has(tool.inputSchema, seed)).toBe(false);
+
+    writeFileSync(join(out, CACHE_DIR, "examples.json"), "{ not json");
+    const afterCorruption = await generate({ from: spec, out });
+    expect(afterCorruption.exampleCache.hits).toBe(0);
+    expect(afterCorruption.write.plan.every((file) => file.action === "unchanged" || file.action === "keep-user")).toBe(true);
+  });
+});
+
+describe("two threads (large APIs)", () => {
+  const withWorkers = <T>(setting: string, run: () => T): T => {
+    const before = process.env["GUIDED_MCP_WORKERS"];
+    process.env["GUIDED_MCP_WORKERS"] = setting;
+    try {
+      return run();
+    } finally {
+      if (before === undefined) delete process.env["GUIDED_MCP_WORKERS"];
+      else process.env["GUIDED_MCP_WORKERS"] = before;
+    }
+  };
+
+  it("generates byte for byte what one thread generates", () => {
+    const { dir, spec } = specCopy();
+    const one = join(dir, "one-mcp");
+    const two = join(dir, "two-mcp");
+    expect(withWorkers("0", () => runCli(["--from", spec, "--out", one, "--quiet"])).code).toBe(0);
+    const threaded = withWorkers("1", () => runCli(["--from", spec, "--out", two]));
+    expect(threaded.code).toBe(0);
+    expect(threaded.stderr).toContain("validate+examples (2 threads)");
+    expect(projectFiles(two)).toEqual(projectFiles(one));
+  });
+
+  it("still fails closed, naming the first uncompilable tool in spec order", () => {
+    const dir = mkdtempSync(join(tmpdir(), "cgm-cache-closed-"));
+    const spec = join(dir, "api.yaml");
+    const operations = ["alpha", "bravo", "charlie", "delta"].map(
+      (name, index) => `  /${name}:\n    get:\n      operationId: ${name}\n      parameters:\n        - {name: kind, in: query, schema: {type: ${index >= 2 ? "strnig" : "string"}${index === 3 ? ", maxLength: 3" : ""}}}\n      responses: {'200': {description: ok}}\n`,
+    );
+    writeFileSync(spec, `openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths:\n${operations.join("")}`);
+    const result = withWorkers("1", () => runCli(["--from", spec, "--out", join(dir, "out"), "--quiet"]));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/#\/paths\/~1charlie\/get: the input schema of tool charlie cannot be compiled .* — fix the schema at that location/);
+  });
+});
