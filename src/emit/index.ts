@@ -6,7 +6,7 @@
 import { Project, ts } from "ts-morph";
 import { GeneratorError } from "../diagnostics.js";
 import type { GuidedApiModel, GuidedTool, ToolData } from "../model/ir.js";
-import type { ToolsFile } from "../../templates/server/src/runtime/tool-data.js";
+import type { ToolsFile } from "../../templates/server/src/runtime/shared/tool-data.js";
 import { identifier } from "./escape.js";
 import { createHandlebars, readTemplates, renderTemplate, type TemplateFile } from "./templates.js";
 

@@ -19,7 +19,7 @@
  */
 import { generateSync } from "json-schema-faker";
 import type { Ajv2020, ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
-import { createAjv } from "../../templates/server/src/runtime/ajv.js";
+import { createAjv } from "../../templates/server/src/runtime/shared/ajv.js";
 import type { JsonSchema } from "../model/ir.js";
 import { asSchema, declaredTypes, isObject, parsePointer, schemaProperties, schemaRequired } from "./schema-util.js";
 

@@ -7,7 +7,7 @@
  * - full: every property schema with all constraints, descriptions and examples.
  */
 import type { JsonSchema, SchemaHints } from "../model/ir.js";
-import type { TypedParameterHint } from "../../templates/server/src/runtime/tool-data.js";
+import type { TypedParameterHint } from "../../templates/server/src/runtime/shared/tool-data.js";
 import { asSchema, declaredTypes, schemaProperties, schemaRequired } from "./schema-util.js";
 
 /** Argument names the caller may send: readOnly properties that are not required are left out. */

@@ -9,7 +9,7 @@ import type {
   OperationBinding,
   ToolAnnotations,
   ToolGuidance,
-} from "../../templates/server/src/runtime/tool-data.js";
+} from "../../templates/server/src/runtime/shared/tool-data.js";
 
 export type {
   ApiData,
@@ -24,7 +24,7 @@ export type {
   ToolLink,
   PaginationData,
   SchemaHints,
-} from "../../templates/server/src/runtime/tool-data.js";
+} from "../../templates/server/src/runtime/shared/tool-data.js";
 
 export type InputKind = "openapi" | "jsonschema";
 

@@ -19,7 +19,7 @@ import type {
   ToolModel,
 } from "./ir.js";
 import { ARG_NAME_PATTERN, argName, assignUniqueNames, baseToolName, envName, isPrototypeMember, packageSlug } from "./names.js";
-import { RESERVED_TOOL_NAMES } from "../../templates/server/src/runtime/guidance/types.js";
+import { RESERVED_TOOL_NAMES } from "../../templates/server/src/runtime/call/types.js";
 import { mergeAllOfObjects, toBoundedJsonSchema, toJsonSchema, type SchemaContext } from "./schema.js";
 
 /** `info` and `read_response` are the generated server's own tools: an API tool with such a base name gets `_op`. */

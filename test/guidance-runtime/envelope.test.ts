@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildEnvelope, envelopeResult } from "../../templates/server/src/runtime/guidance/envelope.js";
-import { ResponseCache, readCachedPage } from "../../templates/server/src/runtime/guidance/cache.js";
+import { ResponseCache, readCachedPage } from "../../templates/server/src/runtime/call/response-cache.js";
 import { parseLinkHeader, resolveExpression } from "../../templates/server/src/runtime/guidance/links.js";
 import { prepareArguments } from "../../templates/server/src/runtime/guidance/correct.js";
 import { describeTool, listCategories } from "../../templates/server/src/runtime/guidance/describe.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { analyzeErrors, collapseErrors, mapAjvErrors } from "../../templates/server/src/runtime/guidance/issues.js";
 import { addPet, findPets, validatorFor } from "./fixtures.js";
-import type { ToolData } from "../../templates/server/src/runtime/tool-data.js";
+import type { ToolData } from "../../templates/server/src/runtime/shared/tool-data.js";
 
 function issuesFor(tool: ToolData, args: Record<string, unknown>) {
   const v = validatorFor(tool);

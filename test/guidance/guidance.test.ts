@@ -2,7 +2,7 @@ import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { addGuidance } from "../../src/guidance/index.js";
 import type { ApiModel } from "../../src/model/ir.js";
-import { createAjv } from "../../templates/server/src/runtime/ajv.js";
+import { createAjv } from "../../templates/server/src/runtime/shared/ajv.js";
 import { makeModel, makeTool, petstore } from "./fixtures.js";
 
 function expectValidExamples(model: ReturnType<typeof addGuidance>): void {

@@ -14,7 +14,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { parse as parseYaml } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ARG_NAME_PATTERN, TOOL_NAME_PATTERN } from "../../src/model/names.js";
-import type { ToolData, ToolsFile } from "../../templates/server/src/runtime/tool-data.js";
+import type { ToolData, ToolsFile } from "../../templates/server/src/runtime/shared/tool-data.js";
 import { generateAndBuild, type BuiltProject } from "../helpers/generated.js";
 import { connectStdio } from "../helpers/mcp.js";
 import { REPO_ROOT } from "../helpers/project.js";

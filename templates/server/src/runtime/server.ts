@@ -20,31 +20,31 @@
  */
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { setTimeout as sleep } from "node:timers/promises";
-import { ResponseCache } from "./guidance/cache.js";
+import { ResponseCache } from "./call/response-cache.js";
 import { needsConfirmation, prepareArguments, type Validator } from "./guidance/correct.js";
 import { errorResult, parseRetryAfter, prepareToolNames, redactSecrets, resolvedPath } from "./guidance/errors.js";
 import { renderEnvelope, type Envelope } from "./guidance/envelope.js";
 import { guidedOutcomes } from "./guidance/outcomes.js";
 import { isPlainObject } from "./guidance/pointer.js";
 import { callInfo, callReadResponse, RESERVED_OUTPUT_SCHEMA, reservedTools } from "./guidance/reserved.js";
-import { CONFIRM_ARG, INFO_TOOL, OPERATION_STATUS_TOOL, RESERVED_TOOL_NAMES, WAIT_ALIAS, WAIT_ARG, type GuidedError, type ToolCall } from "./guidance/types.js";
-import { createSurface, resolveToolMode, type ResolvedMode, type Surface } from "./modes.js";
-import { missingCredentials, resolveCredentials, type Env } from "./auth.js";
-import { DEFAULT_RESPONSE_BUDGET_CHARS, DEFAULT_WAIT_TIMEOUT_MS } from "./config.js";
-import { RequestBuildError } from "./errors.js";
-import { filterTools, isEmptyFilter, type ToolFilter } from "./filter.js";
-import { guardCallTool } from "./guard.js";
-import { readHardeningSettings, type HardeningOptions } from "./hardening.js";
-import { classifyPoll, findStatusLink, finalResult, OperationRegistry, percentDone, statusWord, type PendingOperation } from "./long-running.js";
+import { CONFIRM_ARG, INFO_TOOL, OPERATION_STATUS_TOOL, RESERVED_TOOL_NAMES, WAIT_ALIAS, WAIT_ARG, type GuidedError, type ToolCall } from "./call/types.js";
+import { createSurface, resolveToolMode, type ResolvedMode, type Surface } from "./modes/modes.js";
+import { missingCredentials, resolveCredentials, type Env } from "./upstream/auth.js";
+import { DEFAULT_RESPONSE_BUDGET_CHARS, DEFAULT_WAIT_TIMEOUT_MS } from "./config/config.js";
+import { RequestBuildError } from "./upstream/errors.js";
+import { filterTools, isEmptyFilter, type ToolFilter } from "./shared/filter.js";
+import { guardCallTool } from "./call/guard.js";
+import { readHardeningSettings, type HardeningOptions } from "./config/hardening.js";
+import { classifyPoll, findStatusLink, finalResult, OperationRegistry, percentDone, statusWord, type PendingOperation } from "./call/long-running.js";
 import { NotImplementedError, type Handler, type HookContext, type Hooks, type ToolArguments, type ToolHooks } from "./hook-types.js";
-import type { CallFailure, CallSuccess, ConfirmationAnswer, OutcomeContext, Outcomes, PreparedCall } from "./outcomes.js";
-import { buildRequest, type BuiltRequest } from "./request.js";
-import type { ApiData, OperationBinding, ToolData, ToolMode, ToolsFile } from "./tool-data.js";
-import { ResilientUpstream } from "./resilience.js";
-import { UpstreamError, type UpstreamResponse } from "./upstream.js";
-import { compileValidators, type ToolValidators, type ValidationResult } from "./validation.js";
+import type { CallFailure, CallSuccess, ConfirmationAnswer, OutcomeContext, Outcomes, PreparedCall } from "./call/outcomes.js";
+import { buildRequest, type BuiltRequest } from "./upstream/request.js";
+import type { ApiData, OperationBinding, ToolData, ToolMode, ToolsFile } from "./shared/tool-data.js";
+import { ResilientUpstream } from "./upstream/resilience.js";
+import { UpstreamError, type UpstreamResponse } from "./upstream/upstream.js";
+import { compileValidators, type ToolValidators, type ValidationResult } from "./call/validation.js";
 
-/** Hardening (argument size limit, retries, circuit breaker, audit log) defaults to the `<PREFIX>_*` env vars: runtime/hardening.ts. */
+/** Hardening (argument size limit, retries, circuit breaker, audit log) defaults to the `<PREFIX>_*` env vars: runtime/config/hardening.ts. */
 export interface ServerOptions extends HardeningOptions {
   /** Generated registry of handlers for JSON-Schema (handler-backed) tools, keyed by tool name. */
   handlers?: Record<string, Handler>;
@@ -538,7 +538,7 @@ export function createToolRuntime(toolsFile: ToolsFile, options: ServerOptions =
     validators,
     instructions,
     listTools,
-    callTool: guardCallTool(callTool, api, env, hardening, log),
+    callTool: guardCallTool(callTool, api, env, hardening, log, outcomes),
   };
 }
 

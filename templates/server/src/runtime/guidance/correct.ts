@@ -9,13 +9,13 @@
  * but NOT added to the arguments sent upstream (the API applies its own).
  */
 import type { ErrorObject } from "ajv";
-import type { JsonSchema, ToolData } from "../tool-data.js";
-import { invalidArgumentsError } from "./errors.js";
+import type { JsonSchema, ToolData } from "../shared/tool-data.js";
+import { invalidArgumentsError, type ArgumentProblems } from "./errors.js";
 import { AUTO_CORRECT, LIST, prepareName, rankMatches, type PreparedName } from "./fuzzy.js";
 import { analyzeErrors, closestEnumValue, unknownKeyIssue, type AnalyzedIssue } from "./issues.js";
 import { cloneJson, deleteAt, fieldName, formatPointer, getAt, isPlainObject, jsonEqual, setAt } from "./pointer.js";
 import { exampleValue, schemaTypes } from "./schema.js";
-import { CONFIRM_ARG, type Correction, type GuidedError, type Issue } from "./types.js";
+import { CONFIRM_ARG, type Correction, type GuidedError, type Issue } from "../call/types.js";
 
 /** An Ajv `ValidateFunction` (or anything shaped like one). */
 export interface AjvValidator {
@@ -56,23 +56,6 @@ export interface PreparedFailure {
 }
 
 export type PreparedArguments = PreparedOk | PreparedFailure;
-
-/** Everything `invalidArgumentsError` needs to explain a failed validation. */
-export interface ArgumentProblems {
-  /** The arguments exactly as the caller sent them. */
-  received: unknown;
-  issues: Issue[];
-  corrections: Correction[];
-  warnings: string[];
-  /** A complete argument object verified to pass validation, if a confident one exists. */
-  corrective_params?: Record<string, unknown>;
-  /** Fields of `corrective_params` whose values came from the generated example, not from the caller. */
-  example_fields?: string[];
-  /** Why `corrective_params` is absent, when it is. */
-  corrective_note?: string;
-  /** The arguments were not a JSON object at all. */
-  not_object?: boolean;
-}
 
 interface ToolIndex {
   known: Set<string>;

@@ -19,11 +19,11 @@
  * advertised outputSchema).
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { ToolData } from "../tool-data.js";
-import { responseCache, type ResponseCache } from "./cache.js";
+import type { ToolData } from "../shared/tool-data.js";
+import { responseCache, type ResponseCache } from "../call/response-cache.js";
 import { argsFromUrl, parseLinkHeader, resolveLink, type ResolvedAction } from "./links.js";
 import { getAt, isPlainObject, parsePointer } from "./pointer.js";
-import { READ_RESPONSE_TOOL, headerValue, type Correction, type ToolCall, type UpstreamResponse } from "./types.js";
+import { READ_RESPONSE_TOOL, headerValue, type Correction, type ToolCall, type UpstreamResponse } from "../call/types.js";
 
 export interface EnvelopeOptions {
   /** Arguments sent upstream. */

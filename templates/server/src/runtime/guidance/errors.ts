@@ -51,14 +51,14 @@
  * trimmed and any credential value found in them is redacted.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { ApiData, SecuritySchemeData, ToolData } from "../tool-data.js";
-import type { ArgumentProblems } from "./correct.js";
+import type { ApiData, SecuritySchemeData, ToolData } from "../shared/tool-data.js";
 import { LIST, SUGGEST, prepareName, rankMatches, type PreparedName } from "./fuzzy.js";
 import { isPlainObject } from "./pointer.js";
 import {
   CONFIRM_ARG,
   INFO_TOOL,
   headerValue,
+  type Correction,
   type ErrorCode,
   type GuidedError,
   type HintLevel,
@@ -69,7 +69,24 @@ import {
   type ToolCall,
   type UpstreamFailure,
   type UpstreamResponse,
-} from "./types.js";
+} from "../call/types.js";
+
+/** Everything `invalidArgumentsError` needs to explain a failed validation. */
+export interface ArgumentProblems {
+  /** The arguments exactly as the caller sent them. */
+  received: unknown;
+  issues: Issue[];
+  corrections: Correction[];
+  warnings: string[];
+  /** A complete argument object verified to pass validation, if a confident one exists. */
+  corrective_params?: Record<string, unknown>;
+  /** Fields of `corrective_params` whose values came from the generated example, not from the caller. */
+  example_fields?: string[];
+  /** Why `corrective_params` is absent, when it is. */
+  corrective_note?: string;
+  /** The arguments were not a JSON object at all. */
+  not_object?: boolean;
+}
 
 export const SEVERITY_HINT_LEVEL: Record<Severity, HintLevel> = {
   critical: "full",

@@ -3,10 +3,10 @@
  * an open circuit breaker, and the retry/circuit facts added to upstream
  * errors (`details.attempts`, `details.circuit`).
  */
-import type { CallFailure } from "../outcomes.js";
-import type { ApiData, ToolData } from "../tool-data.js";
-import type { CircuitSnapshot } from "../upstream.js";
-import { INFO_TOOL, type GuidedError } from "./types.js";
+import type { CallFailure } from "../call/outcomes.js";
+import type { ApiData, ToolData } from "../shared/tool-data.js";
+import type { CircuitSnapshot } from "../upstream/upstream.js";
+import { INFO_TOOL, type GuidedError } from "../call/types.js";
 
 /** The arguments' JSON is larger than `<PREFIX>_MAX_ARGUMENT_BYTES`: nothing was validated or sent. */
 export function argumentsTooLargeError(toolName: string, bytes: number, maxBytes: number, envPrefix: string): GuidedError {

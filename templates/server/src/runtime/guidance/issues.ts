@@ -9,7 +9,7 @@
  * INVALID_TYPE listing all accepted types (`string or null`).
  */
 import type { ErrorObject } from "ajv";
-import type { JsonSchema, ToolData } from "../tool-data.js";
+import type { JsonSchema, ToolData } from "../shared/tool-data.js";
 import { LIST, SUGGEST, confidentMatch, rankMatches } from "./fuzzy.js";
 import { fieldName, getAt, isPlainObject, parsePointer } from "./pointer.js";
 import {
@@ -27,7 +27,7 @@ import {
   stringLengthText,
   withArticle,
 } from "./schema.js";
-import type { Issue, IssueCode } from "./types.js";
+import type { Issue, IssueCode } from "../call/types.js";
 
 /** An issue plus what the corrector needs; `issue` is the public part. */
 export interface AnalyzedIssue {

@@ -10,9 +10,9 @@
  *
  * Anything else is a literal. Expressions are parsed once per link and cached.
  */
-import type { ToolData, ToolLink } from "../tool-data.js";
+import type { ToolData, ToolLink } from "../shared/tool-data.js";
 import { getAt, isPlainObject, parsePointer } from "./pointer.js";
-import { headerValue, type ToolCall, type UpstreamResponse } from "./types.js";
+import { headerValue, type ToolCall, type UpstreamResponse } from "../call/types.js";
 
 export interface LinkContext {
   tool: ToolData;

@@ -6,13 +6,13 @@
  * errors, unimplemented tools, internal bugs).
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { CallFailure, ConfirmationAnswer, OutcomeContext, Outcomes, OutputSchema, PreparedCall } from "../outcomes.js";
-import type { ApiData, JsonSchema, ToolData } from "../tool-data.js";
+import type { CallFailure, ConfirmationAnswer, OutcomeContext, Outcomes, OutputSchema, PreparedCall } from "../call/outcomes.js";
+import type { ApiData, JsonSchema, ToolData } from "../shared/tool-data.js";
 import { buildEnvelope, envelopeResult } from "./envelope.js";
-import { addResilienceDetails, circuitOpenError } from "./hardening.js";
+import { addResilienceDetails, argumentsTooLargeError, circuitOpenError } from "./hardening.js";
 import { confirmationRequiredError, errorResult, redactSecrets, resolvedPath, toolSchemes, unknownToolError, upstreamError } from "./errors.js";
 import { isPlainObject } from "./pointer.js";
-import { INFO_TOOL, type GuidedError, type Issue, type Severity } from "./types.js";
+import { INFO_TOOL, type GuidedError, type Issue, type Severity } from "../call/types.js";
 
 /* ------------------------------------------------------------------------ */
 /* outputSchema                                                              */
@@ -201,6 +201,10 @@ export const guidedOutcomes: Outcomes = {
 
   onUnknownTool(name, args, context) {
     return errorResult(unknownToolError(name, context.tools, args));
+  },
+
+  onArgumentsTooLarge(name, bytes, maxBytes, api) {
+    return errorResult(argumentsTooLargeError(name, bytes, maxBytes, api.envPrefix));
   },
 
   onInvalidArguments(_tool, _args, error) {

@@ -12,13 +12,13 @@
  * API tool.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { ToolData } from "../tool-data.js";
-import { READ_RESPONSE_INPUT_SCHEMA, type ResponseCache } from "./cache.js";
+import type { ToolData } from "../shared/tool-data.js";
+import { READ_RESPONSE_INPUT_SCHEMA, type ResponseCache } from "../call/response-cache.js";
 import { describeTool, listCategories, type CategoryListing, type ToolDescription } from "./describe.js";
 import { categoryCounts, errorResult, renderSchemaHint, unknownToolError } from "./errors.js";
 import { SUGGEST, rankMatches } from "./fuzzy.js";
-import { OPERATION_STATUS_INPUT_SCHEMA } from "../long-running.js";
-import { CONFIRM_ARG, INFO_TOOL, OPERATION_STATUS_TOOL, READ_RESPONSE_TOOL, type GuidedError, type HintLevel, type ToolCall } from "./types.js";
+import { OPERATION_STATUS_INPUT_SCHEMA } from "../call/long-running.js";
+import { CONFIRM_ARG, INFO_TOOL, OPERATION_STATUS_TOOL, READ_RESPONSE_TOOL, type GuidedError, type HintLevel, type ToolCall } from "../call/types.js";
 
 const LEVELS: HintLevel[] = ["minimal", "typed", "full"];
 /** Above this many tools, `info()` lists categories only (each category is one `info` call away). */

@@ -3,7 +3,7 @@
  * finding the subschema for an instance path, and describing constraints in
  * words (`integer between 1 and 100`). Only used on the error path.
  */
-import type { JsonSchema, ToolData } from "../tool-data.js";
+import type { JsonSchema, ToolData } from "../shared/tool-data.js";
 import { getAt, isPlainObject, parsePointer } from "./pointer.js";
 
 function asSchema(value: unknown): JsonSchema | undefined {

@@ -1,5 +1,7 @@
 /**
- * Types shared by the runtime guidance layer, and the names it reserves.
+ * The vocabulary of a tool call: the names the server reserves, the error
+ * value (`GuidedError`) every failure becomes, and the upstream response
+ * shape. Core modules and the guidance layer both speak it; it imports nothing.
  */
 
 /** Reserved tool the server exposes for paging through a cached oversized response. */

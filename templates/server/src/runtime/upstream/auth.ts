@@ -7,7 +7,7 @@
  * only ever referred to by env var NAME in errors, never by value.
  */
 import { RequestBuildError } from "./errors.js";
-import type { ApiData, OperationBinding, SecuritySchemeData } from "./tool-data.js";
+import type { ApiData, OperationBinding, SecuritySchemeData } from "../shared/tool-data.js";
 
 export type Env = Readonly<Record<string, string | undefined>>;
 

@@ -3,10 +3,10 @@
  * variables, which win over defaults baked into the data file.
  */
 import { parseArgs } from "node:util";
-import type { Env } from "./auth.js";
-import { isEmptyFilter, parseList, type ToolFilter } from "./filter.js";
+import type { Env } from "../upstream/auth.js";
+import { isEmptyFilter, parseList, type ToolFilter } from "../shared/filter.js";
 import { readHardeningSettings, SettingError } from "./hardening.js";
-import type { ApiData, ToolMode } from "./tool-data.js";
+import type { ApiData, ToolMode } from "../shared/tool-data.js";
 
 export type Transport = "stdio" | "http";
 

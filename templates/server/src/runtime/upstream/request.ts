@@ -20,7 +20,7 @@
  */
 import { readEnv, resolveCredentials, type Env } from "./auth.js";
 import { RequestBuildError } from "./errors.js";
-import type { ApiData, BodyBinding, OperationBinding, ParameterBinding } from "./tool-data.js";
+import type { ApiData, BodyBinding, OperationBinding, ParameterBinding } from "../shared/tool-data.js";
 
 export type { Env } from "./auth.js";
 

@@ -18,8 +18,8 @@
  */
 import { randomBytes } from "node:crypto";
 import type { PreparedCall } from "./outcomes.js";
-import type { ToolData } from "./tool-data.js";
-import type { UpstreamResponse } from "./upstream.js";
+import type { ToolData } from "../shared/tool-data.js";
+import type { UpstreamResponse } from "../upstream/upstream.js";
 
 export type OperationState = "running" | "succeeded" | "failed";
 

@@ -25,7 +25,7 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { BuiltRequest } from "./request.js";
-import type { OperationBinding } from "./tool-data.js";
+import type { OperationBinding } from "../shared/tool-data.js";
 import { callUpstream, UpstreamError, type CallUpstreamOptions, type CircuitSnapshot, type UpstreamResponse } from "./upstream.js";
 
 export interface ResilienceSettings {

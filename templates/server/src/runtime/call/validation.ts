@@ -9,8 +9,8 @@
  * exists for deployments that prefer paying the cost up front.
  */
 import type { ErrorObject, ValidateFunction } from "ajv";
-import { createAjv } from "./ajv.js";
-import type { JsonSchema, ToolData } from "./tool-data.js";
+import { createAjv } from "../shared/ajv.js";
+import type { JsonSchema, ToolData } from "../shared/tool-data.js";
 
 export type ValidationResult =
   | { valid: true }

@@ -10,12 +10,12 @@
  * call otherwise.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { ResponseCache } from "./guidance/cache.js";
-import type { Correction, GuidedError } from "./guidance/types.js";
-import type { RequestBuildError } from "./errors.js";
-import type { BuiltRequest } from "./request.js";
-import type { ApiData, ToolData } from "./tool-data.js";
-import type { UpstreamError, UpstreamResponse } from "./upstream.js";
+import type { ResponseCache } from "./response-cache.js";
+import type { Correction, GuidedError } from "./types.js";
+import type { RequestBuildError } from "../upstream/errors.js";
+import type { BuiltRequest } from "../upstream/request.js";
+import type { ApiData, ToolData } from "../shared/tool-data.js";
+import type { UpstreamError, UpstreamResponse } from "../upstream/upstream.js";
 import type { ToolValidators } from "./validation.js";
 
 export type CallFailure =
@@ -74,6 +74,8 @@ export type OutputSchema = { type: "object"; [keyword: string]: unknown };
 export interface Outcomes {
   outputSchema(tool: ToolData): OutputSchema;
   onUnknownTool(name: string, args: unknown, context: OutcomeContext): CallToolResult;
+  /** The arguments were larger than the configured limit; nothing ran (see call/guard.ts). */
+  onArgumentsTooLarge(name: string, bytes: number, maxBytes: number, api: ApiData): CallToolResult;
   /** The arguments failed preparation (see guidance/correct.ts); `error` explains it. */
   onInvalidArguments(tool: ToolData, args: unknown, error: GuidedError, context: OutcomeContext): CallToolResult;
   /** A destructive call was not confirmed; `answer` is set when the user was asked and said no. */

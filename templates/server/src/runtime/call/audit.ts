@@ -15,8 +15,8 @@
  */
 import { closeSync, openSync, writeSync } from "node:fs";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { Env } from "./auth.js";
-import type { ApiData } from "./tool-data.js";
+import type { Env } from "../upstream/auth.js";
+import type { ApiData } from "../shared/tool-data.js";
 
 export interface Secret {
   value: string;

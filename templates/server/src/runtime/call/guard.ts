@@ -7,13 +7,12 @@
  *   the audit trail                        -> one JSON line, when configured
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { errorResult } from "./guidance/errors.js";
-import { argumentsTooLargeError } from "./guidance/hardening.js";
 import { AuditTrail, credentialSecrets, scrubResult } from "./audit.js";
-import type { Env } from "./auth.js";
-import type { HardeningSettings } from "./hardening.js";
-import type { ToolArguments } from "./hook-types.js";
-import type { ApiData } from "./tool-data.js";
+import type { Env } from "../upstream/auth.js";
+import type { HardeningSettings } from "../config/hardening.js";
+import type { ToolArguments } from "../hook-types.js";
+import type { Outcomes } from "./outcomes.js";
+import type { ApiData } from "../shared/tool-data.js";
 
 export type CallTool<S> = (name: string, args: ToolArguments | undefined, session?: S) => Promise<CallToolResult>;
 
@@ -22,7 +21,14 @@ export function extraSecretEnv(api: Pick<ApiData, "envPrefix">): string[] {
   return [`${api.envPrefix}_MCP_TOKEN`];
 }
 
-export function guardCallTool<S>(callTool: CallTool<S>, api: ApiData, env: Env, settings: HardeningSettings, log: (line: string) => void): CallTool<S> {
+export function guardCallTool<S>(
+  callTool: CallTool<S>,
+  api: ApiData,
+  env: Env,
+  settings: HardeningSettings,
+  log: (line: string) => void,
+  outcomes: Pick<Outcomes, "onArgumentsTooLarge">,
+): CallTool<S> {
   const secrets = credentialSecrets(api, env, extraSecretEnv(api));
   let audit: AuditTrail | undefined;
   if (settings.auditLog) {
@@ -39,7 +45,7 @@ export function guardCallTool<S>(callTool: CallTool<S>, api: ApiData, env: Env, 
     let result: CallToolResult;
     if (bytes > settings.maxArgumentBytes) {
       log(`${api.name}: ${JSON.stringify(name.slice(0, 64))} refused: ${bytes} bytes of arguments (limit ${settings.maxArgumentBytes})`);
-      result = errorResult(argumentsTooLargeError(name, bytes, settings.maxArgumentBytes, api.envPrefix));
+      result = outcomes.onArgumentsTooLarge(name, bytes, settings.maxArgumentBytes, api);
     } else {
       try {
         result = await callTool(name, args, session);

@@ -9,8 +9,8 @@
  *   <PREFIX>_CIRCUIT_COOLDOWN_MS  how long an open circuit fails fast (default 30000)
  *   <PREFIX>_AUDIT_LOG            append one JSON line per tool call to this file (default off)
  */
-import type { Env } from "./auth.js";
-import { DEFAULT_RESILIENCE, type ResilienceSettings } from "./resilience.js";
+import type { Env } from "../upstream/auth.js";
+import { DEFAULT_RESILIENCE, type ResilienceSettings } from "../upstream/resilience.js";
 
 export interface HardeningOptions {
   /** Arguments larger than this (JSON bytes) are refused with INVALID_ARGUMENTS; default 1 MiB. */

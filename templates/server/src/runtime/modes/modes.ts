@@ -18,12 +18,12 @@
  * never sees a call it cannot make.
  */
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import { describeTool } from "./guidance/describe.js";
-import { categoryCounts, errorResult, renderError, shortDescription, unknownToolError } from "./guidance/errors.js";
-import { renderEnvelope, type Envelope } from "./guidance/envelope.js";
-import { SUGGEST, rankMatches } from "./guidance/fuzzy.js";
-import { isPlainObject } from "./guidance/pointer.js";
-import { renderDescription } from "./guidance/reserved.js";
+import { describeTool } from "../guidance/describe.js";
+import { categoryCounts, errorResult, renderError, shortDescription, unknownToolError } from "../guidance/errors.js";
+import { renderEnvelope, type Envelope } from "../guidance/envelope.js";
+import { SUGGEST, rankMatches } from "../guidance/fuzzy.js";
+import { isPlainObject } from "../guidance/pointer.js";
+import { renderDescription } from "../guidance/reserved.js";
 import {
   CONFIRM_ARG,
   INFO_TOOL,
@@ -36,8 +36,8 @@ import {
   type HintLevel,
   type NextStep,
   type ToolCall,
-} from "./guidance/types.js";
-import type { ApiData, ToolData, ToolMode } from "./tool-data.js";
+} from "../call/types.js";
+import type { ApiData, ToolData, ToolMode } from "../shared/tool-data.js";
 
 export type ResolvedMode = Exclude<ToolMode, "auto">;
 
