@@ -3,10 +3,18 @@
  * values and JSON pointers. Shared by the guidance modules.
  */
 import type { JsonSchema } from "../model/ir.js";
+import {
+  escapePointerToken,
+  isPlainObject,
+  parseFragmentPointer,
+  unescapePointerToken,
+} from "../../templates/server/src/runtime/shared/json.js";
 
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+// One definition of each, shared with the runtime. `parsePointer` here reads `$ref`
+// fragments, which are URI-encoded, so it is the percent-decoding variant.
+export { escapePointerToken, unescapePointerToken };
+export const isObject = isPlainObject;
+export const parsePointer = parseFragmentPointer;
 
 /** The value as a schema object, or undefined for `true`/`false`/non-objects. */
 export function asSchema(value: unknown): JsonSchema | undefined {
@@ -65,29 +73,6 @@ export function isObjectSchema(schema: JsonSchema | undefined): boolean {
   const types = declaredTypes(schema);
   if (types.includes("object")) return true;
   return types.length === 0 && ("properties" in schema || "allOf" in schema);
-}
-
-export function escapePointerToken(token: string): string {
-  return token.replace(/~/g, "~0").replace(/\//g, "~1");
-}
-
-export function unescapePointerToken(token: string): string {
-  return token.replace(/~1/g, "/").replace(/~0/g, "~");
-}
-
-/** Splits a JSON pointer ("" or "/a/b", optionally prefixed with "#") into unescaped tokens. */
-export function parsePointer(pointer: string): string[] {
-  let p = pointer.startsWith("#") ? pointer.slice(1) : pointer;
-  try {
-    p = decodeURIComponent(p);
-  } catch {
-    /* keep as-is */
-  }
-  if (p === "") return [];
-  return p
-    .split("/")
-    .slice(1)
-    .map(unescapePointerToken);
 }
 
 /** Lower-cases and strips `_`, `-`, `.`, `$` and `@` so `page_size`, `pageSize` and `$page-size` compare equal. */

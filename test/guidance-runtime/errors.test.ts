@@ -3,10 +3,10 @@ import {
   confirmationRequiredError,
   argumentErrorCode,
   errorResult,
-  parseRetryAfter,
   unknownToolError,
   upstreamError,
 } from "../../templates/server/src/runtime/guidance/errors.js";
+import { parseRetryAfter } from "../../templates/server/src/runtime/shared/parse.js";
 import { prepareArguments } from "../../templates/server/src/runtime/guidance/correct.js";
 import { addPet, allTools, api, deletePet, findPets, getPet, validatorFor } from "./fixtures.js";
 

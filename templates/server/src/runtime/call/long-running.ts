@@ -17,6 +17,7 @@
  * Pure apart from the registry, so every rule is unit-testable.
  */
 import { randomBytes } from "node:crypto";
+import { isPlainObject } from "../shared/json.js";
 import type { PreparedCall } from "./outcomes.js";
 import type { ToolData } from "../shared/tool-data.js";
 import type { UpstreamResponse } from "../upstream/upstream.js";
@@ -30,13 +31,10 @@ const RESULT_FIELDS = ["result", "resource", "response", "output", "data"];
 const LINK_HEADERS = ["operation-location", "azure-asyncoperation", "location", "content-location"];
 const LINK_FIELDS = ["status_url", "statusUrl", "status_uri", "statusUri", "monitor_url", "monitorUrl", "operation_url", "operationUrl", "polling_url", "pollingUrl"];
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function linkValue(value: unknown): string | undefined {
   if (typeof value === "string" && value.trim() !== "") return value.trim();
-  if (isObject(value) && typeof value["href"] === "string") return value["href"];
+  if (isPlainObject(value) && typeof value["href"] === "string") return value["href"];
   return undefined;
 }
 
@@ -48,14 +46,14 @@ export function findStatusLink(response: Pick<UpstreamResponse, "headers" | "bod
     if (value) candidates.push(value);
   }
   const body = response.body;
-  if (isObject(body)) {
+  if (isPlainObject(body)) {
     for (const field of LINK_FIELDS) {
       const value = linkValue(body[field]);
       if (value) candidates.push(value);
     }
     for (const container of ["links", "_links"]) {
       const links = body[container];
-      if (isObject(links)) {
+      if (isPlainObject(links)) {
         for (const rel of ["status", "self", "monitor", "operation"]) {
           const value = linkValue(links[rel]);
           if (value) candidates.push(value);
@@ -78,7 +76,7 @@ export function findStatusLink(response: Pick<UpstreamResponse, "headers" | "bod
 
 /** The status word of a status document, normalised (`InProgress` -> `inprogress`). */
 export function statusWord(body: unknown): string | undefined {
-  if (!isObject(body)) return undefined;
+  if (!isPlainObject(body)) return undefined;
   for (const field of STATUS_FIELDS) {
     const value = body[field];
     if (typeof value === "string" && value.trim() !== "") return value.trim().toLowerCase().replace(/[\s-]+/g, "_");
@@ -89,7 +87,7 @@ export function statusWord(body: unknown): string | undefined {
 /** How far along the operation is, judging by one poll's response. */
 export function classifyPoll(response: Pick<UpstreamResponse, "status" | "body">): OperationState {
   const body = response.body;
-  if (isObject(body) && typeof body["done"] === "boolean") {
+  if (isPlainObject(body) && typeof body["done"] === "boolean") {
     if (!body["done"]) return "running";
     return body["error"] !== undefined && body["error"] !== null ? "failed" : "succeeded";
   }
@@ -106,14 +104,14 @@ export function classifyPoll(response: Pick<UpstreamResponse, "status" | "body">
 
 /** The resource a finished status document carries (or the body itself). */
 export function finalResult(body: unknown): unknown {
-  if (!isObject(body) || statusWord(body) === undefined && body["done"] === undefined) return body;
-  for (const field of RESULT_FIELDS) if (isObject(body[field]) || Array.isArray(body[field])) return body[field];
+  if (!isPlainObject(body) || statusWord(body) === undefined && body["done"] === undefined) return body;
+  for (const field of RESULT_FIELDS) if (isPlainObject(body[field]) || Array.isArray(body[field])) return body[field];
   return body;
 }
 
 /** Progress percentage when the status document reports one. */
 export function percentDone(body: unknown): number | undefined {
-  if (!isObject(body)) return undefined;
+  if (!isPlainObject(body)) return undefined;
   for (const field of ["percentComplete", "percent_complete", "progress", "percentage"]) {
     const value = body[field];
     if (typeof value === "number" && Number.isFinite(value) && value >= 0 && value <= 100) return value;

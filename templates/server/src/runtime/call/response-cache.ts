@@ -180,14 +180,6 @@ export class ResponseCache {
   }
 }
 
-/** The process-wide cache used by buildEnvelope and readCachedPage. */
-export const responseCache = new ResponseCache();
-
-/** Reads a page of a cached oversized response (the `read_response` tool). */
-export function readCachedPage(handle: string, offset = 0, limit?: number): ReadPageResult {
-  return responseCache.read(handle, offset, limit);
-}
-
 /** Input schema for the reserved `read_response` tool. */
 export const READ_RESPONSE_INPUT_SCHEMA = {
   type: "object",

@@ -5,7 +5,8 @@
 import { parseArgs } from "node:util";
 import type { Env } from "../upstream/auth.js";
 import { isEmptyFilter, parseList, type ToolFilter } from "../shared/filter.js";
-import { readHardeningSettings, SettingError } from "./hardening.js";
+import { readHardeningSettings } from "./hardening.js";
+import { parseIntegerSetting, SettingError } from "../shared/parse.js";
 import type { ApiData, ToolMode } from "../shared/tool-data.js";
 
 export type Transport = "stdio" | "http";
@@ -208,9 +209,9 @@ function booleanSetting(setting: { value: string; source: string } | undefined, 
 
 function integerSetting(setting: { value: string; source: string } | undefined, fallback: number, min: number, max: number): number {
   if (!setting) return fallback;
-  const parsed = Number(setting.value);
-  if (!/^\d+$/.test(setting.value.trim()) || !Number.isSafeInteger(parsed) || parsed < min || parsed > max) {
-    throw new ConfigError(`${setting.source} must be an integer from ${min} to ${max}, got ${JSON.stringify(setting.value)}.`);
+  try {
+    return parseIntegerSetting(setting.source, setting.value, min, max);
+  } catch (error) {
+    throw error instanceof SettingError ? new ConfigError(error.message) : error;
   }
-  return parsed;
 }

@@ -11,6 +11,7 @@
  */
 import type { Env } from "../upstream/auth.js";
 import { DEFAULT_RESILIENCE, type ResilienceSettings } from "../upstream/resilience.js";
+import { parseIntegerSetting } from "../shared/parse.js";
 
 export interface HardeningOptions {
   /** Arguments larger than this (JSON bytes) are refused with INVALID_ARGUMENTS; default 1 MiB. */
@@ -28,11 +29,6 @@ export interface HardeningSettings {
 }
 
 export const DEFAULT_MAX_ARGUMENT_BYTES = 1024 * 1024;
-
-/** A bad `<PREFIX>_*` hardening setting; the entry reports it as a usage error. */
-export class SettingError extends Error {
-  override readonly name = "SettingError";
-}
 
 export function readHardeningSettings(prefix: string, env: Env, options: HardeningOptions = {}): HardeningSettings {
   const overrides = options.resilience ?? {};
@@ -52,11 +48,5 @@ export function readHardeningSettings(prefix: string, env: Env, options: Hardeni
 
 function integerEnv(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
-  if (raw === undefined || raw.trim() === "") return fallback;
-  const text = raw.trim();
-  const parsed = Number(text);
-  if (!/^\d+$/.test(text) || !Number.isSafeInteger(parsed) || parsed < min || parsed > max) {
-    throw new SettingError(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}.`);
-  }
-  return parsed;
+  return raw === undefined || raw.trim() === "" ? fallback : parseIntegerSetting(name, raw, min, max);
 }

@@ -13,7 +13,8 @@ import type { JsonSchema, ToolData } from "../shared/tool-data.js";
 import { invalidArgumentsError, type ArgumentProblems } from "./errors.js";
 import { AUTO_CORRECT, LIST, prepareName, rankMatches, type PreparedName } from "./fuzzy.js";
 import { analyzeErrors, closestEnumValue, unknownKeyIssue, type AnalyzedIssue } from "./issues.js";
-import { cloneJson, deleteAt, fieldName, formatPointer, getAt, isPlainObject, jsonEqual, setAt } from "./pointer.js";
+import { cloneJson, deleteAt, fieldName, getAt, jsonEqual, setAt } from "./pointer.js";
+import { formatPointer, isPlainObject } from "../shared/json.js";
 import { exampleValue, schemaTypes } from "./schema.js";
 import { CONFIRM_ARG, type Correction, type GuidedError, type Issue } from "../call/types.js";
 

@@ -20,9 +20,11 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolData } from "../shared/tool-data.js";
-import { responseCache, type ResponseCache } from "../call/response-cache.js";
+import type { ResponseCache } from "../call/response-cache.js";
+import { renderCall, renderCallWithNote } from "./text.js";
 import { argsFromUrl, parseLinkHeader, resolveLink, type ResolvedAction } from "./links.js";
-import { getAt, isPlainObject, parsePointer } from "./pointer.js";
+import { getAt } from "./pointer.js";
+import { isPlainObject, parsePointer } from "../shared/json.js";
 import { READ_RESPONSE_TOOL, headerValue, type Correction, type ToolCall, type UpstreamResponse } from "../call/types.js";
 
 export interface EnvelopeOptions {
@@ -38,8 +40,8 @@ export interface EnvelopeOptions {
   url?: string;
   /** False when the body does not match the response schema: it then goes under `unvalidated_data`. */
   dataConforms?: boolean;
-  /** Cache for oversized responses (defaults to the process-wide one). */
-  cache?: ResponseCache;
+  /** Where an oversized response is kept for `read_response` (one per server). */
+  cache: ResponseCache;
 }
 
 export interface Envelope {
@@ -317,7 +319,7 @@ export function buildEnvelope(tool: ToolData, toolsByName: ToolLookup, options: 
   let disclosed = false;
   if (serialized.length > budget) {
     disclosed = true;
-    const cache = options.cache ?? responseCache;
+    const cache = options.cache;
     const { summary, shown } = summarise(body, found, budget, serialized.length);
     let pageSize: number;
     if (items && items.length) pageSize = Math.max(1, Math.floor((budget * 0.9) / Math.max(1, serialized.length / items.length)));
@@ -356,10 +358,6 @@ export function buildEnvelope(tool: ToolData, toolsByName: ToolLookup, options: 
   return envelope;
 }
 
-function renderCall(c: ToolCall): string {
-  return `\`${c.tool}\` ${JSON.stringify(c.params)}`;
-}
-
 /** Compact text for the model plus the full envelope as structuredContent. */
 export function renderEnvelope(envelope: Envelope): string {
   const out: string[] = [];
@@ -372,7 +370,7 @@ export function renderEnvelope(envelope: Envelope): string {
   if (envelope.available_actions.length)
     out.push(`Available actions:\n${envelope.available_actions.map((a) => `- ${a.name}: ${renderCall(a)}`).join("\n")}`);
   if (envelope.next_steps?.length)
-    out.push(`Next steps:\n${envelope.next_steps.map((s) => `- ${renderCall(s)}${s.note ? ` — ${s.note}` : ""}`).join("\n")}`);
+    out.push(`Next steps:\n${envelope.next_steps.map((s) => `- ${renderCallWithNote(s)}`).join("\n")}`);
   if (Object.keys(envelope.context).length) out.push(`Context: ${JSON.stringify(envelope.context)}`);
   if (Object.keys(envelope.resolved_inputs).length) out.push(`Resolved inputs: ${JSON.stringify(envelope.resolved_inputs)}`);
   if (envelope.corrections?.length)

@@ -53,7 +53,9 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ApiData, SecuritySchemeData, ToolData } from "../shared/tool-data.js";
 import { LIST, SUGGEST, prepareName, rankMatches, type PreparedName } from "./fuzzy.js";
-import { isPlainObject } from "./pointer.js";
+import { isPlainObject } from "../shared/json.js";
+import { parseRetryAfter } from "../shared/parse.js";
+import { renderCallWithNote } from "./text.js";
 import {
   CONFIRM_ARG,
   INFO_TOOL,
@@ -312,15 +314,6 @@ export function confirmationRequiredError(tool: ToolData, args: Record<string, u
 /* Upstream                                                                  */
 /* ------------------------------------------------------------------------ */
 
-/** Milliseconds to wait from a Retry-After value (delta-seconds or HTTP-date); undefined if unparsable. */
-export function parseRetryAfter(value: string | null | undefined, now: number = Date.now()): number | undefined {
-  if (value === undefined || value === null) return undefined;
-  const v = value.trim();
-  if (/^\d+(\.\d+)?$/.test(v)) return Math.round(Number(v) * 1000);
-  const date = Date.parse(v);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - now);
-}
 
 function rateLimitReset(response: UpstreamResponse, now: number): number | undefined {
   const retry = parseRetryAfter(headerValue(response.headers, "retry-after"), now);
@@ -567,10 +560,6 @@ function inline(value: unknown): string {
   return JSON.stringify(value) ?? "undefined";
 }
 
-function renderCall(step: ToolCall): string {
-  return `\`${step.tool}\` ${inline(step.params)}${step.note ? ` — ${step.note}` : ""}`;
-}
-
 function renderIssue(issue: Issue, i: number): string {
   const lines = [`${i + 1}. **${issue.field}** (${issue.code}): ${issue.problem}`];
   if (issue.received !== undefined) lines.push(`   - Received: ${inline(issue.received)}`);
@@ -646,7 +635,7 @@ export function renderError(error: GuidedError): string {
   if (error.recovery_actions?.length) out.push(`## Recovery plan\n\n${error.recovery_actions.map((a, i) => `${i + 1}. ${a}`).join("\n")}`);
   if (error.fallback_tool) out.push(`Fallback tool: \`${error.fallback_tool}\``);
   if (error.next_steps.length)
-    out.push(`## Next steps\n\n${error.next_steps.map((s, i) => `${i + 1}. ${typeof s === "string" ? s : renderCall(s)}`).join("\n")}`);
+    out.push(`## Next steps\n\n${error.next_steps.map((s, i) => `${i + 1}. ${typeof s === "string" ? s : renderCallWithNote(s)}`).join("\n")}`);
   return out.join("\n\n");
 }
 

@@ -11,7 +11,8 @@
 import type { ErrorObject } from "ajv";
 import type { JsonSchema, ToolData } from "../shared/tool-data.js";
 import { LIST, SUGGEST, confidentMatch, rankMatches } from "./fuzzy.js";
-import { fieldName, getAt, isPlainObject, parsePointer } from "./pointer.js";
+import { fieldName, getAt } from "./pointer.js";
+import { isPlainObject, parsePointer, jsonType } from "../shared/json.js";
 import {
   FORMAT_SAMPLES,
   arrayLengthText,
@@ -19,7 +20,6 @@ import {
   effectiveSchema,
   exampleValue,
   formatEnum,
-  jsonType,
   propertyNames,
   rangeText,
   schemaAtInstance,
@@ -422,9 +422,4 @@ export function analyzeErrors(tool: ToolData, args: unknown, errors: readonly Er
     out.push(analyzed);
   }
   return out;
-}
-
-/** Public issues for Ajv errors: `analyzeErrors` without the internals. */
-export function mapAjvErrors(tool: ToolData, args: unknown, errors: readonly ErrorObject[] | null | undefined): Issue[] {
-  return analyzeErrors(tool, args, errors).map((a) => a.issue);
 }

@@ -11,7 +11,8 @@
  * Anything else is a literal. Expressions are parsed once per link and cached.
  */
 import type { ToolData, ToolLink } from "../shared/tool-data.js";
-import { getAt, isPlainObject, parsePointer } from "./pointer.js";
+import { getAt } from "./pointer.js";
+import { isPlainObject, parsePointer } from "../shared/json.js";
 import { headerValue, type ToolCall, type UpstreamResponse } from "../call/types.js";
 
 export interface LinkContext {

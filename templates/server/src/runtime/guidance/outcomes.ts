@@ -11,7 +11,7 @@ import type { ApiData, JsonSchema, ToolData } from "../shared/tool-data.js";
 import { buildEnvelope, envelopeResult } from "./envelope.js";
 import { addResilienceDetails, argumentsTooLargeError, circuitOpenError } from "./hardening.js";
 import { confirmationRequiredError, errorResult, redactSecrets, resolvedPath, toolSchemes, unknownToolError, upstreamError } from "./errors.js";
-import { isPlainObject } from "./pointer.js";
+import { isPlainObject } from "../shared/json.js";
 import { INFO_TOOL, type GuidedError, type Issue, type Severity } from "../call/types.js";
 
 /* ------------------------------------------------------------------------ */

@@ -4,7 +4,8 @@
  * words (`integer between 1 and 100`). Only used on the error path.
  */
 import type { JsonSchema, ToolData } from "../shared/tool-data.js";
-import { getAt, isPlainObject, parsePointer } from "./pointer.js";
+import { getAt } from "./pointer.js";
+import { isPlainObject, parsePointer, jsonType } from "../shared/json.js";
 
 function asSchema(value: unknown): JsonSchema | undefined {
   return isPlainObject(value) ? (value as JsonSchema) : undefined;
@@ -125,12 +126,6 @@ export function schemaTypes(schema: JsonSchema | undefined): string[] {
   return types;
 }
 
-export function jsonType(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "array";
-  if (typeof value === "number") return Number.isInteger(value) ? "integer" : "number";
-  return typeof value;
-}
 
 function num(schema: JsonSchema, key: string): number | undefined {
   const v = schema[key];

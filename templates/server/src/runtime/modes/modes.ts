@@ -22,7 +22,8 @@ import { describeTool } from "../guidance/describe.js";
 import { categoryCounts, errorResult, renderError, shortDescription, unknownToolError } from "../guidance/errors.js";
 import { renderEnvelope, type Envelope } from "../guidance/envelope.js";
 import { SUGGEST, rankMatches } from "../guidance/fuzzy.js";
-import { isPlainObject } from "../guidance/pointer.js";
+import { isPlainObject } from "../shared/json.js";
+import { renderCall, renderCallWithNote } from "../guidance/text.js";
 import { renderDescription } from "../guidance/reserved.js";
 import {
   CONFIRM_ARG,
@@ -154,10 +155,6 @@ function textResult(text: string, structured: Record<string, unknown>): CallTool
   return { content: [{ type: "text", text }], structuredContent: structured };
 }
 
-function renderCall(step: ToolCall): string {
-  return `\`${step.tool}\` ${JSON.stringify(step.params)}`;
-}
-
 function stripReserved(params: Record<string, unknown>): { rest: Record<string, unknown>; confirm?: unknown; wait?: unknown } {
   const { [CONFIRM_ARG]: confirm, [WAIT_ARG]: wait, [WAIT_ALIAS]: alias, ...rest } = params;
   const out: { rest: Record<string, unknown>; confirm?: unknown; wait?: unknown } = { rest };
@@ -178,7 +175,7 @@ function describeResult(tool: ToolData, level: HintLevel, express: (step: ToolCa
   if (examples && JSON.stringify(examples.full) !== JSON.stringify(examples.minimal))
     next.push(express({ tool: tool.name, params: examples.full, note: "Full valid call" }));
   if (level !== "full") next.push(express({ tool: INFO_TOOL, params: { tool: tool.name, level: "full" }, note: "Complete schema and constraints" }));
-  const text = [renderDescription(description), next.length ? `## Calls\n\n${next.map((s) => `- ${renderCall(s)}${s.note ? ` — ${s.note}` : ""}`).join("\n")}` : ""]
+  const text = [renderDescription(description), next.length ? `## Calls\n\n${next.map((s) => `- ${renderCallWithNote(s)}`).join("\n")}` : ""]
     .filter(Boolean)
     .join("\n\n");
   return textResult(text, { ...description, next_steps: next });

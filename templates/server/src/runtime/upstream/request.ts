@@ -20,6 +20,7 @@
  */
 import { readEnv, resolveCredentials, type Env } from "./auth.js";
 import { RequestBuildError } from "./errors.js";
+import { isPlainObject } from "../shared/json.js";
 import type { ApiData, BodyBinding, OperationBinding, ParameterBinding } from "../shared/tool-data.js";
 
 export type { Env } from "./auth.js";
@@ -371,9 +372,6 @@ function isScalar(value: unknown): value is string | number | boolean {
   return typeof value === "string" || typeof value === "number" || typeof value === "boolean";
 }
 
-function isPlainObject(value: unknown): value is PlainObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function definedEntries(value: PlainObject): Array<[string, unknown]> {
   return Object.entries(value).filter(([, item]) => item !== undefined);

@@ -25,6 +25,7 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { BuiltRequest } from "./request.js";
+import { parseRetryAfter } from "../shared/parse.js";
 import type { OperationBinding } from "../shared/tool-data.js";
 import { callUpstream, UpstreamError, type CallUpstreamOptions, type CircuitSnapshot, type UpstreamResponse } from "./upstream.js";
 
@@ -184,7 +185,7 @@ export class ResilientUpstream {
           ? RETRYABLE_STATUS.has(outcome.response.status) ? `HTTP ${outcome.response.status}` : undefined
           : outcome.error.kind === "network" ? "network error" : undefined;
       if (!reason || attempts >= maxAttempts || options.signal?.aborted) break;
-      const retryAfter = "response" in outcome ? parseRetryAfterMs(outcome.response.headers["retry-after"]) : undefined;
+      const retryAfter = "response" in outcome ? parseRetryAfter(outcome.response.headers["retry-after"]) : undefined;
       if (retryAfter !== undefined && retryAfter > this.settings.maxDelayMs) break; // too long to hold the call: the agent is told to wait
       const delay = retryAfter ?? backoff(attempts, this.settings);
       if (Date.now() + delay + MIN_ATTEMPT_MS > deadline) break;
@@ -232,11 +233,3 @@ export function backoff(attempt: number, settings: Pick<ResilienceSettings, "bas
   return Math.round(ceiling / 2 + random() * (ceiling / 2));
 }
 
-/** Milliseconds from a Retry-After value (delta-seconds or HTTP-date); undefined if absent or unparsable. */
-export function parseRetryAfterMs(value: string | undefined, now: number = Date.now()): number | undefined {
-  if (value === undefined) return undefined;
-  const text = value.trim();
-  if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
-  const date = Date.parse(text);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
