@@ -15,7 +15,7 @@ import { dispatchGroups, resolveToolMode, SearchIndex } from "../../templates/se
 import type { ToolData, ToolsFile } from "../../templates/server/src/runtime/shared/tool-data.js";
 import { json, startUpstream, type RecordedRequest, type Upstream } from "../helpers/upstream.js";
 import { createServer as createMcpServer } from "../../templates/server/src/runtime/mcp/server.js";
-import type { ServerOptions } from "../../templates/server/src/runtime/server.js";
+import type { ServerOptions } from "../../templates/server/src/runtime/server/runtime.js";
 
 const fixture = JSON.parse(readFileSync(new URL("../fixtures/runtime-tools.json", import.meta.url), "utf8")) as ToolsFile;
 const createPet = fixture.tools.find((tool) => tool.name === "create_pet")!;

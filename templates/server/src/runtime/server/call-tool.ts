@@ -1,0 +1,159 @@
+/**
+ * tools/call, the route every call takes:
+ *
+ *   reserved tool?  -> prepare its arguments -> info / read_response / operation_status
+ *   mode front tool -> prepare -> the mode routes it to an operation (or answers itself)
+ *   unknown tool?   -> UNKNOWN_TOOL (did_you_mean, similar tools, categories)
+ *   operation       -> prepare (fuzzy-correct confident key typos, validate; invalid -> INVALID_ARGUMENTS)
+ *                   -> confirm (destructive: ask through MCP elicitation when the client can, else CONFIRMATION_REQUIRED)
+ *                   -> execute (call/execute.ts) -> outcome -> long-running (operations.ts)
+ *                   -> presented in the tool mode -> transformResult hooks
+ */
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { createExecutor, plainCall, type Execution } from "../call/execute.js";
+import type { ConfirmationAnswer, PreparedCall } from "../call/outcomes.js";
+import { INFO_TOOL, OPERATION_STATUS_TOOL, WAIT_ALIAS, WAIT_ARG } from "../call/types.js";
+import type { ValidationResult } from "../call/validation.js";
+import { needsConfirmation, prepareArguments, type Validator } from "../guidance/correct.js";
+import { resolvedPath } from "../guidance/errors.js";
+import { callInfo, callReadResponse } from "../guidance/reserved.js";
+import type { HookContext, ToolArguments } from "../hook-types.js";
+import type { Surface } from "../modes/modes.js";
+import { isPlainObject } from "../shared/json.js";
+import type { ToolData } from "../shared/tool-data.js";
+import type { CallSession, RuntimeParts } from "./context.js";
+import { createOperations } from "./operations.js";
+
+export type CallTool = (name: string, args: ToolArguments | undefined, session?: AbortSignal | CallSession) => Promise<CallToolResult>;
+
+export function createCallTool(parts: RuntimeParts, surface: Surface, reserved: ReadonlyMap<string, ToolData>): CallTool {
+  const { api, env, tools, toolsByName, outcomes, outcomeContext, validators, cache, log, confirmDestructive } = parts;
+  const executor = createExecutor(parts);
+  const operations = createOperations(parts);
+  const frontTools = new Map(surface.tools.map((tool) => [tool.name, tool]));
+
+  /** Validation through the cached compiled validator; remembers a schema that failed to compile. */
+  const validatorFor = (tool: ToolData) => {
+    const state: { schemaError?: string } = {};
+    const validate: Validator = (args: unknown) => {
+      const result: ValidationResult = validators.validateArguments(tool, args);
+      if (!result.valid && result.schemaError) state.schemaError = result.schemaError;
+      return result;
+    };
+    return { validate, state };
+  };
+
+  async function callTool(name: string, rawArgs: ToolArguments | undefined, sessionOrSignal?: AbortSignal | CallSession): Promise<CallToolResult> {
+    const session: CallSession = sessionOrSignal instanceof AbortSignal ? { signal: sessionOrSignal } : (sessionOrSignal ?? {});
+    const startedAt = performance.now();
+    const finish = (label: string, result: CallToolResult): CallToolResult => {
+      log(`${api.name}: ${label} ${result.isError ? "error" : "ok"} ${Math.round(performance.now() - startedAt)}ms`);
+      return result;
+    };
+
+    const builtIn = reserved.get(name);
+    if (builtIn) {
+      const prepared = prepareArguments(builtIn, rawArgs, validatorFor(builtIn).validate);
+      if (!prepared.ok) return finish(name, outcomes.onInvalidArguments(builtIn, rawArgs, prepared.error, outcomeContext));
+      if (name === OPERATION_STATUS_TOOL) return finish(name, surface.present(await operations.status(prepared.args, session)));
+      const result = name === INFO_TOOL ? callInfo(prepared.args, tools, toolsByName) : callReadResponse(prepared.args, cache);
+      return finish(name, surface.present(result));
+    }
+
+    const front = frontTools.get(name);
+    if (front) {
+      const prepared = prepareArguments(front, rawArgs, validatorFor(front).validate);
+      if (!prepared.ok) return finish(name, surface.present(outcomes.onInvalidArguments(front, rawArgs, prepared.error, outcomeContext)));
+      const routed = surface.route(front, prepared.args, prepared.confirmed);
+      if (routed.kind === "result") return finish(name, surface.present(routed.result));
+      return finish(`${name} ${routed.tool.name}`, await callOperation(routed.tool, routed.args as ToolArguments | undefined, session, [...prepared.warnings, ...(routed.warnings ?? [])]));
+    }
+
+    // Per-operation mode lists the operations themselves; the other modes still accept a direct call.
+    const tool = toolsByName.get(name);
+    if (!tool) return finish(`unknown tool ${JSON.stringify(name.slice(0, 64))}`, surface.present(outcomes.onUnknownTool(name, rawArgs, outcomeContext)));
+    return finish(tool.name, await callOperation(tool, rawArgs, session));
+  }
+
+  /** The guided call path every mode ends in: prepare, confirm, execute, outcome, in-mode calls, hooks. */
+  async function callOperation(tool: ToolData, rawArgs: ToolArguments | undefined, session: CallSession, extraWarnings: string[] = []): Promise<CallToolResult> {
+    const signal = session.signal ?? new AbortController().signal;
+    const { args: withoutWait, wait } = takeWait(tool, rawArgs);
+    const { validate, state } = validatorFor(tool);
+    const prepared = prepareArguments(tool, withoutWait, validate);
+    const args = prepared.ok ? prepared.args : isPlainObject(withoutWait) ? withoutWait : {};
+    const context: HookContext = { tool, api, args, env, signal };
+
+    let result: CallToolResult;
+    if (!prepared.ok) {
+      result = state.schemaError
+        ? outcomes.onFailure(tool, plainCall(args), { kind: "internal", error: new Error(`The input schema of ${tool.name} could not be compiled: ${state.schemaError}`) }, outcomeContext)
+        : outcomes.onInvalidArguments(tool, withoutWait, prepared.error, outcomeContext);
+    } else {
+      const call: PreparedCall = {
+        args: prepared.args,
+        resolvedInputs: prepared.resolved_inputs,
+        corrections: prepared.corrections,
+        warnings: [...extraWarnings, ...prepared.warnings],
+      };
+      const confirmation = confirmDestructive && needsConfirmation(tool, prepared) ? await askConfirmation(tool, call, session, signal) : "accept";
+      if (confirmation !== "accept") {
+        result = outcomes.onConfirmationRequired(tool, call, confirmation === "not_asked" ? undefined : confirmation, outcomeContext);
+      } else {
+        result = await executed(tool, call, context, wait, session);
+      }
+    }
+    return executor.transformResult(surface.present(result), context);
+  }
+
+  async function executed(tool: ToolData, call: PreparedCall, context: HookContext, wait: boolean, session: CallSession): Promise<CallToolResult> {
+    let execution: Execution;
+    try {
+      execution = await executor.execute(tool, context);
+    } catch (error) {
+      execution = { ok: false, failure: { kind: "internal", error } };
+    }
+    if (!execution.ok) return executor.failureResult(tool, call, execution.failure, context);
+    if (execution.statusUrl) return operations.start(tool, call, execution.success, execution.statusUrl, wait, session);
+    return outcomes.onSuccess(tool, call, execution.success, outcomeContext);
+  }
+
+  async function askConfirmation(
+    tool: ToolData,
+    call: PreparedCall,
+    session: CallSession,
+    signal: AbortSignal,
+  ): Promise<"accept" | ConfirmationAnswer | "not_asked"> {
+    if (!session.confirm) return "not_asked";
+    const op = tool.operation;
+    const what = op ? `${op.method.toUpperCase()} ${resolvedPath(tool, call.args)}` : `run ${tool.name}`;
+    const args = Object.keys(call.args).length ? ` with ${JSON.stringify(call.args)}` : "";
+    try {
+      return await session.confirm(`Allow '${tool.name}' to ${what}${args}? This is destructive and may not be reversible.`, signal);
+    } catch (error) {
+      // A client that declared elicitation but failed to answer: fall back to the `_confirm` round trip.
+      log(`${api.name}: confirmation prompt for ${tool.name} failed: ${error instanceof Error ? error.message : String(error)}`);
+      return "not_asked";
+    }
+  }
+
+  return callTool;
+}
+
+/**
+ * Takes the reserved wait flag out of the arguments: `_wait` always, `wait`
+ * unless the tool declares a `wait` parameter of its own. Only `true` waits.
+ */
+function takeWait(tool: ToolData, rawArgs: ToolArguments | undefined): { args: unknown; wait: boolean } {
+  if (!isPlainObject(rawArgs)) return { args: rawArgs, wait: false };
+  const properties = isPlainObject(tool.inputSchema["properties"]) ? tool.inputSchema["properties"] : {};
+  const names = [WAIT_ALIAS, WAIT_ARG].filter((name) => !(name in properties) && name in rawArgs);
+  if (names.length === 0) return { args: rawArgs, wait: false };
+  const args: Record<string, unknown> = { ...rawArgs };
+  let wait = false;
+  for (const name of names) {
+    if (args[name] === true) wait = true;
+    delete args[name];
+  }
+  return { args, wait };
+}
