@@ -74,7 +74,12 @@ export function importsOf(root, file, source) {
         : undefined;
     if (!specifier || !specifier.startsWith(".")) continue;
     const base = join(dirname(file), specifier).split(sep).join("/");
-    const candidates = [base.replace(/\.js$/, ".ts"), `${base.replace(/\.js$/, ".ts")}.hbs`, `${base}.ts`, `${base}/index.ts`];
+    const candidates = [
+      base.replace(/\.js$/, ".ts"),
+      `${base.replace(/\.js$/, ".ts")}.hbs`,
+      `${base}.ts`,
+      `${base}/index.ts`,
+    ];
     const hit = candidates.find((candidate) => existsSync(join(root, candidate)));
     if (hit) targets.push(hit);
   }

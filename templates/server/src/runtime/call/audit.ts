@@ -27,7 +27,8 @@ export interface Secret {
 /** Shorter values are not redacted: they would match ordinary text. */
 const MIN_SECRET_LENGTH = 4;
 /** Argument names whose values never reach the audit trail. */
-export const SECRET_ARGUMENT_NAME = /token|passw|secret|key|authori[sz]ation|^auth$|credential|cookie|session|signature|private/i;
+export const SECRET_ARGUMENT_NAME =
+  /token|passw|secret|key|authori[sz]ation|^auth$|credential|cookie|session|signature|private/i;
 const MAX_AUDIT_STRING = 256;
 const MAX_AUDIT_ITEMS = 50;
 const MAX_AUDIT_DEPTH = 8;
@@ -36,7 +37,8 @@ export function credentialSecrets(api: ApiData, env: Env, extraEnvNames: string[
   const secrets: Secret[] = [];
   const add = (name: string, value: string | undefined) => {
     if (value === undefined || value.length < MIN_SECRET_LENGTH) return;
-    for (const form of new Set([value, encodeURIComponent(value)])) if (!secrets.some((secret) => secret.value === form)) secrets.push({ value: form, env: name });
+    for (const form of new Set([value, encodeURIComponent(value)]))
+      if (!secrets.some((secret) => secret.value === form)) secrets.push({ value: form, env: name });
   };
   for (const scheme of api.securitySchemes) {
     if (scheme.kind === "basic") {
@@ -56,7 +58,8 @@ export function credentialSecrets(api: ApiData, env: Env, extraEnvNames: string[
 
 export function redactText(text: string, secrets: readonly Secret[]): string {
   let out = text;
-  for (const secret of secrets) if (out.includes(secret.value)) out = out.split(secret.value).join(`[redacted ${secret.env}]`);
+  for (const secret of secrets)
+    if (out.includes(secret.value)) out = out.split(secret.value).join(`[redacted ${secret.env}]`);
   return out;
 }
 
@@ -96,7 +99,10 @@ export function redactArguments(value: unknown, secrets: readonly Secret[], dept
   const entries = Object.entries(value);
   for (const [key, item] of entries.slice(0, MAX_AUDIT_ITEMS)) {
     const name = redactText(key, secrets).slice(0, MAX_AUDIT_STRING);
-    out[name] = SECRET_ARGUMENT_NAME.test(key) && item !== null && item !== undefined ? "[redacted]" : redactArguments(item, secrets, depth + 1);
+    out[name] =
+      SECRET_ARGUMENT_NAME.test(key) && item !== null && item !== undefined
+        ? "[redacted]"
+        : redactArguments(item, secrets, depth + 1);
   }
   if (entries.length > MAX_AUDIT_ITEMS) out["…"] = `${entries.length - MAX_AUDIT_ITEMS} more keys`;
   return out;
@@ -125,7 +131,9 @@ export class AuditTrail {
 
   record(entry: AuditEntry): void {
     if (this.fd === undefined) return;
-    const error = entry.result.isError ? (entry.result.structuredContent as { error?: { code?: unknown } } | undefined)?.error?.code : undefined;
+    const error = entry.result.isError
+      ? (entry.result.structuredContent as { error?: { code?: unknown } } | undefined)?.error?.code
+      : undefined;
     const line = {
       ts: new Date().toISOString(),
       tool: redactText(entry.tool, this.secrets).slice(0, MAX_AUDIT_STRING),
@@ -137,7 +145,10 @@ export class AuditTrail {
     try {
       writeSync(this.fd, `${JSON.stringify(line)}\n`);
     } catch (error) {
-      if (!this.failed) this.log(`audit log ${this.path}: write failed (${error instanceof Error ? error.message : String(error)}); further failures are not reported`);
+      if (!this.failed)
+        this.log(
+          `audit log ${this.path}: write failed (${error instanceof Error ? error.message : String(error)}); further failures are not reported`,
+        );
       this.failed = true;
     }
   }

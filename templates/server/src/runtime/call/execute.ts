@@ -40,22 +40,32 @@ export interface ExecutorOptions {
 export interface Executor {
   execute(tool: ToolData, context: HookContext): Promise<Execution>;
   /** The onError hooks' replacement for a failure, else the outcome layer's result. */
-  failureResult(tool: ToolData, call: PreparedCall, failure: CallFailure, context: HookContext): Promise<CallToolResult>;
+  failureResult(
+    tool: ToolData,
+    call: PreparedCall,
+    failure: CallFailure,
+    context: HookContext,
+  ): Promise<CallToolResult>;
   /** The transformResult hooks, in order; one that throws turns the result into an internal error. */
   transformResult(result: CallToolResult, context: HookContext): Promise<CallToolResult>;
 }
 
 export function createExecutor(options: ExecutorOptions): Executor {
   const { api, env, hooks, handlers, upstream, outcomes, outcomeContext, log, timeoutMs, maxResponseBytes } = options;
-  const hooksFor = (tool: ToolData): ToolHooks[] => [hooks, hooks.tools?.[tool.name]].filter((entry) => entry !== undefined);
+  const hooksFor = (tool: ToolData): ToolHooks[] =>
+    [hooks, hooks.tools?.[tool.name]].filter((entry) => entry !== undefined);
 
   async function execute(tool: ToolData, context: HookContext): Promise<Execution> {
     const handler = hooks.handlers?.[tool.name] ?? (tool.handler ? handlers[tool.name] : undefined);
     if (handler) return runHandler(handler, tool, context);
     if (tool.handler) {
-      return fail({ kind: "not_implemented", message: `${tool.name} has no handler registered (expected one from ${tool.handler.module}).` });
+      return fail({
+        kind: "not_implemented",
+        message: `${tool.name} has no handler registered (expected one from ${tool.handler.module}).`,
+      });
     }
-    if (!tool.operation) return fail({ kind: "not_implemented", message: `${tool.name} has neither an HTTP operation nor a handler.` });
+    if (!tool.operation)
+      return fail({ kind: "not_implemented", message: `${tool.name} has neither an HTTP operation nor a handler.` });
     return runOperation(tool, tool.operation, context);
   }
 
@@ -85,7 +95,12 @@ export function createExecutor(options: ExecutorOptions): Executor {
 
     let response: UpstreamResponse;
     try {
-      response = await upstream.call(request, { timeoutMs, maxResponseBytes, signal: context.signal, binding: operation });
+      response = await upstream.call(request, {
+        timeoutMs,
+        maxResponseBytes,
+        signal: context.signal,
+        binding: operation,
+      });
     } catch (error) {
       if (error instanceof UpstreamError) return fail({ kind: "transport", request, error });
       throw error;
@@ -97,14 +112,21 @@ export function createExecutor(options: ExecutorOptions): Executor {
     return { ok: true, success: { data: response.body, request, response }, ...(statusUrl && { statusUrl }) };
   }
 
-  async function failureResult(tool: ToolData, call: PreparedCall, failure: CallFailure, context: HookContext): Promise<CallToolResult> {
+  async function failureResult(
+    tool: ToolData,
+    call: PreparedCall,
+    failure: CallFailure,
+    context: HookContext,
+  ): Promise<CallToolResult> {
     // The tool's own onError is more specific than the global one, so it is asked first.
     for (const hook of hooksFor(tool).reverse()) {
       try {
         const replacement = await hook.onError?.(failure, context);
         if (replacement) return replacement;
       } catch (error) {
-        log(`${api.name}: onError hook for ${tool.name} threw: ${error instanceof Error ? error.message : String(error)}`);
+        log(
+          `${api.name}: onError hook for ${tool.name} threw: ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
     }
     return outcomes.onFailure(tool, call, failure, outcomeContext);

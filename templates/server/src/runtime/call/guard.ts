@@ -35,7 +35,9 @@ export function guardCallTool<S>(
     try {
       audit = new AuditTrail(settings.auditLog, secrets, log);
     } catch (error) {
-      log(`${api.name}: cannot open the audit log ${settings.auditLog}: ${error instanceof Error ? error.message : String(error)}; tool calls are NOT audited`);
+      log(
+        `${api.name}: cannot open the audit log ${settings.auditLog}: ${error instanceof Error ? error.message : String(error)}; tool calls are NOT audited`,
+      );
     }
   }
 
@@ -44,13 +46,20 @@ export function guardCallTool<S>(
     const bytes = argumentBytes(args);
     let result: CallToolResult;
     if (bytes > settings.maxArgumentBytes) {
-      log(`${api.name}: ${JSON.stringify(name.slice(0, 64))} refused: ${bytes} bytes of arguments (limit ${settings.maxArgumentBytes})`);
+      log(
+        `${api.name}: ${JSON.stringify(name.slice(0, 64))} refused: ${bytes} bytes of arguments (limit ${settings.maxArgumentBytes})`,
+      );
       result = outcomes.onArgumentsTooLarge(name, bytes, settings.maxArgumentBytes, api);
     } else {
       try {
         result = await callTool(name, args, session);
       } catch (error) {
-        audit?.record({ tool: name, args, result: { isError: true, content: [], structuredContent: { error: { code: "INTERNAL_ERROR" } } }, durationMs: performance.now() - startedAt });
+        audit?.record({
+          tool: name,
+          args,
+          result: { isError: true, content: [], structuredContent: { error: { code: "INTERNAL_ERROR" } } },
+          durationMs: performance.now() - startedAt,
+        });
         throw error;
       }
     }

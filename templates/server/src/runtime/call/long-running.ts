@@ -24,13 +24,56 @@ import type { UpstreamResponse } from "../upstream/upstream.js";
 
 export type OperationState = "running" | "succeeded" | "failed";
 
-const SUCCEEDED = new Set(["succeeded", "success", "successful", "completed", "complete", "done", "finished", "ready", "ok", "resolved", "available"]);
-const FAILED = new Set(["failed", "failure", "error", "errored", "cancelled", "canceled", "aborted", "rejected", "timedout", "timed_out", "expired", "terminated"]);
-const STATUS_FIELDS = ["status", "state", "runtimeStatus", "runtime_status", "provisioningState", "operationStatus", "jobStatus"];
+const SUCCEEDED = new Set([
+  "succeeded",
+  "success",
+  "successful",
+  "completed",
+  "complete",
+  "done",
+  "finished",
+  "ready",
+  "ok",
+  "resolved",
+  "available",
+]);
+const FAILED = new Set([
+  "failed",
+  "failure",
+  "error",
+  "errored",
+  "cancelled",
+  "canceled",
+  "aborted",
+  "rejected",
+  "timedout",
+  "timed_out",
+  "expired",
+  "terminated",
+]);
+const STATUS_FIELDS = [
+  "status",
+  "state",
+  "runtimeStatus",
+  "runtime_status",
+  "provisioningState",
+  "operationStatus",
+  "jobStatus",
+];
 const RESULT_FIELDS = ["result", "resource", "response", "output", "data"];
 const LINK_HEADERS = ["operation-location", "azure-asyncoperation", "location", "content-location"];
-const LINK_FIELDS = ["status_url", "statusUrl", "status_uri", "statusUri", "monitor_url", "monitorUrl", "operation_url", "operationUrl", "polling_url", "pollingUrl"];
-
+const LINK_FIELDS = [
+  "status_url",
+  "statusUrl",
+  "status_uri",
+  "statusUri",
+  "monitor_url",
+  "monitorUrl",
+  "operation_url",
+  "operationUrl",
+  "polling_url",
+  "pollingUrl",
+];
 
 function linkValue(value: unknown): string | undefined {
   if (typeof value === "string" && value.trim() !== "") return value.trim();
@@ -79,7 +122,11 @@ export function statusWord(body: unknown): string | undefined {
   if (!isPlainObject(body)) return undefined;
   for (const field of STATUS_FIELDS) {
     const value = body[field];
-    if (typeof value === "string" && value.trim() !== "") return value.trim().toLowerCase().replace(/[\s-]+/g, "_");
+    if (typeof value === "string" && value.trim() !== "")
+      return value
+        .trim()
+        .toLowerCase()
+        .replace(/[\s-]+/g, "_");
   }
   return undefined;
 }
@@ -104,7 +151,7 @@ export function classifyPoll(response: Pick<UpstreamResponse, "status" | "body">
 
 /** The resource a finished status document carries (or the body itself). */
 export function finalResult(body: unknown): unknown {
-  if (!isPlainObject(body) || statusWord(body) === undefined && body["done"] === undefined) return body;
+  if (!isPlainObject(body) || (statusWord(body) === undefined && body["done"] === undefined)) return body;
   for (const field of RESULT_FIELDS) if (isPlainObject(body[field]) || Array.isArray(body[field])) return body[field];
   return body;
 }
@@ -175,8 +222,16 @@ export class OperationRegistry {
 export const OPERATION_STATUS_INPUT_SCHEMA = {
   type: "object",
   properties: {
-    handle: { type: "string", minLength: 1, description: "The `handle` from the long-running call's `operation` field." },
-    wait: { type: "boolean", default: false, description: "Wait (bounded by the server's wait timeout) until the operation finishes and return its result." },
+    handle: {
+      type: "string",
+      minLength: 1,
+      description: "The `handle` from the long-running call's `operation` field.",
+    },
+    wait: {
+      type: "boolean",
+      default: false,
+      description: "Wait (bounded by the server's wait timeout) until the operation finishes and return its result.",
+    },
   },
   required: ["handle"],
   additionalProperties: false,

@@ -79,7 +79,12 @@ export interface Outcomes {
   /** The arguments failed preparation (see guidance/correct.ts); `error` explains it. */
   onInvalidArguments(tool: ToolData, args: unknown, error: GuidedError, context: OutcomeContext): CallToolResult;
   /** A destructive call was not confirmed; `answer` is set when the user was asked and said no. */
-  onConfirmationRequired(tool: ToolData, call: PreparedCall, answer: ConfirmationAnswer | undefined, context: OutcomeContext): CallToolResult;
+  onConfirmationRequired(
+    tool: ToolData,
+    call: PreparedCall,
+    answer: ConfirmationAnswer | undefined,
+    context: OutcomeContext,
+  ): CallToolResult;
   onFailure(tool: ToolData, call: PreparedCall, failure: CallFailure, context: OutcomeContext): CallToolResult;
   onSuccess(tool: ToolData, call: PreparedCall, success: CallSuccess, context: OutcomeContext): CallToolResult;
 }

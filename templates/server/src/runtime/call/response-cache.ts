@@ -139,7 +139,8 @@ export class ResponseCache {
         returned: items.length,
         has_more: end < entry.items.length,
       };
-      if (page.has_more) page.next = { tool: READ_RESPONSE_TOOL, params: { handle, offset: end, limit: size }, note: "Next page" };
+      if (page.has_more)
+        page.next = { tool: READ_RESPONSE_TOOL, params: { handle, offset: end, limit: size }, note: "Next page" };
       return { ok: true, page };
     }
     const text = entry.text ?? "";
@@ -154,7 +155,8 @@ export class ResponseCache {
       returned: slice.length,
       has_more: end < text.length,
     };
-    if (page.has_more) page.next = { tool: READ_RESPONSE_TOOL, params: { handle, offset: end, limit: size }, note: "Next chunk" };
+    if (page.has_more)
+      page.next = { tool: READ_RESPONSE_TOOL, params: { handle, offset: end, limit: size }, note: "Next chunk" };
     return { ok: true, page };
 
     function expiredError(h: string): GuidedError {
@@ -185,8 +187,18 @@ export const READ_RESPONSE_INPUT_SCHEMA = {
   type: "object",
   properties: {
     handle: { type: "string", description: "The handle from a response's `detail.handle`." },
-    offset: { type: "integer", minimum: 0, default: 0, description: "First item (or character, for non-list data) to return." },
-    limit: { type: "integer", minimum: 1, maximum: 1000, description: "Page size; defaults to a page that fits the response budget." },
+    offset: {
+      type: "integer",
+      minimum: 0,
+      default: 0,
+      description: "First item (or character, for non-list data) to return.",
+    },
+    limit: {
+      type: "integer",
+      minimum: 1,
+      maximum: 1000,
+      description: "Page size; defaults to a page that fits the response budget.",
+    },
   },
   required: ["handle"],
   additionalProperties: false,

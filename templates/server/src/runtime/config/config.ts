@@ -148,9 +148,12 @@ export function loadRuntimeConfig(
   const modeSetting = setting("tools", `${prefix}_TOOLS`);
   const toolMode = modeSetting?.value.trim().toLowerCase();
   if (toolMode !== undefined && !(TOOL_MODES as readonly string[]).includes(toolMode)) {
-    throw new ConfigError(`${modeSetting?.source} must be one of ${TOOL_MODES.join(", ")}, got ${JSON.stringify(modeSetting?.value)}.`);
+    throw new ConfigError(
+      `${modeSetting?.source} must be one of ${TOOL_MODES.join(", ")}, got ${JSON.stringify(modeSetting?.value)}.`,
+    );
   }
-  const list = (flag: "include-tags" | "exclude-tags" | "include-ops" | "exclude-ops" | "methods", envName: string) => parseList(setting(flag, `${prefix}_${envName}`)?.value);
+  const list = (flag: "include-tags" | "exclude-tags" | "include-ops" | "exclude-ops" | "methods", envName: string) =>
+    parseList(setting(flag, `${prefix}_${envName}`)?.value);
   const filter: ToolFilter = {};
   const includeTags = list("include-tags", "INCLUDE_TAGS");
   const excludeTags = list("exclude-tags", "EXCLUDE_TAGS");
@@ -177,7 +180,12 @@ export function loadRuntimeConfig(
       ...(mcpToken !== undefined && { mcpToken }),
       ...(toolMode !== undefined && { toolMode: toolMode as ToolMode }),
       ...(!isEmptyFilter(filter) && { filter }),
-      waitTimeoutMs: integerSetting(setting("wait-timeout-ms", `${prefix}_WAIT_TIMEOUT_MS`), DEFAULT_WAIT_TIMEOUT_MS, 1, 24 * 60 * 60 * 1000),
+      waitTimeoutMs: integerSetting(
+        setting("wait-timeout-ms", `${prefix}_WAIT_TIMEOUT_MS`),
+        DEFAULT_WAIT_TIMEOUT_MS,
+        1,
+        24 * 60 * 60 * 1000,
+      ),
       transport,
       port: integerSetting(setting("port", `${prefix}_PORT`), DEFAULT_PORT, 0, 65535),
       host: setting("host", `${prefix}_HOST`)?.value ?? DEFAULT_HOST,
@@ -194,7 +202,9 @@ export function loadRuntimeConfig(
         500,
         Number.MAX_SAFE_INTEGER,
       ),
-      confirmDestructive: values["no-confirm"] ? false : booleanSetting(setting(undefined, `${prefix}_CONFIRM_DESTRUCTIVE`), true),
+      confirmDestructive: values["no-confirm"]
+        ? false
+        : booleanSetting(setting(undefined, `${prefix}_CONFIRM_DESTRUCTIVE`), true),
     },
   };
 }
@@ -207,7 +217,12 @@ function booleanSetting(setting: { value: string; source: string } | undefined, 
   throw new ConfigError(`${setting.source} must be true or false, got ${JSON.stringify(setting.value)}.`);
 }
 
-function integerSetting(setting: { value: string; source: string } | undefined, fallback: number, min: number, max: number): number {
+function integerSetting(
+  setting: { value: string; source: string } | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
   if (!setting) return fallback;
   try {
     return parseIntegerSetting(setting.source, setting.value, min, max);

@@ -34,13 +34,21 @@ export function readHardeningSettings(prefix: string, env: Env, options: Hardeni
   const overrides = options.resilience ?? {};
   const auditLog = options.auditLog ?? (env[`${prefix}_AUDIT_LOG`]?.trim() || undefined);
   return {
-    maxArgumentBytes: options.maxArgumentBytes ?? integerEnv(env, `${prefix}_MAX_ARGUMENT_BYTES`, DEFAULT_MAX_ARGUMENT_BYTES, 1, Number.MAX_SAFE_INTEGER),
+    maxArgumentBytes:
+      options.maxArgumentBytes ??
+      integerEnv(env, `${prefix}_MAX_ARGUMENT_BYTES`, DEFAULT_MAX_ARGUMENT_BYTES, 1, Number.MAX_SAFE_INTEGER),
     resilience: {
       retries: overrides.retries ?? integerEnv(env, `${prefix}_RETRIES`, DEFAULT_RESILIENCE.retries, 0, 10),
       baseDelayMs: overrides.baseDelayMs ?? DEFAULT_RESILIENCE.baseDelayMs,
-      maxDelayMs: overrides.maxDelayMs ?? integerEnv(env, `${prefix}_RETRY_MAX_DELAY_MS`, DEFAULT_RESILIENCE.maxDelayMs, 0, 600_000),
-      circuitThreshold: overrides.circuitThreshold ?? integerEnv(env, `${prefix}_CIRCUIT_THRESHOLD`, DEFAULT_RESILIENCE.circuitThreshold, 0, 1_000_000),
-      circuitCooldownMs: overrides.circuitCooldownMs ?? integerEnv(env, `${prefix}_CIRCUIT_COOLDOWN_MS`, DEFAULT_RESILIENCE.circuitCooldownMs, 1, 24 * 60 * 60 * 1000),
+      maxDelayMs:
+        overrides.maxDelayMs ??
+        integerEnv(env, `${prefix}_RETRY_MAX_DELAY_MS`, DEFAULT_RESILIENCE.maxDelayMs, 0, 600_000),
+      circuitThreshold:
+        overrides.circuitThreshold ??
+        integerEnv(env, `${prefix}_CIRCUIT_THRESHOLD`, DEFAULT_RESILIENCE.circuitThreshold, 0, 1_000_000),
+      circuitCooldownMs:
+        overrides.circuitCooldownMs ??
+        integerEnv(env, `${prefix}_CIRCUIT_COOLDOWN_MS`, DEFAULT_RESILIENCE.circuitCooldownMs, 1, 24 * 60 * 60 * 1000),
     },
     ...(auditLog !== undefined && { auditLog }),
   };

@@ -150,7 +150,10 @@ export function prepareArguments(tool: ToolData, args: unknown, validate: Valida
     if (key === CONFIRM_ARG && !index.declaresConfirm) {
       copy();
       confirmed = working[key] === true;
-      if (working[key] !== true) warnings.push(`"${CONFIRM_ARG}" must be the boolean true to confirm; received ${JSON.stringify(working[key])}.`);
+      if (working[key] !== true)
+        warnings.push(
+          `"${CONFIRM_ARG}" must be the boolean true to confirm; received ${JSON.stringify(working[key])}.`,
+        );
       delete working[key];
       continue;
     }
@@ -168,11 +171,16 @@ export function prepareArguments(tool: ToolData, args: unknown, validate: Valida
       working[best.name] = working[key];
       delete working[key];
       corrections.push({ from: key, to: best.name, confidence: best.score });
-      warnings.push(`Unknown parameter "${key}" was auto-corrected to "${best.name}" (confidence ${best.score}). Use "${best.name}" next time.`);
+      warnings.push(
+        `Unknown parameter "${key}" was auto-corrected to "${best.name}" (confidence ${best.score}). Use "${best.name}" next time.`,
+      );
       continue;
     }
     const issue = unknownKeyIssue([key], input[key], [...index.known]);
-    if (issue.issue.did_you_mean !== undefined && Object.prototype.hasOwnProperty.call(input, issue.issue.did_you_mean as string)) {
+    if (
+      issue.issue.did_you_mean !== undefined &&
+      Object.prototype.hasOwnProperty.call(input, issue.issue.did_you_mean as string)
+    ) {
       issue.issue.fix = `Remove "${key}" ("${String(issue.issue.did_you_mean)}" is already set)`;
     }
     unknown.push(issue);
@@ -228,7 +236,10 @@ function fail(tool: ToolData, validate: Validator, index: ToolIndex, f: FailureI
     // Validate may have been skipped (unknown keys only); run it for the full picture.
     const ajvIssues = analyzeErrors(tool, f.working, runValidator(validate, f.working).errors);
     const unknownFields = new Set(f.unknown.map((u) => u.issue.field));
-    analyzed = [...f.unknown, ...ajvIssues.filter((a) => !(a.issue.code === "UNKNOWN_PARAMETER" && unknownFields.has(a.issue.field)))];
+    analyzed = [
+      ...f.unknown,
+      ...ajvIssues.filter((a) => !(a.issue.code === "UNKNOWN_PARAMETER" && unknownFields.has(a.issue.field))),
+    ];
   }
   const problems: ArgumentProblems = {
     received: f.received,
@@ -296,11 +307,17 @@ export function clampNumber(value: number, schema: JsonSchema | undefined): numb
   const xmax = num(schema, "exclusiveMaximum");
   if (xmin !== undefined) {
     const room = Math.min(upper, xmax ?? Infinity) - xmin;
-    lower = Math.max(lower, integer ? Math.floor(xmin) + 1 : xmin + Math.min(step ?? 1, Number.isFinite(room) ? room / 2 : 1));
+    lower = Math.max(
+      lower,
+      integer ? Math.floor(xmin) + 1 : xmin + Math.min(step ?? 1, Number.isFinite(room) ? room / 2 : 1),
+    );
   }
   if (xmax !== undefined) {
     const room = xmax - Math.max(lower, xmin ?? -Infinity);
-    upper = Math.min(upper, integer ? Math.ceil(xmax) - 1 : xmax - Math.min(step ?? 1, Number.isFinite(room) ? room / 2 : 1));
+    upper = Math.min(
+      upper,
+      integer ? Math.ceil(xmax) - 1 : xmax - Math.min(step ?? 1, Number.isFinite(room) ? room / 2 : 1),
+    );
   }
   let n = Math.min(Math.max(value, lower), upper);
   if (integer) n = Math.round(n);
@@ -319,7 +336,8 @@ function normalizeFormat(value: unknown, format: string): unknown {
   switch (format) {
     case "date-time":
       if (/^\d{4}-\d{2}-\d{2}$/.test(v)) return `${v}T00:00:00Z`;
-      if (/^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(v)) return `${v.replace(" ", "T")}${v.length === 16 ? ":00" : ""}Z`;
+      if (/^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(v))
+        return `${v.replace(" ", "T")}${v.length === 16 ? ":00" : ""}Z`;
       break;
     case "date":
       if (/^\d{4}-\d{2}-\d{2}[ T]/.test(v)) return v.slice(0, 10);
@@ -361,7 +379,8 @@ export function buildCorrectiveParams(
     const target = u.issue.did_you_mean;
     const value = candidate[key];
     delete candidate[key];
-    if (typeof target === "string" && !Object.prototype.hasOwnProperty.call(candidate, target)) candidate[target] = value;
+    if (typeof target === "string" && !Object.prototype.hasOwnProperty.call(candidate, target))
+      candidate[target] = value;
   }
   const attempts = new Map<string, number>();
   for (let pass = 0; pass < 6; pass++) {
@@ -378,11 +397,16 @@ export function buildCorrectiveParams(
       attempts.set(key, attempt + 1);
       if (attempt >= 2) return { exampleFields, note: `No confident correction for ${a.issue.field}.` };
       const outcome = fixOne(tool, candidate, a, attempt);
-      if (outcome === "fail") return { exampleFields, note: `No confident correction for ${a.issue.field}: ${a.issue.fix}.` };
+      if (outcome === "fail")
+        return { exampleFields, note: `No confident correction for ${a.issue.field}: ${a.issue.fix}.` };
       if (outcome === "example") {
         const field = fieldName(a.segments);
         const root = a.segments[0];
-        if (tool.annotations.destructiveHint || (root !== undefined && index.identifiers.has(root)) || ID_NAME.test(a.segments[a.segments.length - 1] ?? "")) {
+        if (
+          tool.annotations.destructiveHint ||
+          (root !== undefined && index.identifiers.has(root)) ||
+          ID_NAME.test(a.segments[a.segments.length - 1] ?? "")
+        ) {
           return {
             exampleFields,
             note: `${field} needs a real value from you${tool.guidance.listTool ? ` (look it up with ${tool.guidance.listTool})` : ""}; an example value would be a guess.`,
@@ -395,7 +419,8 @@ export function buildCorrectiveParams(
     }
     if (!changed) break;
   }
-  if (!runValidator(validate, candidate).valid) return { exampleFields, note: "No correction could be verified against the schema." };
+  if (!runValidator(validate, candidate).valid)
+    return { exampleFields, note: "No correction could be verified against the schema." };
   return { params: candidate, exampleFields };
 }
 
@@ -409,7 +434,8 @@ function fixOne(tool: ToolData, candidate: Record<string, unknown>, a: AnalyzedI
     let ex = exampleValue(tool, segs);
     if (ex === undefined && schema && schema["default"] !== undefined) ex = schema["default"];
     if (ex === undefined && schema && "const" in schema) ex = schema["const"];
-    if (ex === undefined && Array.isArray(schema?.["enum"]) && (schema["enum"] as unknown[]).length === 1) ex = (schema["enum"] as unknown[])[0];
+    if (ex === undefined && Array.isArray(schema?.["enum"]) && (schema["enum"] as unknown[]).length === 1)
+      ex = (schema["enum"] as unknown[])[0];
     if (ex === undefined || segs.length === 0) return "fail";
     return setAt(candidate, segs, cloneJson(ex)) ? "example" : "fail";
   };

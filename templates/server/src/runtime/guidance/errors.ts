@@ -200,7 +200,9 @@ const preparedTools = new WeakMap<readonly ToolData[], PreparedName[]>();
 export function categoryCounts(tools: readonly ToolData[]): Array<{ name: string; count: number }> {
   const counts = new Map<string, number>();
   for (const t of tools) counts.set(t.category, (counts.get(t.category) ?? 0) + 1);
-  return [...counts].map(([name, count]) => ({ name, count })).sort((a, b) => b.count - a.count || a.name.localeCompare(b.name));
+  return [...counts]
+    .map(([name, count]) => ({ name, count }))
+    .sort((a, b) => b.count - a.count || a.name.localeCompare(b.name));
 }
 
 /**
@@ -242,7 +244,11 @@ export function unknownToolError(name: string, tools: readonly ToolData[], args?
     code: "UNKNOWN_TOOL",
     message:
       `Tool '${name}' not found.` +
-      (best ? ` Did you mean '${best.name}'?` : ranked.length ? ` Similar: ${ranked.map((m) => m.name).join(", ")}.` : "") +
+      (best
+        ? ` Did you mean '${best.name}'?`
+        : ranked.length
+          ? ` Similar: ${ranked.map((m) => m.name).join(", ")}.`
+          : "") +
       ` Call ${INFO_TOOL}() to list the ${tools.length} available tools.`,
     severity: "high",
     issues: [],
@@ -271,7 +277,9 @@ export function resolvedPath(tool: ToolData, args: Record<string, unknown>): str
   return op.path.replace(/\{([^}]+)\}/g, (whole, name: string) => {
     const binding = op.parameters.find((p) => p.in === "path" && p.name === name);
     const value = binding ? args[binding.arg] : undefined;
-    return value === undefined || value === null ? whole : encodeURIComponent(typeof value === "object" ? JSON.stringify(value) : String(value));
+    return value === undefined || value === null
+      ? whole
+      : encodeURIComponent(typeof value === "object" ? JSON.stringify(value) : String(value));
   });
 }
 
@@ -284,11 +292,18 @@ export function resolvedPath(tool: ToolData, args: Record<string, unknown>): str
  */
 export function confirmationRequiredError(tool: ToolData, args: Record<string, unknown>): GuidedError {
   const op = tool.operation;
-  const what = op ? `${op.method.toUpperCase()} ${resolvedPath(tool, args)}` : `run handler ${tool.handler?.module ?? tool.name}`;
+  const what = op
+    ? `${op.method.toUpperCase()} ${resolvedPath(tool, args)}`
+    : `run handler ${tool.handler?.module ?? tool.name}`;
   const nextSteps: NextStep[] = [
-    { tool: tool.name, params: { ...args, [CONFIRM_ARG]: true }, note: "Only if the user intends this irreversible change" },
+    {
+      tool: tool.name,
+      params: { ...args, [CONFIRM_ARG]: true },
+      note: "Only if the user intends this irreversible change",
+    },
   ];
-  if (tool.guidance.listTool) nextSteps.push({ tool: tool.guidance.listTool, params: {}, note: "Review the current state first" });
+  if (tool.guidance.listTool)
+    nextSteps.push({ tool: tool.guidance.listTool, params: {}, note: "Review the current state first" });
   return {
     code: "CONFIRMATION_REQUIRED",
     message:
@@ -300,7 +315,10 @@ export function confirmationRequiredError(tool: ToolData, args: Record<string, u
     issues: [],
     suggestions: {},
     next_steps: nextSteps,
-    recovery_actions: ["confirm the intent with the user if it is not explicit", `resend the identical call with "${CONFIRM_ARG}": true`],
+    recovery_actions: [
+      "confirm the intent with the user if it is not explicit",
+      `resend the identical call with "${CONFIRM_ARG}": true`,
+    ],
     details: {
       would_run: op
         ? { method: op.method.toUpperCase(), path: op.path, resolved_path: resolvedPath(tool, args), args }
@@ -313,7 +331,6 @@ export function confirmationRequiredError(tool: ToolData, args: Record<string, u
 /* ------------------------------------------------------------------------ */
 /* Upstream                                                                  */
 /* ------------------------------------------------------------------------ */
-
 
 function rateLimitReset(response: UpstreamResponse, now: number): number | undefined {
   const retry = parseRetryAfter(headerValue(response.headers, "retry-after"), now);
@@ -392,7 +409,9 @@ export function upstreamError(
   now: number = Date.now(),
 ): GuidedError {
   const op = tool.operation;
-  const request = op ? `${op.method.toUpperCase()} ${resolvedPath(tool, args)}` : `handler ${tool.handler?.module ?? tool.name}`;
+  const request = op
+    ? `${op.method.toUpperCase()} ${resolvedPath(tool, args)}`
+    : `handler ${tool.handler?.module ?? tool.name}`;
   const same: ToolCall = { tool: tool.name, params: args, note: "Same call" };
   const base = (code: GuidedError["code"], severity: Severity, message: string): GuidedError => ({
     code,
@@ -423,14 +442,24 @@ export function upstreamError(
       const limitArg = tool.guidance.pagination?.limitArg;
       const currentLimit = limitArg ? args[limitArg] : undefined;
       e.recovery_actions = isIdempotent(tool)
-        ? ["retry once after 1 s", "ask for less data (smaller page, narrower filters)", "report the slow upstream to the user"]
+        ? [
+            "retry once after 1 s",
+            "ask for less data (smaller page, narrower filters)",
+            "report the slow upstream to the user",
+          ]
         : [
             "do NOT blindly retry: the request may have been applied",
-            tool.guidance.listTool ? `check with ${tool.guidance.listTool} whether it took effect` : "check whether it took effect",
+            tool.guidance.listTool
+              ? `check with ${tool.guidance.listTool} whether it took effect`
+              : "check whether it took effect",
             "retry only if it did not",
           ];
       if (limitArg && typeof currentLimit === "number" && currentLimit > 1)
-        e.next_steps.push({ tool: tool.name, params: { ...args, [limitArg]: Math.max(1, Math.floor(currentLimit / 2)) }, note: "Smaller page" });
+        e.next_steps.push({
+          tool: tool.name,
+          params: { ...args, [limitArg]: Math.max(1, Math.floor(currentLimit / 2)) },
+          note: "Smaller page",
+        });
       else if (isIdempotent(tool)) e.next_steps.push(same);
       if (!isIdempotent(tool) && tool.guidance.listTool)
         e.next_steps.push({ tool: tool.guidance.listTool, params: {}, note: "Check whether the request took effect" });
@@ -444,7 +473,10 @@ export function upstreamError(
       `Could not reach the API for ${request}: ${message}. Check that ${api.baseUrlEnv} (currently ${api.baseUrl ? `default ${api.baseUrl}` : "unset"}) points at a reachable server.`,
     );
     e.retry_after_ms = 2000;
-    e.recovery_actions = ["retry once after 2 s", `if it persists, tell the user the API is unreachable (check ${api.baseUrlEnv})`];
+    e.recovery_actions = [
+      "retry once after 2 s",
+      `if it persists, tell the user the API is unreachable (check ${api.baseUrlEnv})`,
+    ];
     e.next_steps.push(same);
     e.details = { request, base_url_env: api.baseUrlEnv };
     return withFallback(e);
@@ -467,8 +499,15 @@ export function upstreamError(
         ? `The API rejected the credentials for ${request} (401). Set ${envList} in the MCP server's environment and restart it; retrying with other arguments will not help.`
         : `The API requires authentication for ${request} (401), but the spec declares no security scheme; configure credentials for the server.`,
     );
-    e.recovery_actions = ["tell the user which environment variable to set", "do not retry until credentials are configured"];
-    e.next_steps.push(schemes.length ? `Ask the user to set ${schemes.flatMap(schemeEnv).join(" / ")} and restart the server.` : "Ask the user to configure credentials.");
+    e.recovery_actions = [
+      "tell the user which environment variable to set",
+      "do not retry until credentials are configured",
+    ];
+    e.next_steps.push(
+      schemes.length
+        ? `Ask the user to set ${schemes.flatMap(schemeEnv).join(" / ")} and restart the server.`
+        : "Ask the user to configure credentials.",
+    );
     details["credential_env"] = schemes.flatMap(schemeEnv);
   } else if (status === 403) {
     e = base(
@@ -480,14 +519,21 @@ export function upstreamError(
     e.next_steps.push("Ask the user to grant the permission or use an account that has it.");
     details["credential_env"] = schemes.flatMap(schemeEnv);
   } else if (status === 404) {
-    const pathArgs = (op?.parameters ?? []).filter((p) => p.in === "path").map((p) => `${p.arg}=${JSON.stringify(args[p.arg])}`);
+    const pathArgs = (op?.parameters ?? [])
+      .filter((p) => p.in === "path")
+      .map((p) => `${p.arg}=${JSON.stringify(args[p.arg])}`);
     e = base(
       "UPSTREAM_NOT_FOUND",
       "medium",
       `${request} found nothing (404)${pathArgs.length ? `: no resource with ${pathArgs.join(", ")}` : ""}. Do not guess identifiers; look them up.`,
     );
     e.recovery_actions = ["look up a valid identifier", "retry with it"];
-    if (tool.guidance.listTool) e.next_steps.push({ tool: tool.guidance.listTool, params: {}, note: "List existing resources to find a valid identifier" });
+    if (tool.guidance.listTool)
+      e.next_steps.push({
+        tool: tool.guidance.listTool,
+        params: {},
+        note: "List existing resources to find a valid identifier",
+      });
     else e.next_steps.push("Check the identifier with the user.");
   } else if (status === 409) {
     e = base(
@@ -495,7 +541,11 @@ export function upstreamError(
       "medium",
       `${request} conflicts with the current state of the resource (409)${typeof body === "string" ? `: ${body}` : ""}. Fetch the current state, then retry with arguments consistent with it.`,
     );
-    e.recovery_actions = ["read the current state", "adjust the arguments (unique names, versions, state transitions)", "retry"];
+    e.recovery_actions = [
+      "read the current state",
+      "adjust the arguments (unique names, versions, state transitions)",
+      "retry",
+    ];
     if (tool.guidance.listTool) e.next_steps.push({ tool: tool.guidance.listTool, params: {}, note: "Current state" });
   } else if (status === 400 || status === 422) {
     e = base(
@@ -516,7 +566,11 @@ export function upstreamError(
       `Rate limited by the API (429). ${wait !== undefined ? `Wait ${seconds(wait)}` : "No Retry-After given: wait 2 s, doubling on each further 429"}, then retry the same call.`,
     );
     e.retry_after_ms = wait ?? 2000;
-    e.recovery_actions = [`wait ${seconds(e.retry_after_ms)}`, "retry the same call", "space out or batch further calls"];
+    e.recovery_actions = [
+      `wait ${seconds(e.retry_after_ms)}`,
+      "retry the same call",
+      "space out or batch further calls",
+    ];
     e.next_steps.push({ ...same, note: `After ${seconds(e.retry_after_ms)}` });
   } else if (status >= 500) {
     const wait = rateLimitReset(outcome, now);
@@ -531,16 +585,27 @@ export function upstreamError(
     );
     e.retry_after_ms = wait ?? 1000;
     e.recovery_actions = idempotent
-      ? [`retry after ${seconds(e.retry_after_ms)}`, "then after 2x as long (at most 3 attempts)", "then report the outage to the user"]
+      ? [
+          `retry after ${seconds(e.retry_after_ms)}`,
+          "then after 2x as long (at most 3 attempts)",
+          "then report the outage to the user",
+        ]
       : [
-          tool.guidance.listTool ? `check with ${tool.guidance.listTool} whether the change was applied` : "check whether the change was applied",
+          tool.guidance.listTool
+            ? `check with ${tool.guidance.listTool} whether the change was applied`
+            : "check whether the change was applied",
           `retry after ${seconds(e.retry_after_ms)} only if it was not`,
           "report the outage to the user after 3 failures",
         ];
-    if (!idempotent && tool.guidance.listTool) e.next_steps.push({ tool: tool.guidance.listTool, params: {}, note: "Was it applied?" });
+    if (!idempotent && tool.guidance.listTool)
+      e.next_steps.push({ tool: tool.guidance.listTool, params: {}, note: "Was it applied?" });
     e.next_steps.push({ ...same, note: `Retry after ${seconds(e.retry_after_ms)}` });
   } else {
-    e = base("UPSTREAM_ERROR", "medium", `${request} failed with HTTP ${status}${typeof body === "string" ? `: ${body}` : ""}.`);
+    e = base(
+      "UPSTREAM_ERROR",
+      "medium",
+      `${request} failed with HTTP ${status}${typeof body === "string" ? `: ${body}` : ""}.`,
+    );
     e.recovery_actions = ["read upstream_body", "adjust the call or ask the user"];
     e.next_steps.push(infoStep(tool.name));
   }
@@ -588,20 +653,41 @@ export function renderSchemaHint(hint: unknown, level: HintLevel): string {
       })
       .join("\n");
   }
-  const full = hint as { description?: string; required?: string[]; properties?: Record<string, Record<string, unknown>> };
+  const full = hint as {
+    description?: string;
+    required?: string[];
+    properties?: Record<string, Record<string, unknown>>;
+  };
   const lines: string[] = [];
   if (full.description) lines.push(shortDescription(full.description, 400) ?? "");
   const required = new Set(full.required ?? []);
   for (const [name, schema] of Object.entries(full.properties ?? {})) {
     const s = schema ?? {};
-    const type = Array.isArray(s["type"]) ? (s["type"] as string[]).join("|") : ((s["type"] as string | undefined) ?? (s["enum"] ? "enum" : "any"));
+    const type = Array.isArray(s["type"])
+      ? (s["type"] as string[]).join("|")
+      : ((s["type"] as string | undefined) ?? (s["enum"] ? "enum" : "any"));
     const c: string[] = [];
-    for (const key of ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minLength", "maxLength", "pattern", "format", "minItems", "maxItems"])
+    for (const key of [
+      "minimum",
+      "maximum",
+      "exclusiveMinimum",
+      "exclusiveMaximum",
+      "multipleOf",
+      "minLength",
+      "maxLength",
+      "pattern",
+      "format",
+      "minItems",
+      "maxItems",
+    ])
       if (s[key] !== undefined) c.push(`${key} ${inline(s[key])}`);
-    if (Array.isArray(s["enum"])) c.push(`one of: ${(s["enum"] as unknown[]).map((v) => (typeof v === "string" ? v : inline(v))).join(", ")}`);
+    if (Array.isArray(s["enum"]))
+      c.push(`one of: ${(s["enum"] as unknown[]).map((v) => (typeof v === "string" ? v : inline(v))).join(", ")}`);
     if (s["default"] !== undefined) c.push(`default ${inline(s["default"])}`);
     const desc = typeof s["description"] === "string" ? `: ${shortDescription(s["description"], 160)}` : "";
-    lines.push(`- **${name}** (${type}, ${required.has(name) ? "required" : "optional"})${desc}${c.length ? `\n  Constraints: ${c.join(", ")}` : ""}`);
+    lines.push(
+      `- **${name}** (${type}, ${required.has(name) ? "required" : "optional"})${desc}${c.length ? `\n  Constraints: ${c.join(", ")}` : ""}`,
+    );
   }
   return lines.join("\n");
 }
@@ -609,10 +695,13 @@ export function renderSchemaHint(hint: unknown, level: HintLevel): string {
 /** Markdown for the model, in the style of the self-healing error seed. */
 export function renderError(error: GuidedError): string {
   const out: string[] = [`❌ ${error.code}: ${error.message}`];
-  if (error.issues.length) out.push(`## Issues found (${error.issues.length})\n\n${error.issues.map(renderIssue).join("\n\n")}`);
+  if (error.issues.length)
+    out.push(`## Issues found (${error.issues.length})\n\n${error.issues.map(renderIssue).join("\n\n")}`);
   if (error.warnings?.length) out.push(`## Warnings\n\n${error.warnings.map((w) => `- ${w}`).join("\n")}`);
   if (error.corrective_params && error.tool)
-    out.push(`## Corrected call (passes validation)\n\nCall \`${error.tool}\` with:\n\`\`\`json\n${json(error.corrective_params)}\n\`\`\``);
+    out.push(
+      `## Corrected call (passes validation)\n\nCall \`${error.tool}\` with:\n\`\`\`json\n${json(error.corrective_params)}\n\`\`\``,
+    );
   if (error.suggestions.alternatives?.length)
     out.push(
       `## Similar tools\n\n${error.suggestions.alternatives
@@ -621,7 +710,9 @@ export function renderError(error: GuidedError): string {
     );
   const categories = error.details?.["categories"];
   if (Array.isArray(categories) && categories.length)
-    out.push(`## Categories\n\n${(categories as Array<{ name: string; count: number }>).map((c) => `${c.name} (${c.count})`).join(", ")}`);
+    out.push(
+      `## Categories\n\n${(categories as Array<{ name: string; count: number }>).map((c) => `${c.name} (${c.count})`).join(", ")}`,
+    );
   if (error.details && error.code !== "UNKNOWN_TOOL") {
     const { categories: _c, ...rest } = error.details;
     if (Object.keys(rest).length) out.push(`## Details\n\n\`\`\`json\n${json(rest)}\n\`\`\``);
@@ -632,10 +723,13 @@ export function renderError(error: GuidedError): string {
   }
   if (error.valid_example) out.push(`## Valid example\n\n\`\`\`json\n${json(error.valid_example)}\n\`\`\``);
   if (error.retry_after_ms !== undefined) out.push(`Retry after: ${seconds(error.retry_after_ms)}`);
-  if (error.recovery_actions?.length) out.push(`## Recovery plan\n\n${error.recovery_actions.map((a, i) => `${i + 1}. ${a}`).join("\n")}`);
+  if (error.recovery_actions?.length)
+    out.push(`## Recovery plan\n\n${error.recovery_actions.map((a, i) => `${i + 1}. ${a}`).join("\n")}`);
   if (error.fallback_tool) out.push(`Fallback tool: \`${error.fallback_tool}\``);
   if (error.next_steps.length)
-    out.push(`## Next steps\n\n${error.next_steps.map((s, i) => `${i + 1}. ${typeof s === "string" ? s : renderCallWithNote(s)}`).join("\n")}`);
+    out.push(
+      `## Next steps\n\n${error.next_steps.map((s, i) => `${i + 1}. ${typeof s === "string" ? s : renderCallWithNote(s)}`).join("\n")}`,
+    );
   return out.join("\n\n");
 }
 

@@ -63,7 +63,13 @@ export function collapseErrors(errors: readonly ErrorObject[]): ErrorObject[] {
       const e = list[start - 1]!;
       if (!within(e.instancePath, comp.instancePath)) break;
       const prefixed = e.schemaPath.startsWith(prefix);
-      if (!prefixed && e.instancePath === comp.instancePath && parentPath.length > 2 && e.schemaPath.startsWith(parentPath)) break;
+      if (
+        !prefixed &&
+        e.instancePath === comp.instancePath &&
+        parentPath.length > 2 &&
+        e.schemaPath.startsWith(parentPath)
+      )
+        break;
       start--;
     }
     const members = list.slice(start, k);
@@ -93,7 +99,8 @@ export function collapseErrors(errors: readonly ErrorObject[]): ErrorObject[] {
     if (groups.length === 0) {
       replacement = [comp];
     } else {
-      const typeFails = (g: ErrorObject[]) => g.some((e) => e.keyword === "type" && e.instancePath === comp.instancePath);
+      const typeFails = (g: ErrorObject[]) =>
+        g.some((e) => e.keyword === "type" && e.instancePath === comp.instancePath);
       const plausible = groups.filter((g) => !typeFails(g));
       if (plausible.length > 0) {
         replacement = plausible.reduce((best, g) => (g.length < best.length ? g : best));
@@ -103,7 +110,8 @@ export function collapseErrors(errors: readonly ErrorObject[]): ErrorObject[] {
           for (const e of g)
             if (e.keyword === "type" && e.instancePath === comp.instancePath) {
               const t = (e.params as { type?: unknown }).type;
-              for (const x of Array.isArray(t) ? t : String(t).split(",")) if (!types.includes(String(x))) types.push(String(x));
+              for (const x of Array.isArray(t) ? t : String(t).split(","))
+                if (!types.includes(String(x))) types.push(String(x));
             }
         replacement = [
           {
@@ -122,8 +130,17 @@ export function collapseErrors(errors: readonly ErrorObject[]): ErrorObject[] {
 }
 
 const LIMIT_KEYWORDS = new Set([
-  "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "minItems", "maxItems",
-  "minProperties", "maxProperties", "multipleOf",
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "minLength",
+  "maxLength",
+  "minItems",
+  "maxItems",
+  "minProperties",
+  "maxProperties",
+  "multipleOf",
 ]);
 
 function schemaForError(root: JsonSchema, e: ErrorObject, segments: readonly string[]): JsonSchema | undefined {
@@ -149,11 +166,14 @@ const MAX_PREVIEW = 300;
 
 /** The received value, or a short description when it is large. */
 export function preview(value: unknown): unknown {
-  if (typeof value === "string") return value.length > MAX_PREVIEW ? `${value.slice(0, MAX_PREVIEW)}… (${value.length} chars)` : value;
+  if (typeof value === "string")
+    return value.length > MAX_PREVIEW ? `${value.slice(0, MAX_PREVIEW)}… (${value.length} chars)` : value;
   if (value === null || typeof value !== "object") return value;
   const text = JSON.stringify(value);
   if (text.length <= MAX_PREVIEW) return value;
-  return Array.isArray(value) ? `(array of ${value.length} items)` : `(object with keys: ${Object.keys(value).slice(0, 15).join(", ")})`;
+  return Array.isArray(value)
+    ? `(array of ${value.length} items)`
+    : `(object with keys: ${Object.keys(value).slice(0, 15).join(", ")})`;
 }
 
 function show(value: unknown): string {
@@ -165,7 +185,8 @@ function coercionHint(value: unknown, types: string[]): string | undefined {
     const t = value.trim();
     if ((types.includes("integer") || types.includes("number")) && t !== "" && Number.isFinite(Number(t))) {
       const n = Number(t);
-      if (types.includes("number") || Number.isInteger(n)) return `Send ${n} as a number, not the string ${show(value)}`;
+      if (types.includes("number") || Number.isInteger(n))
+        return `Send ${n} as a number, not the string ${show(value)}`;
     }
     if (types.includes("boolean") && (t === "true" || t === "false")) return `Send ${t} as a boolean, without quotes`;
     if (types.includes("null") && t === "null") return "Send null without quotes";
@@ -180,7 +201,8 @@ function coercionHint(value: unknown, types: string[]): string | undefined {
   }
   if ((typeof value === "number" || typeof value === "boolean") && types.includes("string"))
     return `Send ${show(String(value))} as a string (in quotes)`;
-  if (types.includes("array") && !Array.isArray(value) && value !== undefined) return `Wrap the value in an array: [${show(value)}]`;
+  if (types.includes("array") && !Array.isArray(value) && value !== undefined)
+    return `Wrap the value in an array: [${show(value)}]`;
   return undefined;
 }
 
@@ -192,7 +214,9 @@ interface Context {
 
 function describeFormat(format: string, example: unknown): string {
   const sample = typeof example === "string" ? example : FORMAT_SAMPLES[format];
-  return sample !== undefined ? `Provide a string in ${format} format, e.g. ${show(sample)}` : `Provide a string in ${format} format`;
+  return sample !== undefined
+    ? `Provide a string in ${format} format, e.g. ${show(sample)}`
+    : `Provide a string in ${format} format`;
 }
 
 function analyzeOne(ctx: Context, e: ErrorObject): AnalyzedIssue {
@@ -240,7 +264,9 @@ function analyzeOne(ctx: Context, e: ErrorObject): AnalyzedIssue {
       const v = value();
       code = "INVALID_TYPE";
       problem = `Expected ${types.join(" or ")}, received ${jsonType(v)}`;
-      const described = schema ? describeExpected({ ...schema, type: types.length === 1 ? types[0] : types }) : types.join(" or ");
+      const described = schema
+        ? describeExpected({ ...schema, type: types.length === 1 ? types[0] : types })
+        : types.join(" or ");
       expected = described;
       fix = coercionHint(v, types) ?? `Provide ${withArticle(described)}`;
       break;
@@ -260,7 +286,9 @@ function analyzeOne(ctx: Context, e: ErrorObject): AnalyzedIssue {
       } else {
         problem = `Must be ${String(params["comparison"])} ${String(params["limit"])}`;
       }
-      expected = range ? `${kind} ${range}` : `${kind} ${String(params["comparison"] ?? "")} ${String(params["limit"] ?? "")}`.trim();
+      expected = range
+        ? `${kind} ${range}`
+        : `${kind} ${String(params["comparison"] ?? "")} ${String(params["limit"] ?? "")}`.trim();
       fix = `Provide ${withArticle(expected)}`;
       break;
     }
@@ -270,7 +298,8 @@ function analyzeOne(ctx: Context, e: ErrorObject): AnalyzedIssue {
       code = "INVALID_ENUM";
       const allowed = e.keyword === "const" ? [params["allowedValue"]] : ((params["allowedValues"] as unknown[]) ?? []);
       const v = value();
-      problem = e.keyword === "const" ? `Must be exactly ${show(allowed[0])}` : `${show(preview(v))} is not an allowed value`;
+      problem =
+        e.keyword === "const" ? `Must be exactly ${show(allowed[0])}` : `${show(preview(v))} is not an allowed value`;
       expected = e.keyword === "const" ? `exactly ${show(allowed[0])}` : `one of: ${formatEnum(allowed)}`;
       didYouMean = closestEnumValue(v, allowed);
       fix = e.keyword === "const" ? `Use ${show(allowed[0])}` : `Use one of: ${formatEnum(allowed)}`;
@@ -409,7 +438,11 @@ export function unknownKeyIssue(segments: string[], received: unknown, known: re
  * Analyses Ajv errors for `args` against `tool.inputSchema`. Issues are
  * de-duplicated by (field, code); order follows Ajv's, which follows the schema.
  */
-export function analyzeErrors(tool: ToolData, args: unknown, errors: readonly ErrorObject[] | null | undefined): AnalyzedIssue[] {
+export function analyzeErrors(
+  tool: ToolData,
+  args: unknown,
+  errors: readonly ErrorObject[] | null | undefined,
+): AnalyzedIssue[] {
   if (!errors || errors.length === 0) return [];
   const ctx: Context = { tool, root: tool.inputSchema, args };
   const seen = new Set<string>();

@@ -83,9 +83,11 @@ function childSchema(root: JsonSchema, schema: JsonSchema, segment: string, dept
   if (/^(0|[1-9]\d*)$/.test(segment)) {
     const prefix = schema["prefixItems"];
     const index = Number(segment);
-    if (Array.isArray(prefix) && index < prefix.length && isPlainObject(prefix[index])) return prefix[index] as JsonSchema;
+    if (Array.isArray(prefix) && index < prefix.length && isPlainObject(prefix[index]))
+      return prefix[index] as JsonSchema;
     if (isPlainObject(schema["items"])) return schema["items"] as JsonSchema;
-    if (Array.isArray(schema["items"]) && isPlainObject(schema["items"][index])) return schema["items"][index] as JsonSchema;
+    if (Array.isArray(schema["items"]) && isPlainObject(schema["items"][index]))
+      return schema["items"][index] as JsonSchema;
   }
   if (isPlainObject(schema["additionalProperties"])) return schema["additionalProperties"] as JsonSchema;
   if (depth < 4) {
@@ -112,7 +114,8 @@ export function propertyNames(root: JsonSchema, schema: JsonSchema | undefined):
 export function schemaTypes(schema: JsonSchema | undefined): string[] {
   if (!schema) return [];
   const t = schema["type"];
-  const types = typeof t === "string" ? [t] : Array.isArray(t) ? t.filter((x): x is string => typeof x === "string") : [];
+  const types =
+    typeof t === "string" ? [t] : Array.isArray(t) ? t.filter((x): x is string => typeof x === "string") : [];
   if (schema["nullable"] === true && !types.includes("null")) types.push("null");
   if (types.length === 0) {
     if (Array.isArray(schema["enum"])) {
@@ -125,7 +128,6 @@ export function schemaTypes(schema: JsonSchema | undefined): string[] {
   }
   return types;
 }
-
 
 function num(schema: JsonSchema, key: string): number | undefined {
   const v = schema[key];
@@ -164,7 +166,8 @@ export function rangeText(schema: JsonSchema): string {
 function lengthText(schema: JsonSchema, minKey: string, maxKey: string, unit: string): string {
   const min = num(schema, minKey);
   const max = num(schema, maxKey);
-  if (min !== undefined && max !== undefined) return min === max ? `exactly ${min} ${unit}` : `${min} to ${max} ${unit}`;
+  if (min !== undefined && max !== undefined)
+    return min === max ? `exactly ${min} ${unit}` : `${min} to ${max} ${unit}`;
   if (min !== undefined) return `at least ${min} ${unit}`;
   if (max !== undefined) return `at most ${max} ${unit}`;
   return "";

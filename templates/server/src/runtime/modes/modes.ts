@@ -56,7 +56,11 @@ const DESCRIBE_ACTION = "describe";
 const NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /** `auto` is per-operation up to the threshold, discovery above it. */
-export function resolveToolMode(requested: ToolMode | undefined, api: Pick<ApiData, "toolMode" | "autoThreshold">, toolCount: number): ResolvedMode {
+export function resolveToolMode(
+  requested: ToolMode | undefined,
+  api: Pick<ApiData, "toolMode" | "autoThreshold">,
+  toolCount: number,
+): ResolvedMode {
   const mode = requested ?? api.toolMode ?? "auto";
   if (mode !== "auto") return mode;
   return toolCount <= (api.autoThreshold ?? DEFAULT_AUTO_THRESHOLD) ? "per-operation" : "discovery";
@@ -155,7 +159,11 @@ function textResult(text: string, structured: Record<string, unknown>): CallTool
   return { content: [{ type: "text", text }], structuredContent: structured };
 }
 
-function stripReserved(params: Record<string, unknown>): { rest: Record<string, unknown>; confirm?: unknown; wait?: unknown } {
+function stripReserved(params: Record<string, unknown>): {
+  rest: Record<string, unknown>;
+  confirm?: unknown;
+  wait?: unknown;
+} {
   const { [CONFIRM_ARG]: confirm, [WAIT_ARG]: wait, [WAIT_ALIAS]: alias, ...rest } = params;
   const out: { rest: Record<string, unknown>; confirm?: unknown; wait?: unknown } = { rest };
   if (confirm !== undefined) out.confirm = confirm;
@@ -174,8 +182,14 @@ function describeResult(tool: ToolData, level: HintLevel, express: (step: ToolCa
   if (examples) next.push(express({ tool: tool.name, params: examples.minimal, note: "Minimal valid call" }));
   if (examples && JSON.stringify(examples.full) !== JSON.stringify(examples.minimal))
     next.push(express({ tool: tool.name, params: examples.full, note: "Full valid call" }));
-  if (level !== "full") next.push(express({ tool: INFO_TOOL, params: { tool: tool.name, level: "full" }, note: "Complete schema and constraints" }));
-  const text = [renderDescription(description), next.length ? `## Calls\n\n${next.map((s) => `- ${renderCallWithNote(s)}`).join("\n")}` : ""]
+  if (level !== "full")
+    next.push(
+      express({ tool: INFO_TOOL, params: { tool: tool.name, level: "full" }, note: "Complete schema and constraints" }),
+    );
+  const text = [
+    renderDescription(description),
+    next.length ? `## Calls\n\n${next.map((s) => `- ${renderCallWithNote(s)}`).join("\n")}` : "",
+  ]
     .filter(Boolean)
     .join("\n\n");
   return textResult(text, { ...description, next_steps: next });
@@ -200,7 +214,11 @@ function unknownOperationError(
     tool: frontTool,
     message:
       `${what} '${name}' not found.` +
-      (best ? ` Did you mean '${best}'?` : base.suggestions.alternatives?.length ? ` Similar: ${base.suggestions.alternatives.map((a) => a.name).join(", ")}.` : "") +
+      (best
+        ? ` Did you mean '${best}'?`
+        : base.suggestions.alternatives?.length
+          ? ` Similar: ${base.suggestions.alternatives.map((a) => a.name).join(", ")}.`
+          : "") +
       ` ${renderCall(listStep)} shows what exists.`,
     issues: [
       {
@@ -216,7 +234,10 @@ function unknownOperationError(
     next_steps: [
       ...base.next_steps.filter((step): step is ToolCall => typeof step !== "string" && step.tool !== INFO_TOOL),
       listStep,
-      ...base.next_steps.filter((step): step is ToolCall => typeof step !== "string" && step.tool === INFO_TOOL && isPlainObject(step.params) && "tool" in step.params),
+      ...base.next_steps.filter(
+        (step): step is ToolCall =>
+          typeof step !== "string" && step.tool === INFO_TOOL && isPlainObject(step.params) && "tool" in step.params,
+      ),
     ],
   };
   return error;
@@ -227,13 +248,21 @@ function unknownOperationError(
  * re-rendered from the rewritten structured content when it is one of the
  * guidance layer's own shapes (envelope or error).
  */
-function presentWith(result: CallToolResult, express: (step: ToolCall) => ToolCall, errorTool: (name: string) => { tool: string; wrap: (params: Record<string, unknown>) => Record<string, unknown> } | undefined): CallToolResult {
+function presentWith(
+  result: CallToolResult,
+  express: (step: ToolCall) => ToolCall,
+  errorTool: (
+    name: string,
+  ) => { tool: string; wrap: (params: Record<string, unknown>) => Record<string, unknown> } | undefined,
+): CallToolResult {
   const structured = result.structuredContent;
   if (!isPlainObject(structured)) return result;
-  const steps = (value: unknown): unknown => (Array.isArray(value) ? value.map((step) => (isCall(step) ? express(step) : step)) : value);
+  const steps = (value: unknown): unknown =>
+    Array.isArray(value) ? value.map((step) => (isCall(step) ? express(step) : step)) : value;
   const out: Record<string, unknown> = { ...structured };
   for (const key of ["available_actions", "next_steps"]) if (key in out) out[key] = steps(out[key]);
-  if (isPlainObject(out["operation"]) && isCall(out["operation"]["status_call"])) out["operation"] = { ...out["operation"], status_call: express(out["operation"]["status_call"]) };
+  if (isPlainObject(out["operation"]) && isCall(out["operation"]["status_call"]))
+    out["operation"] = { ...out["operation"], status_call: express(out["operation"]["status_call"]) };
   let rendered: string | undefined;
   if (isPlainObject(out["error"])) {
     const error = { ...(out["error"] as unknown as GuidedError) };
@@ -250,7 +279,10 @@ function presentWith(result: CallToolResult, express: (step: ToolCall) => ToolCa
   } else if (Array.isArray(out["available_actions"]) && typeof out["suggestion"] === "string") {
     rendered = renderEnvelope(out as unknown as Envelope);
   }
-  const content = rendered !== undefined && result.content.length === 1 && result.content[0]?.type === "text" ? [{ type: "text" as const, text: rendered }] : result.content;
+  const content =
+    rendered !== undefined && result.content.length === 1 && result.content[0]?.type === "text"
+      ? [{ type: "text" as const, text: rendered }]
+      : result.content;
   return { ...result, content, structuredContent: out };
 }
 
@@ -259,7 +291,10 @@ function isCall(value: unknown): value is ToolCall {
 }
 
 function sanitizeName(raw: string, fallback: string): string {
-  const cleaned = raw.replace(/[^a-zA-Z0-9_-]+/g, "_").replace(/^[_-]+|[_-]+$/g, "").slice(0, 64);
+  const cleaned = raw
+    .replace(/[^a-zA-Z0-9_-]+/g, "_")
+    .replace(/^[_-]+|[_-]+$/g, "")
+    .slice(0, 64);
   return cleaned || fallback;
 }
 
@@ -292,7 +327,11 @@ export function dispatchGroups(api: Pick<ApiData, "name">, tools: readonly ToolD
     list.push(tool);
     byCategory.set(tool.category, list);
   }
-  return [...byCategory].map(([category, members]) => ({ name: unique(category, "default"), category, tools: members }));
+  return [...byCategory].map(([category, members]) => ({
+    name: unique(category, "default"),
+    category,
+    tools: members,
+  }));
 }
 
 function dispatchSurface({ api, tools, toolsByName }: SurfaceOptions): Surface {
@@ -315,7 +354,13 @@ function dispatchSurface({ api, tools, toolsByName }: SurfaceOptions): Surface {
   };
 
   const validation = (group: DispatchGroup): ToolData => {
-    const tool = metaTool(group.name, "", routedCallSchema("action"), { action: LIST_ACTION }, { action: DESCRIBE_ACTION, params: { action: group.tools[0]?.name ?? "", level: "typed" } });
+    const tool = metaTool(
+      group.name,
+      "",
+      routedCallSchema("action"),
+      { action: LIST_ACTION },
+      { action: DESCRIBE_ACTION, params: { action: group.tools[0]?.name ?? "", level: "typed" } },
+    );
     // The schema leaves `action` open so an unknown one gets did-you-mean; the hint still names every action.
     const actionHint = tool.guidance.hints.typed["action"];
     if (actionHint) actionHint.enum = [...group.tools.map((t) => t.name), LIST_ACTION, DESCRIBE_ACTION];
@@ -326,7 +371,10 @@ function dispatchSurface({ api, tools, toolsByName }: SurfaceOptions): Surface {
   // Kept terse: with one tool per category this repeats for every category (GitHub: 50 tools).
   const listed: Tool[] = groups.map((group) => {
     const count = group.tools.length;
-    const scope = group.category !== undefined ? `${count} '${group.category}' operations of ${api.title}` : `All ${count} operations of ${api.title}`;
+    const scope =
+      group.category !== undefined
+        ? `${count} '${group.category}' operations of ${api.title}`
+        : `All ${count} operations of ${api.title}`;
     return {
       name: group.name,
       description:
@@ -336,7 +384,10 @@ function dispatchSurface({ api, tools, toolsByName }: SurfaceOptions): Surface {
         type: "object",
         properties: {
           action: { type: "string", enum: [...group.tools.map((t) => t.name), LIST_ACTION, DESCRIBE_ACTION] },
-          params: { type: "object", description: `The operation's arguments; "${CONFIRM_ARG}": true for destructive ones, "${WAIT_ARG}": true to await a long-running one.` },
+          params: {
+            type: "object",
+            description: `The operation's arguments; "${CONFIRM_ARG}": true for destructive ones, "${WAIT_ARG}": true to await a long-running one.`,
+          },
         },
         required: ["action"],
       },
@@ -350,17 +401,32 @@ function dispatchSurface({ api, tools, toolsByName }: SurfaceOptions): Surface {
     };
   });
 
-  const listStep = (group: DispatchGroup): ToolCall => ({ tool: group.name, params: { action: LIST_ACTION }, note: "Every action with a one-line summary" });
+  const listStep = (group: DispatchGroup): ToolCall => ({
+    tool: group.name,
+    params: { action: LIST_ACTION },
+    note: "Every action with a one-line summary",
+  });
 
-  const invalidParams = (group: DispatchGroup, field: string, problem: string, fix: string, corrective: Record<string, unknown> | undefined, received?: unknown): CallToolResult => {
+  const invalidParams = (
+    group: DispatchGroup,
+    field: string,
+    problem: string,
+    fix: string,
+    corrective: Record<string, unknown> | undefined,
+    received?: unknown,
+  ): CallToolResult => {
     const error: GuidedError = {
       code: "INVALID_ARGUMENTS",
       message: `${group.name}: ${problem}.`,
       severity: "high",
       tool: group.name,
-      issues: [{ field, code: "INVALID_VALUE", problem, expected: fix, fix, ...(received !== undefined && { received }) }],
+      issues: [
+        { field, code: "INVALID_VALUE", problem, expected: fix, fix, ...(received !== undefined && { received }) },
+      ],
       suggestions: { auto_correctable: corrective !== undefined },
-      next_steps: corrective ? [{ tool: group.name, params: corrective, note: "Passes validation" }, listStep(group)] : [listStep(group)],
+      next_steps: corrective
+        ? [{ tool: group.name, params: corrective, note: "Passes validation" }, listStep(group)]
+        : [listStep(group)],
       ...(corrective && { corrective_params: corrective }),
     };
     return errorResult(error);
@@ -372,38 +438,112 @@ function dispatchSurface({ api, tools, toolsByName }: SurfaceOptions): Surface {
     const rawParams = args["params"];
     const params = isPlainObject(rawParams) ? rawParams : {};
     if (rawParams !== undefined && !isPlainObject(rawParams)) {
-      return { kind: "result", result: invalidParams(group, "params", "`params` must be an object of the operation's arguments", "Send params as a JSON object", { action, params: {} }, rawParams) };
+      return {
+        kind: "result",
+        result: invalidParams(
+          group,
+          "params",
+          "`params` must be an object of the operation's arguments",
+          "Send params as a JSON object",
+          { action, params: {} },
+          rawParams,
+        ),
+      };
     }
     if (action === LIST_ACTION) {
       const multi = new Set(group.tools.map((t) => t.category)).size > 1;
       const actions = group.tools.map((tool) => summary(tool, multi));
-      const next: ToolCall[] = [{ tool: group.name, params: { action: DESCRIBE_ACTION, params: { action: group.tools[0]?.name ?? "", level: "typed" } }, note: "Parameters and valid examples of one action" }];
-      const structured: Record<string, unknown> = { tool: group.name, action_count: actions.length, actions, next_steps: next };
+      const next: ToolCall[] = [
+        {
+          tool: group.name,
+          params: { action: DESCRIBE_ACTION, params: { action: group.tools[0]?.name ?? "", level: "typed" } },
+          note: "Parameters and valid examples of one action",
+        },
+      ];
+      const structured: Record<string, unknown> = {
+        tool: group.name,
+        action_count: actions.length,
+        actions,
+        next_steps: next,
+      };
       if (multi) structured["categories"] = categoryCounts(group.tools);
-      const lines = actions.map((a) => `- ${a["name"] as string}${a["required"] ? ` (required: ${(a["required"] as string[]).join(", ")})` : ""}${a["destructive"] ? " [destructive]" : ""}${a["description"] ? `: ${a["description"] as string}` : ""}`);
-      return { kind: "result", result: textResult(`${actions.length} actions of \`${group.name}\`:\n${lines.join("\n")}\n\nNext: ${renderCall(next[0]!)}`, structured) };
+      const lines = actions.map(
+        (a) =>
+          `- ${a["name"] as string}${a["required"] ? ` (required: ${(a["required"] as string[]).join(", ")})` : ""}${a["destructive"] ? " [destructive]" : ""}${a["description"] ? `: ${a["description"] as string}` : ""}`,
+      );
+      return {
+        kind: "result",
+        result: textResult(
+          `${actions.length} actions of \`${group.name}\`:\n${lines.join("\n")}\n\nNext: ${renderCall(next[0]!)}`,
+          structured,
+        ),
+      };
     }
     if (action === DESCRIBE_ACTION) {
       const target = params["action"];
       const level = params["level"] ?? "typed";
       if (typeof target !== "string" || target === "") {
-        return { kind: "result", result: invalidParams(group, "params.action", "describe needs params.action: the operation to describe", `Pass one of the action names, e.g. "${group.tools[0]?.name}"`, group.tools[0] ? { action: DESCRIBE_ACTION, params: { action: group.tools[0].name, level: "typed" } } : undefined, target) };
+        return {
+          kind: "result",
+          result: invalidParams(
+            group,
+            "params.action",
+            "describe needs params.action: the operation to describe",
+            `Pass one of the action names, e.g. "${group.tools[0]?.name}"`,
+            group.tools[0]
+              ? { action: DESCRIBE_ACTION, params: { action: group.tools[0].name, level: "typed" } }
+              : undefined,
+            target,
+          ),
+        };
       }
       if (typeof level !== "string" || !LEVELS.includes(level as HintLevel)) {
-        return { kind: "result", result: invalidParams(group, "params.level", `level must be one of ${LEVELS.join(", ")}`, `Use "typed" (or minimal / full)`, { action: DESCRIBE_ACTION, params: { action: target, level: "typed" } }, level) };
+        return {
+          kind: "result",
+          result: invalidParams(
+            group,
+            "params.level",
+            `level must be one of ${LEVELS.join(", ")}`,
+            `Use "typed" (or minimal / full)`,
+            { action: DESCRIBE_ACTION, params: { action: target, level: "typed" } },
+            level,
+          ),
+        };
       }
       const tool = toolsByName.get(target);
-      if (!tool) return { kind: "result", result: errorResult(unknownOperationError("UNKNOWN_ACTION", "params.action", target, undefined, group.name, tools, listStep(group))) };
+      if (!tool)
+        return {
+          kind: "result",
+          result: errorResult(
+            unknownOperationError(
+              "UNKNOWN_ACTION",
+              "params.action",
+              target,
+              undefined,
+              group.name,
+              tools,
+              listStep(group),
+            ),
+          ),
+        };
       return { kind: "result", result: describeResult(tool, level as HintLevel, express) };
     }
     const tool = toolsByName.get(action);
-    if (!tool) return { kind: "result", result: errorResult(unknownOperationError("UNKNOWN_ACTION", "action", action, params, group.name, tools, listStep(group))) };
+    if (!tool)
+      return {
+        kind: "result",
+        result: errorResult(
+          unknownOperationError("UNKNOWN_ACTION", "action", action, params, group.name, tools, listStep(group)),
+        ),
+      };
     const inner: Record<string, unknown> = { ...params };
     if (confirmed && inner[CONFIRM_ARG] === undefined) inner[CONFIRM_ARG] = true;
     const wait = args[WAIT_ARG] ?? args[WAIT_ALIAS];
-    if (wait !== undefined && inner[WAIT_ALIAS] === undefined && inner[WAIT_ARG] === undefined) inner[WAIT_ALIAS] = wait;
+    if (wait !== undefined && inner[WAIT_ALIAS] === undefined && inner[WAIT_ARG] === undefined)
+      inner[WAIT_ALIAS] = wait;
     const home = groupOf.get(action);
-    const warnings = home && home !== group ? [`'${action}' belongs to \`${home.name}\`; call it there next time.`] : undefined;
+    const warnings =
+      home && home !== group ? [`'${action}' belongs to \`${home.name}\`; call it there next time.`] : undefined;
     return { kind: "invoke", tool, args: inner, ...(warnings && { warnings }) };
   };
 
@@ -436,7 +576,9 @@ function dispatchSurface({ api, tools, toolsByName }: SurfaceOptions): Surface {
 /* ------------------------------------------------------------------------ */
 
 const STOPWORDS = new Set(
-  "a an the of for to in on by with and or is are be this that from at as it its into via your you all any can will which".split(" "),
+  "a an the of for to in on by with and or is are be this that from at as it its into via your you all any can will which".split(
+    " ",
+  ),
 );
 
 function stemToken(token: string): string {
@@ -499,7 +641,8 @@ export class SearchIndex {
       add(description.slice(0, 600), 0.5);
       if (tool.operation) {
         add(tool.operation.method, 0.5);
-        for (const pair of orderedPairs(tool.operation.path.replace(/\{[^}]*\}/g, " "))) pushTo(this.pathPairs, pair, index);
+        for (const pair of orderedPairs(tool.operation.path.replace(/\{[^}]*\}/g, " ")))
+          pushTo(this.pathPairs, pair, index);
         pushTo(this.byPath, pathShape(tool.operation.path), index);
       }
       for (const [token, weight] of weights) {
@@ -519,7 +662,9 @@ export class SearchIndex {
     const tokens = [...new Set(searchTokens(query))];
     const category = options.category?.toLowerCase();
     const inCategory = (tool: ToolData) =>
-      category === undefined || tool.category.toLowerCase() === category || (tool.tags ?? []).some((tag) => tag.toLowerCase() === category);
+      category === undefined ||
+      tool.category.toLowerCase() === category ||
+      (tool.tags ?? []).some((tag) => tag.toLowerCase() === category);
     const scores = new Map<number, { score: number; matched: number }>();
     for (const token of tokens) {
       const best = new Map<number, number>();
@@ -558,7 +703,8 @@ export class SearchIndex {
       }
     }
     for (const quoted of query.match(/\/[^\s]+/g) ?? []) {
-      for (const index of this.byPath.get(pathShape(quoted)) ?? []) scores.set(index, { score: 1e5, matched: tokens.length || 1 });
+      for (const index of this.byPath.get(pathShape(quoted)) ?? [])
+        scores.set(index, { score: 1e5, matched: tokens.length || 1 });
     }
     const exact = this.byName.get(query.trim());
     if (exact !== undefined) scores.set(exact, { score: 1e6, matched: tokens.length || 1 });
@@ -568,7 +714,9 @@ export class SearchIndex {
       if (!inCategory(tool)) continue;
       const coverage = tokens.length ? matched / tokens.length : 1;
       // Of two names matching the same words, the one with fewer other words is the closer match.
-      const extra = this.nameTokens[index]!.filter((word) => !tokens.some((token) => word === token || (token.length >= 3 && word.startsWith(token)))).length;
+      const extra = this.nameTokens[index]!.filter(
+        (word) => !tokens.some((token) => word === token || (token.length >= 3 && word.startsWith(token))),
+      ).length;
       hits.push({ tool, score: Math.round(((score * coverage * coverage) / (1 + 0.08 * extra)) * 100) / 100 });
     }
     hits.sort((a, b) => b.score - a.score || a.tool.name.localeCompare(b.tool.name));
@@ -583,7 +731,10 @@ function orderedPairs(text: string): string[] {
 
 /** `/sites/{site-id}/lists/` → `/sites/{}/lists`, so a quoted path matches whatever its parameters are called. */
 function pathShape(path: string): string {
-  return path.replace(/\{[^}]*\}/g, "{}").replace(/\/+$/, "").toLowerCase();
+  return path
+    .replace(/\{[^}]*\}/g, "{}")
+    .replace(/\/+$/, "")
+    .toLowerCase();
 }
 
 function pushTo(map: Map<string, number[]>, key: string, index: number): void {
@@ -596,7 +747,12 @@ function pushTo(map: Map<string, number[]>, key: string, index: number): void {
 export const SEARCH_INPUT_SCHEMA = {
   type: "object",
   properties: {
-    query: { type: "string", minLength: 1, description: "What you want to do, in a few words (e.g. \"create issue comment\"), an operation name, or an API path (/repos/{owner}/{repo}/issues)." },
+    query: {
+      type: "string",
+      minLength: 1,
+      description:
+        'What you want to do, in a few words (e.g. "create issue comment"), an operation name, or an API path (/repos/{owner}/{repo}/issues).',
+    },
     category: { type: "string", description: "Only operations of this category (tag)." },
     limit: { type: "integer", minimum: 1, maximum: 50, default: 10, description: "How many results (1-50)." },
   },
@@ -608,7 +764,12 @@ export const DESCRIBE_INPUT_SCHEMA = {
   type: "object",
   properties: {
     name: { type: "string", minLength: 1, description: "The operation name from search_operations." },
-    level: { type: "string", enum: LEVELS, default: "typed", description: "minimal (parameter names), typed (types, defaults, enums) or full (complete schema)." },
+    level: {
+      type: "string",
+      enum: LEVELS,
+      default: "typed",
+      description: "minimal (parameter names), typed (types, defaults, enums) or full (complete schema).",
+    },
   },
   required: ["name"],
   additionalProperties: false,
@@ -631,7 +792,13 @@ function routedCallSchema(operationKey: "action" | "name") {
 
 const INVOKE_VALIDATION_SCHEMA = routedCallSchema("name");
 
-function metaTool(name: string, description: string, inputSchema: Record<string, unknown>, example: Record<string, unknown>, full: Record<string, unknown>): ToolData {
+function metaTool(
+  name: string,
+  description: string,
+  inputSchema: Record<string, unknown>,
+  example: Record<string, unknown>,
+  full: Record<string, unknown>,
+): ToolData {
   const properties = inputSchema["properties"] as Record<string, Record<string, unknown>>;
   const required = inputSchema["required"] as string[];
   return {
@@ -718,38 +885,82 @@ function discoverySurface({ api, tools, toolsByName }: SurfaceOptions): Surface 
     properties: {
       name: { type: "string", description: "The operation name (from search_operations)." },
       params: { type: "object", description: "The operation's arguments (describe_operation shows them)." },
-      [CONFIRM_ARG]: { type: "boolean", description: "Set to true to confirm a destructive operation (ask the user first)." },
-      [WAIT_ARG]: { type: "boolean", description: "Wait for a long-running operation (HTTP 202) to finish and return its result." },
+      [CONFIRM_ARG]: {
+        type: "boolean",
+        description: "Set to true to confirm a destructive operation (ask the user first).",
+      },
+      [WAIT_ARG]: {
+        type: "boolean",
+        description: "Wait for a long-running operation (HTTP 202) to finish and return its result.",
+      },
     },
     required: ["name"],
   };
   const listed: Tool[] = metaTools.map((tool) => ({
     name: tool.name,
-    title: tool.name === SEARCH_TOOL ? "Search operations" : tool.name === DESCRIBE_TOOL ? "Describe an operation" : "Invoke an operation",
+    title:
+      tool.name === SEARCH_TOOL
+        ? "Search operations"
+        : tool.name === DESCRIBE_TOOL
+          ? "Describe an operation"
+          : "Invoke an operation",
     description: tool.description,
     inputSchema: tool.name === INVOKE_TOOL ? invokeListed : (tool.inputSchema as Tool["inputSchema"]),
     outputSchema: LOOSE_OUTPUT_SCHEMA,
     annotations: tool.annotations,
   }));
 
-  const searchStep = (query: string): ToolCall => ({ tool: SEARCH_TOOL, params: { query }, note: "Search by what you want to do" });
+  const searchStep = (query: string): ToolCall => ({
+    tool: SEARCH_TOOL,
+    params: { query },
+    note: "Search by what you want to do",
+  });
 
   const route = (front: ToolData, args: Record<string, unknown>, confirmed: boolean): Routed => {
     if (front.name === SEARCH_TOOL) {
       const query = args["query"] as string;
       const category = args["category"] as string | undefined;
-      if (category !== undefined && !categories.some((c) => c.name.toLowerCase() === category.toLowerCase()) && !tools.some((t) => (t.tags ?? []).some((tag) => tag.toLowerCase() === category.toLowerCase()))) {
-        const ranked = rankMatches(category, categories.map((c) => c.name), { limit: 3 });
+      if (
+        category !== undefined &&
+        !categories.some((c) => c.name.toLowerCase() === category.toLowerCase()) &&
+        !tools.some((t) => (t.tags ?? []).some((tag) => tag.toLowerCase() === category.toLowerCase()))
+      ) {
+        const ranked = rankMatches(
+          category,
+          categories.map((c) => c.name),
+          { limit: 3 },
+        );
         const best = ranked[0] && ranked[0].score >= SUGGEST ? ranked[0].name : undefined;
         const error: GuidedError = {
           code: "INVALID_ARGUMENTS",
-          message: `No category '${category}'.${best ? ` Did you mean '${best}'?` : ""} Search without a category, or use one of: ${categories.slice(0, 20).map((c) => c.name).join(", ")}${categories.length > 20 ? ", …" : ""}.`,
+          message: `No category '${category}'.${best ? ` Did you mean '${best}'?` : ""} Search without a category, or use one of: ${categories
+            .slice(0, 20)
+            .map((c) => c.name)
+            .join(", ")}${categories.length > 20 ? ", …" : ""}.`,
           severity: "medium",
           tool: SEARCH_TOOL,
-          issues: [{ field: "category", code: "INVALID_ENUM", problem: `'${category}' is not a category`, received: category, expected: "a category name", fix: best ? `Use "${best}"` : "Drop the category", ...(best && { did_you_mean: best }) }],
+          issues: [
+            {
+              field: "category",
+              code: "INVALID_ENUM",
+              problem: `'${category}' is not a category`,
+              received: category,
+              expected: "a category name",
+              fix: best ? `Use "${best}"` : "Drop the category",
+              ...(best && { did_you_mean: best }),
+            },
+          ],
           suggestions: { ...(best && { did_you_mean: best }), auto_correctable: true },
-          corrective_params: best ? { ...args, category: best } : Object.fromEntries(Object.entries(args).filter(([key]) => key !== "category")),
-          next_steps: [{ tool: SEARCH_TOOL, params: best ? { ...args, category: best } : { query }, note: best ? "Closest category" : "Without the category" }],
+          corrective_params: best
+            ? { ...args, category: best }
+            : Object.fromEntries(Object.entries(args).filter(([key]) => key !== "category")),
+          next_steps: [
+            {
+              tool: SEARCH_TOOL,
+              params: best ? { ...args, category: best } : { query },
+              note: best ? "Closest category" : "Without the category",
+            },
+          ],
           details: { categories: categories.slice(0, 50) },
         };
         return { kind: "result", result: errorResult(error) };
@@ -771,8 +982,19 @@ function discoverySurface({ api, tools, toolsByName }: SurfaceOptions): Surface 
       const top = hits[0]?.tool;
       const next: ToolCall[] = [];
       if (top) {
-        next.push({ tool: DESCRIBE_TOOL, params: { name: top.name }, note: "Parameters and valid examples of the best match" });
-        if (top.guidance.examples) next.push(express({ tool: top.name, params: top.guidance.examples.minimal, note: "Minimal valid call of the best match" }));
+        next.push({
+          tool: DESCRIBE_TOOL,
+          params: { name: top.name },
+          note: "Parameters and valid examples of the best match",
+        });
+        if (top.guidance.examples)
+          next.push(
+            express({
+              tool: top.name,
+              params: top.guidance.examples.minimal,
+              note: "Minimal valid call of the best match",
+            }),
+          );
       } else {
         next.push({ tool: INFO_TOOL, params: {}, note: "Browse the categories instead" });
       }
@@ -790,15 +1012,31 @@ function discoverySurface({ api, tools, toolsByName }: SurfaceOptions): Surface 
     const name = args["name"] as string;
     const tool = toolsByName.get(name);
     if (front.name === DESCRIBE_TOOL) {
-      if (!tool) return { kind: "result", result: errorResult(unknownOperationError("UNKNOWN_OPERATION", "name", name, undefined, DESCRIBE_TOOL, tools, searchStep(name))) };
-      return { kind: "result", result: describeResult(tool, (args["level"] as HintLevel | undefined) ?? "typed", express) };
+      if (!tool)
+        return {
+          kind: "result",
+          result: errorResult(
+            unknownOperationError("UNKNOWN_OPERATION", "name", name, undefined, DESCRIBE_TOOL, tools, searchStep(name)),
+          ),
+        };
+      return {
+        kind: "result",
+        result: describeResult(tool, (args["level"] as HintLevel | undefined) ?? "typed", express),
+      };
     }
     const params = isPlainObject(args["params"]) ? args["params"] : {};
-    if (!tool) return { kind: "result", result: errorResult(unknownOperationError("UNKNOWN_OPERATION", "name", name, params, INVOKE_TOOL, tools, searchStep(name))) };
+    if (!tool)
+      return {
+        kind: "result",
+        result: errorResult(
+          unknownOperationError("UNKNOWN_OPERATION", "name", name, params, INVOKE_TOOL, tools, searchStep(name)),
+        ),
+      };
     const inner: Record<string, unknown> = { ...params };
     if (confirmed && inner[CONFIRM_ARG] === undefined) inner[CONFIRM_ARG] = true;
     const wait = args[WAIT_ARG] ?? args[WAIT_ALIAS];
-    if (wait !== undefined && inner[WAIT_ALIAS] === undefined && inner[WAIT_ARG] === undefined) inner[WAIT_ALIAS] = wait;
+    if (wait !== undefined && inner[WAIT_ALIAS] === undefined && inner[WAIT_ARG] === undefined)
+      inner[WAIT_ALIAS] = wait;
     return { kind: "invoke", tool, args: inner };
   };
 

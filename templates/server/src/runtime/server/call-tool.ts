@@ -24,9 +24,17 @@ import type { ToolData } from "../shared/tool-data.js";
 import type { CallSession, RuntimeParts } from "./context.js";
 import { createOperations } from "./operations.js";
 
-export type CallTool = (name: string, args: ToolArguments | undefined, session?: AbortSignal | CallSession) => Promise<CallToolResult>;
+export type CallTool = (
+  name: string,
+  args: ToolArguments | undefined,
+  session?: AbortSignal | CallSession,
+) => Promise<CallToolResult>;
 
-export function createCallTool(parts: RuntimeParts, surface: Surface, reserved: ReadonlyMap<string, ToolData>): CallTool {
+export function createCallTool(
+  parts: RuntimeParts,
+  surface: Surface,
+  reserved: ReadonlyMap<string, ToolData>,
+): CallTool {
   const { api, env, tools, toolsByName, outcomes, outcomeContext, validators, cache, log, confirmDestructive } = parts;
   const executor = createExecutor(parts);
   const operations = createOperations(parts);
@@ -43,8 +51,13 @@ export function createCallTool(parts: RuntimeParts, surface: Surface, reserved: 
     return { validate, state };
   };
 
-  async function callTool(name: string, rawArgs: ToolArguments | undefined, sessionOrSignal?: AbortSignal | CallSession): Promise<CallToolResult> {
-    const session: CallSession = sessionOrSignal instanceof AbortSignal ? { signal: sessionOrSignal } : (sessionOrSignal ?? {});
+  async function callTool(
+    name: string,
+    rawArgs: ToolArguments | undefined,
+    sessionOrSignal?: AbortSignal | CallSession,
+  ): Promise<CallToolResult> {
+    const session: CallSession =
+      sessionOrSignal instanceof AbortSignal ? { signal: sessionOrSignal } : (sessionOrSignal ?? {});
     const startedAt = performance.now();
     const finish = (label: string, result: CallToolResult): CallToolResult => {
       log(`${api.name}: ${label} ${result.isError ? "error" : "ok"} ${Math.round(performance.now() - startedAt)}ms`);
@@ -54,29 +67,51 @@ export function createCallTool(parts: RuntimeParts, surface: Surface, reserved: 
     const builtIn = reserved.get(name);
     if (builtIn) {
       const prepared = prepareArguments(builtIn, rawArgs, validatorFor(builtIn).validate);
-      if (!prepared.ok) return finish(name, outcomes.onInvalidArguments(builtIn, rawArgs, prepared.error, outcomeContext));
-      if (name === OPERATION_STATUS_TOOL) return finish(name, surface.present(await operations.status(prepared.args, session)));
-      const result = name === INFO_TOOL ? callInfo(prepared.args, tools, toolsByName) : callReadResponse(prepared.args, cache);
+      if (!prepared.ok)
+        return finish(name, outcomes.onInvalidArguments(builtIn, rawArgs, prepared.error, outcomeContext));
+      if (name === OPERATION_STATUS_TOOL)
+        return finish(name, surface.present(await operations.status(prepared.args, session)));
+      const result =
+        name === INFO_TOOL ? callInfo(prepared.args, tools, toolsByName) : callReadResponse(prepared.args, cache);
       return finish(name, surface.present(result));
     }
 
     const front = frontTools.get(name);
     if (front) {
       const prepared = prepareArguments(front, rawArgs, validatorFor(front).validate);
-      if (!prepared.ok) return finish(name, surface.present(outcomes.onInvalidArguments(front, rawArgs, prepared.error, outcomeContext)));
+      if (!prepared.ok)
+        return finish(
+          name,
+          surface.present(outcomes.onInvalidArguments(front, rawArgs, prepared.error, outcomeContext)),
+        );
       const routed = surface.route(front, prepared.args, prepared.confirmed);
       if (routed.kind === "result") return finish(name, surface.present(routed.result));
-      return finish(`${name} ${routed.tool.name}`, await callOperation(routed.tool, routed.args as ToolArguments | undefined, session, [...prepared.warnings, ...(routed.warnings ?? [])]));
+      return finish(
+        `${name} ${routed.tool.name}`,
+        await callOperation(routed.tool, routed.args as ToolArguments | undefined, session, [
+          ...prepared.warnings,
+          ...(routed.warnings ?? []),
+        ]),
+      );
     }
 
     // Per-operation mode lists the operations themselves; the other modes still accept a direct call.
     const tool = toolsByName.get(name);
-    if (!tool) return finish(`unknown tool ${JSON.stringify(name.slice(0, 64))}`, surface.present(outcomes.onUnknownTool(name, rawArgs, outcomeContext)));
+    if (!tool)
+      return finish(
+        `unknown tool ${JSON.stringify(name.slice(0, 64))}`,
+        surface.present(outcomes.onUnknownTool(name, rawArgs, outcomeContext)),
+      );
     return finish(tool.name, await callOperation(tool, rawArgs, session));
   }
 
   /** The guided call path every mode ends in: prepare, confirm, execute, outcome, in-mode calls, hooks. */
-  async function callOperation(tool: ToolData, rawArgs: ToolArguments | undefined, session: CallSession, extraWarnings: string[] = []): Promise<CallToolResult> {
+  async function callOperation(
+    tool: ToolData,
+    rawArgs: ToolArguments | undefined,
+    session: CallSession,
+    extraWarnings: string[] = [],
+  ): Promise<CallToolResult> {
     const signal = session.signal ?? new AbortController().signal;
     const { args: withoutWait, wait } = takeWait(tool, rawArgs);
     const { validate, state } = validatorFor(tool);
@@ -87,7 +122,15 @@ export function createCallTool(parts: RuntimeParts, surface: Surface, reserved: 
     let result: CallToolResult;
     if (!prepared.ok) {
       result = state.schemaError
-        ? outcomes.onFailure(tool, plainCall(args), { kind: "internal", error: new Error(`The input schema of ${tool.name} could not be compiled: ${state.schemaError}`) }, outcomeContext)
+        ? outcomes.onFailure(
+            tool,
+            plainCall(args),
+            {
+              kind: "internal",
+              error: new Error(`The input schema of ${tool.name} could not be compiled: ${state.schemaError}`),
+            },
+            outcomeContext,
+          )
         : outcomes.onInvalidArguments(tool, withoutWait, prepared.error, outcomeContext);
     } else {
       const call: PreparedCall = {
@@ -96,9 +139,17 @@ export function createCallTool(parts: RuntimeParts, surface: Surface, reserved: 
         corrections: prepared.corrections,
         warnings: [...extraWarnings, ...prepared.warnings],
       };
-      const confirmation = confirmDestructive && needsConfirmation(tool, prepared) ? await askConfirmation(tool, call, session, signal) : "accept";
+      const confirmation =
+        confirmDestructive && needsConfirmation(tool, prepared)
+          ? await askConfirmation(tool, call, session, signal)
+          : "accept";
       if (confirmation !== "accept") {
-        result = outcomes.onConfirmationRequired(tool, call, confirmation === "not_asked" ? undefined : confirmation, outcomeContext);
+        result = outcomes.onConfirmationRequired(
+          tool,
+          call,
+          confirmation === "not_asked" ? undefined : confirmation,
+          outcomeContext,
+        );
       } else {
         result = await executed(tool, call, context, wait, session);
       }
@@ -106,7 +157,13 @@ export function createCallTool(parts: RuntimeParts, surface: Surface, reserved: 
     return executor.transformResult(surface.present(result), context);
   }
 
-  async function executed(tool: ToolData, call: PreparedCall, context: HookContext, wait: boolean, session: CallSession): Promise<CallToolResult> {
+  async function executed(
+    tool: ToolData,
+    call: PreparedCall,
+    context: HookContext,
+    wait: boolean,
+    session: CallSession,
+  ): Promise<CallToolResult> {
     let execution: Execution;
     try {
       execution = await executor.execute(tool, context);
@@ -129,10 +186,15 @@ export function createCallTool(parts: RuntimeParts, surface: Surface, reserved: 
     const what = op ? `${op.method.toUpperCase()} ${resolvedPath(tool, call.args)}` : `run ${tool.name}`;
     const args = Object.keys(call.args).length ? ` with ${JSON.stringify(call.args)}` : "";
     try {
-      return await session.confirm(`Allow '${tool.name}' to ${what}${args}? This is destructive and may not be reversible.`, signal);
+      return await session.confirm(
+        `Allow '${tool.name}' to ${what}${args}? This is destructive and may not be reversible.`,
+        signal,
+      );
     } catch (error) {
       // A client that declared elicitation but failed to answer: fall back to the `_confirm` round trip.
-      log(`${api.name}: confirmation prompt for ${tool.name} failed: ${error instanceof Error ? error.message : String(error)}`);
+      log(
+        `${api.name}: confirmation prompt for ${tool.name} failed: ${error instanceof Error ? error.message : String(error)}`,
+      );
       return "not_asked";
     }
   }

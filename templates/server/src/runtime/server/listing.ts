@@ -58,12 +58,25 @@ function listedInputSchema(tool: ToolData, confirmDestructive: boolean): Tool["i
   const schema = tool.inputSchema as Tool["inputSchema"];
   const extra: Record<string, object> = {};
   if (confirmDestructive && tool.annotations.destructiveHint && schema.properties?.[CONFIRM_ARG] === undefined)
-    extra[CONFIRM_ARG] = { type: "boolean", description: "Set to true to confirm this destructive call (ask the user first)." };
+    extra[CONFIRM_ARG] = {
+      type: "boolean",
+      description: "Set to true to confirm this destructive call (ask the user first).",
+    };
   // Operations that change something are the ones that answer 202 Accepted; `wait` (or `_wait`) waits for them.
   const method = tool.operation?.method;
   if (method !== undefined && !["get", "head", "options"].includes(method)) {
-    const name = schema.properties?.[WAIT_ARG] === undefined ? WAIT_ARG : schema.properties?.[WAIT_ALIAS] === undefined ? WAIT_ALIAS : undefined;
-    if (name) extra[name] = { type: "boolean", description: "If the API answers 202 Accepted, wait for the long-running operation to finish and return its result." };
+    const name =
+      schema.properties?.[WAIT_ARG] === undefined
+        ? WAIT_ARG
+        : schema.properties?.[WAIT_ALIAS] === undefined
+          ? WAIT_ALIAS
+          : undefined;
+    if (name)
+      extra[name] = {
+        type: "boolean",
+        description:
+          "If the API answers 202 Accepted, wait for the long-running operation to finish and return its result.",
+      };
   }
   if (Object.keys(extra).length === 0) return schema;
   return { ...schema, properties: { ...schema.properties, ...extra } };

@@ -32,24 +32,42 @@ const MAX_POLL_DELAY_MS = 30_000;
 
 export interface LongRunningOperations {
   /** The upstream accepted `call` (202 + status link): a handle now, or the final result when `wait` is set. */
-  start(tool: ToolData, call: PreparedCall, success: CallSuccess, statusUrl: URL, wait: boolean, session: CallSession): Promise<CallToolResult>;
+  start(
+    tool: ToolData,
+    call: PreparedCall,
+    success: CallSuccess,
+    statusUrl: URL,
+    wait: boolean,
+    session: CallSession,
+  ): Promise<CallToolResult>;
   /** The `operation_status` tool. */
   status(args: Record<string, unknown>, session: CallSession): Promise<CallToolResult>;
 }
 
-type Poll = { kind: "response"; response: UpstreamResponse; request: BuiltRequest } | { kind: "failure"; result: CallToolResult };
+type Poll =
+  { kind: "response"; response: UpstreamResponse; request: BuiltRequest } | { kind: "failure"; result: CallToolResult };
 
 export function createOperations(parts: RuntimeParts): LongRunningOperations {
-  const { api, env, upstream, outcomes, outcomeContext, timeoutMs, maxResponseBytes, waitTimeoutMs, pollIntervalMs } = parts;
+  const { api, env, upstream, outcomes, outcomeContext, timeoutMs, maxResponseBytes, waitTimeoutMs, pollIntervalMs } =
+    parts;
   const operations = new OperationRegistry();
 
-  async function start(tool: ToolData, call: PreparedCall, success: CallSuccess, statusUrl: URL, wait: boolean, session: CallSession): Promise<CallToolResult> {
+  async function start(
+    tool: ToolData,
+    call: PreparedCall,
+    success: CallSuccess,
+    statusUrl: URL,
+    wait: boolean,
+    session: CallSession,
+  ): Promise<CallToolResult> {
     const origin = success.request?.url.origin;
     const entry = operations.create(tool, call, statusUrl, origin !== undefined && statusUrl.origin === origin);
     entry.lastBody = success.data;
     entry.lastStatus = statusWord(success.data);
     if (!entry.pollable) {
-      return runningResult(entry, [`The status link ${statusUrl.href} is on another origin than the API, so the server does not poll it (credentials never leave the API's origin).`]);
+      return runningResult(entry, [
+        `The status link ${statusUrl.href} is on another origin than the API, so the server does not poll it (credentials never leave the API's origin).`,
+      ]);
     }
     if (wait) return awaitOperation(entry, session, session.signal ?? new AbortController().signal);
     return runningResult(entry, []);
@@ -59,7 +77,10 @@ export function createOperations(parts: RuntimeParts): LongRunningOperations {
     const handle = args["handle"] as string;
     const entry = operations.get(handle);
     if (!entry) return errorResult(unknownHandleError(handle));
-    if (!entry.pollable) return runningResult(entry, [`The status link ${entry.statusUrl.href} is on another origin, so the server cannot poll it.`]);
+    if (!entry.pollable)
+      return runningResult(entry, [
+        `The status link ${entry.statusUrl.href} is on another origin, so the server cannot poll it.`,
+      ]);
     const signal = session.signal ?? new AbortController().signal;
     if (args["wait"] === true) return awaitOperation(entry, session, signal);
     const polled = await pollOnce(entry, signal);
@@ -74,13 +95,20 @@ export function createOperations(parts: RuntimeParts): LongRunningOperations {
     try {
       response = await upstream.call(request, { timeoutMs, maxResponseBytes, signal });
     } catch (error) {
-      if (error instanceof UpstreamError) return { kind: "failure", result: outcomes.onFailure(entry.tool, entry.call, { kind: "transport", request, error }, outcomeContext) };
+      if (error instanceof UpstreamError)
+        return {
+          kind: "failure",
+          result: outcomes.onFailure(entry.tool, entry.call, { kind: "transport", request, error }, outcomeContext),
+        };
       throw error;
     }
     entry.polls++;
     // A 303 to another origin is where the finished resource lives; the server does not follow it there.
     if (!response.ok && response.status !== 303) {
-      return { kind: "failure", result: outcomes.onFailure(entry.tool, entry.call, { kind: "http_status", request, response }, outcomeContext) };
+      return {
+        kind: "failure",
+        result: outcomes.onFailure(entry.tool, entry.call, { kind: "http_status", request, response }, outcomeContext),
+      };
     }
     entry.state = response.status === 303 ? "succeeded" : classifyPoll(response);
     entry.lastStatus = statusWord(response.body) ?? (entry.state === "running" ? "running" : entry.state);
@@ -88,7 +116,11 @@ export function createOperations(parts: RuntimeParts): LongRunningOperations {
     return { kind: "response", response, request };
   }
 
-  async function awaitOperation(entry: PendingOperation, session: CallSession, signal: AbortSignal): Promise<CallToolResult> {
+  async function awaitOperation(
+    entry: PendingOperation,
+    session: CallSession,
+    signal: AbortSignal,
+  ): Promise<CallToolResult> {
     const deadline = Date.now() + waitTimeoutMs;
     let reported = 0;
     for (let round = 1; ; round++) {
@@ -101,7 +133,11 @@ export function createOperations(parts: RuntimeParts): LongRunningOperations {
       if (value > reported) {
         reported = value;
         try {
-          await session.progress?.(value, percent !== undefined ? 100 : undefined, `${entry.tool.name}: ${entry.lastStatus ?? "running"} (poll ${round})`);
+          await session.progress?.(
+            value,
+            percent !== undefined ? 100 : undefined,
+            `${entry.tool.name}: ${entry.lastStatus ?? "running"} (poll ${round})`,
+          );
         } catch {
           // A client that went away only loses its progress bar.
         }
@@ -109,7 +145,9 @@ export function createOperations(parts: RuntimeParts): LongRunningOperations {
       const retryAfter = parseRetryAfter(polled.response.headers["retry-after"]);
       const delay = Math.max(50, Math.min(retryAfter ?? pollIntervalMs, MAX_POLL_DELAY_MS));
       if (Date.now() + delay > deadline) {
-        return runningResult(entry, [`Still running after waiting ${Math.round(waitTimeoutMs / 1000)} s (${api.envPrefix}_WAIT_TIMEOUT_MS); call ${OPERATION_STATUS_TOOL} again to keep waiting.`]);
+        return runningResult(entry, [
+          `Still running after waiting ${Math.round(waitTimeoutMs / 1000)} s (${api.envPrefix}_WAIT_TIMEOUT_MS); call ${OPERATION_STATUS_TOOL} again to keep waiting.`,
+        ]);
       }
       try {
         await sleep(delay, undefined, { signal });
@@ -122,12 +160,16 @@ export function createOperations(parts: RuntimeParts): LongRunningOperations {
   /** A GET of the status URL with the operation's own credentials (same origin only; checked by the caller). */
   function statusRequest(entry: PendingOperation): BuiltRequest {
     const url = new URL(entry.statusUrl.href);
-    const headers: Record<string, string> = { accept: "application/json, */*;q=0.1", "user-agent": `${api.name} (create-guided-mcp)` };
+    const headers: Record<string, string> = {
+      accept: "application/json, */*;q=0.1",
+      "user-agent": `${api.name} (create-guided-mcp)`,
+    };
     if (entry.tool.operation) {
       const credentials = resolveCredentials(api, entry.tool.operation, env);
       Object.assign(headers, credentials.headers);
       for (const [name, value] of credentials.query) url.searchParams.set(name, value);
-      if (credentials.cookies.length) headers["cookie"] = credentials.cookies.map(([name, value]) => `${name}=${value}`).join("; ");
+      if (credentials.cookies.length)
+        headers["cookie"] = credentials.cookies.map(([name, value]) => `${name}=${value}`).join("; ");
     }
     return { url, method: "GET", headers };
   }
@@ -142,7 +184,12 @@ export function createOperations(parts: RuntimeParts): LongRunningOperations {
       return errorResult(operationFailedError(entry, upstreamBody));
     }
     const data = finalResult(response.body);
-    const result = outcomes.onSuccess(tool, entry.call, { data, response: { ...response, body: data } }, outcomeContext);
+    const result = outcomes.onSuccess(
+      tool,
+      entry.call,
+      { data, response: { ...response, body: data } },
+      outcomeContext,
+    );
     const structured = result.structuredContent;
     if (!isPlainObject(structured)) return result;
     const polls = entry.polls;
@@ -152,7 +199,9 @@ export function createOperations(parts: RuntimeParts): LongRunningOperations {
       suggestion: `The long-running operation finished (${polls} status poll${polls === 1 ? "" : "s"}, ${Math.round((Date.now() - entry.startedAt) / 100) / 10} s). ${suggestion}`,
       operation: operationInfo(entry),
     };
-    const text = Array.isArray(updated["available_actions"]) ? renderEnvelope(updated as unknown as Envelope) : undefined;
+    const text = Array.isArray(updated["available_actions"])
+      ? renderEnvelope(updated as unknown as Envelope)
+      : undefined;
     return { ...result, ...(text !== undefined && { content: [{ type: "text", text }] }), structuredContent: updated };
   }
 
@@ -172,7 +221,11 @@ function operationInfo(entry: PendingOperation): Record<string, unknown> {
 
 /** The operation is (or may be) still running: its handle and the exact status call. */
 function runningResult(entry: PendingOperation, warnings: string[]): CallToolResult {
-  const statusCall: ToolCall = { tool: OPERATION_STATUS_TOOL, params: { handle: entry.handle, wait: true }, note: "Wait for the result" };
+  const statusCall: ToolCall = {
+    tool: OPERATION_STATUS_TOOL,
+    params: { handle: entry.handle, wait: true },
+    note: "Wait for the result",
+  };
   const envelope: Envelope = {
     next_actions: [OPERATION_STATUS_TOOL],
     suggestion:
@@ -188,7 +241,10 @@ function runningResult(entry: PendingOperation, warnings: string[]): CallToolRes
   if (allWarnings.length) envelope.warnings = allWarnings;
   if (entry.call.corrections.length) envelope.corrections = entry.call.corrections;
   const structured = { ...envelope, operation: operationInfo(entry) };
-  return { content: [{ type: "text", text: renderEnvelope(envelope) }], structuredContent: structured as unknown as Record<string, unknown> };
+  return {
+    content: [{ type: "text", text: renderEnvelope(envelope) }],
+    structuredContent: structured as unknown as Record<string, unknown>,
+  };
 }
 
 function unknownHandleError(handle: string): GuidedError {
@@ -197,7 +253,16 @@ function unknownHandleError(handle: string): GuidedError {
     message: `No long-running operation with handle '${handle.slice(0, 80)}' (handles are per server process and expire an hour after the operation finishes). Re-run the original call to start a new one.`,
     severity: "medium",
     tool: OPERATION_STATUS_TOOL,
-    issues: [{ field: "handle", code: "INVALID_VALUE", problem: "unknown or expired handle", received: handle, expected: "a handle from an `operation` field", fix: "Use the handle of a recent long-running call" }],
+    issues: [
+      {
+        field: "handle",
+        code: "INVALID_VALUE",
+        problem: "unknown or expired handle",
+        received: handle,
+        expected: "a handle from an `operation` field",
+        fix: "Use the handle of a recent long-running call",
+      },
+    ],
     suggestions: {},
     next_steps: ["Re-run the call that started the operation."],
   };
@@ -212,7 +277,9 @@ function operationFailedError(entry: PendingOperation, upstreamBody: string): Gu
     tool: tool.name,
     issues: [],
     suggestions: {},
-    next_steps: [{ tool: INFO_TOOL, params: { tool: tool.name, level: "full" }, note: "Check the parameters before retrying" }],
+    next_steps: [
+      { tool: INFO_TOOL, params: { tool: tool.name, level: "full" }, note: "Check the parameters before retrying" },
+    ],
     recovery_actions: ["read details.upstream_body", "fix the cause it names", "start the operation again"],
     details: { operation: operationInfo(entry), upstream_body: upstreamBody },
   };

@@ -80,8 +80,14 @@ const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 const DEFAULT_POLL_INTERVAL_MS = 1000;
 
 /** The workflow paragraph for the mode in use, appended to the API's own instructions. */
-export function composeInstructions(api: ApiData, confirmDestructive: boolean, surface?: Pick<Surface, "workflow">): string {
-  const workflow = (surface ?? createSurface({ api, tools: [], toolsByName: new Map(), mode: "per-operation" })).workflow(confirmDestructive);
+export function composeInstructions(
+  api: ApiData,
+  confirmDestructive: boolean,
+  surface?: Pick<Surface, "workflow">,
+): string {
+  const workflow = (
+    surface ?? createSurface({ api, tools: [], toolsByName: new Map(), mode: "per-operation" })
+  ).workflow(confirmDestructive);
   const own = api.instructions.trim();
   return own ? `${own}\n\n${workflow}` : workflow;
 }
@@ -141,10 +147,13 @@ function startupTools(toolsFile: ToolsFile, filter: ToolFilter | undefined, log:
   const reservedNames = new Set(RESERVED_TOOL_NAMES);
   const unreserved = toolsFile.tools.filter((tool) => !reservedNames.has(tool.name));
   if (unreserved.length !== toolsFile.tools.length) {
-    log(`${api.name}: ignoring tool(s) named ${RESERVED_TOOL_NAMES.join("/")}: those names are reserved for the built-in tools.`);
+    log(
+      `${api.name}: ignoring tool(s) named ${RESERVED_TOOL_NAMES.join("/")}: those names are reserved for the built-in tools.`,
+    );
   }
   // The start-up filter runs before anything else: what it drops is unknown in every mode.
   const tools = filter && !isEmptyFilter(filter) ? filterTools(unreserved, filter) : unreserved;
-  if (tools.length === 0 && unreserved.length > 0) log(`${api.name}: the start-up filters leave none of the ${unreserved.length} operations.`);
+  if (tools.length === 0 && unreserved.length > 0)
+    log(`${api.name}: the start-up filters leave none of the ${unreserved.length} operations.`);
   return tools;
 }

@@ -8,8 +8,8 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import * as formatsModule from "ajv-formats";
 
 type AddFormats = (ajv: Ajv2020) => Ajv2020;
-const addFormats = ((formatsModule as unknown as { default: AddFormats }).default ??
-  (formatsModule as unknown as AddFormats));
+const addFormats =
+  (formatsModule as unknown as { default: AddFormats }).default ?? (formatsModule as unknown as AddFormats);
 
 export function createAjv(): Ajv2020 {
   const ajv = new Ajv2020({

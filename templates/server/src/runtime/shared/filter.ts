@@ -20,10 +20,17 @@ export interface ToolFilter {
 const SAFE_METHODS = new Set(["get", "head", "options"]);
 
 export function isEmptyFilter(filter: ToolFilter): boolean {
-  return !filter.readOnly && [filter.includeTags, filter.excludeTags, filter.includeOperations, filter.excludeOperations, filter.methods].every((list) => !list || list.length === 0);
+  return (
+    !filter.readOnly &&
+    [filter.includeTags, filter.excludeTags, filter.includeOperations, filter.excludeOperations, filter.methods].every(
+      (list) => !list || list.length === 0,
+    )
+  );
 }
 
-export function filterTools<T extends Pick<ToolData, "name" | "category" | "tags" | "operationId" | "operation" | "annotations">>(tools: readonly T[], filter: ToolFilter): T[] {
+export function filterTools<
+  T extends Pick<ToolData, "name" | "category" | "tags" | "operationId" | "operation" | "annotations">,
+>(tools: readonly T[], filter: ToolFilter): T[] {
   if (isEmptyFilter(filter)) return [...tools];
   const lower = (values: string[] | undefined) => values?.map((value) => value.toLowerCase());
   const includeTags = lower(filter.includeTags);
@@ -46,13 +53,19 @@ export function filterTools<T extends Pick<ToolData, "name" | "category" | "tags
 }
 
 export function globToRegExp(glob: string): RegExp {
-  const source = glob.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
+  const source = glob
+    .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+    .replace(/\*/g, ".*")
+    .replace(/\?/g, ".");
   return new RegExp(`^${source}$`, "i");
 }
 
 /** `"a, b ,c"` → `["a", "b", "c"]`; for comma-separated flags and env vars. */
 export function parseList(value: string | undefined): string[] | undefined {
   if (value === undefined) return undefined;
-  const items = value.split(",").map((item) => item.trim()).filter(Boolean);
+  const items = value
+    .split(",")
+    .map((item) => item.trim())
+    .filter(Boolean);
   return items.length > 0 ? items : undefined;
 }

@@ -42,7 +42,13 @@ export function parsePointer(pointer: string): readonly string[] {
   if (tokens) return tokens;
   let text = pointer.startsWith("#") ? pointer.slice(1) : pointer;
   if (text.startsWith("#")) text = text.slice(1);
-  tokens = text === "" ? [] : text.slice(text.startsWith("/") ? 1 : 0).split("/").map(unescapePointerToken);
+  tokens =
+    text === ""
+      ? []
+      : text
+          .slice(text.startsWith("/") ? 1 : 0)
+          .split("/")
+          .map(unescapePointerToken);
   if (parsed.size > 5000) parsed.clear();
   parsed.set(pointer, tokens);
   return tokens;

@@ -49,11 +49,14 @@ export function buildRequest(api: ApiData, binding: OperationBinding, args: Args
     const value = args[parameter.arg];
     if (value === undefined || value === null) continue;
     if (parameter.in === "query") queryPairs.push(...serializeQueryParameter(parameter, value));
-    else if (parameter.in === "header") headers[parameter.name.toLowerCase()] = serializeHeaderParameter(parameter, value);
+    else if (parameter.in === "header")
+      headers[parameter.name.toLowerCase()] = serializeHeaderParameter(parameter, value);
     else cookiePairs.push(...serializeCookieParameter(parameter, value));
   }
 
-  headers["accept"] ??= binding.responseMediaType ? `${binding.responseMediaType}, */*;q=0.1` : "application/json, */*;q=0.1";
+  headers["accept"] ??= binding.responseMediaType
+    ? `${binding.responseMediaType}, */*;q=0.1`
+    : "application/json, */*;q=0.1";
   headers["user-agent"] ??= `${api.name} (create-guided-mcp)`;
 
   const body = binding.body ? buildBody(binding.body, args) : undefined;
@@ -62,7 +65,8 @@ export function buildRequest(api: ApiData, binding: OperationBinding, args: Args
   // Credentials go last so a caller-supplied parameter can never replace them.
   const credentials = resolveCredentials(api, binding, env);
   Object.assign(headers, credentials.headers);
-  for (const [name, value] of credentials.query) queryPairs.push(`${encodeURIComponent(name)}=${encodeURIComponent(value)}`);
+  for (const [name, value] of credentials.query)
+    queryPairs.push(`${encodeURIComponent(name)}=${encodeURIComponent(value)}`);
   for (const [name, value] of credentials.cookies) cookiePairs.push(`${name}=${value}`);
   if (cookiePairs.length > 0) headers["cookie"] = cookiePairs.join("; ");
 
@@ -78,7 +82,8 @@ export function buildRequest(api: ApiData, binding: OperationBinding, args: Args
 export function resolveBaseUrl(api: ApiData, env: Env): URL {
   const fromEnv = readEnv(env, api.baseUrlEnv);
   const raw = fromEnv ?? api.baseUrl;
-  const source = fromEnv !== undefined ? `The ${api.baseUrlEnv} environment variable` : "The API description's server URL";
+  const source =
+    fromEnv !== undefined ? `The ${api.baseUrlEnv} environment variable` : "The API description's server URL";
   if (!raw) {
     throw new RequestBuildError(
       "missing_base_url",
@@ -90,10 +95,18 @@ export function resolveBaseUrl(api: ApiData, env: Env): URL {
   try {
     url = new URL(raw);
   } catch {
-    throw new RequestBuildError("invalid_base_url", `${source} is not an absolute URL; set ${api.baseUrlEnv}.`, api.baseUrlEnv);
+    throw new RequestBuildError(
+      "invalid_base_url",
+      `${source} is not an absolute URL; set ${api.baseUrlEnv}.`,
+      api.baseUrlEnv,
+    );
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") {
-    throw new RequestBuildError("invalid_base_url", `${source} must use http or https; set ${api.baseUrlEnv}.`, api.baseUrlEnv);
+    throw new RequestBuildError(
+      "invalid_base_url",
+      `${source} must use http or https; set ${api.baseUrlEnv}.`,
+      api.baseUrlEnv,
+    );
   }
   if (url.username || url.password) {
     // fetch refuses such URLs, and the value would end up in logs: credentials belong in their own env vars.
@@ -146,7 +159,11 @@ function expandPath(binding: OperationBinding, args: Args): string {
 
 function serializePathParameter(parameter: ParameterBinding, value: unknown): string {
   if (value === undefined || value === null) {
-    throw new RequestBuildError("invalid_path_parameter", `The path parameter "${parameter.arg}" needs a value.`, parameter.arg);
+    throw new RequestBuildError(
+      "invalid_path_parameter",
+      `The path parameter "${parameter.arg}" needs a value.`,
+      parameter.arg,
+    );
   }
   const normalised = parameter.json ? JSON.stringify(value) : value;
   // encodeURIComponent always: a value can never contribute `/`, `?`, `#` or a raw `%` to the path.
@@ -154,7 +171,8 @@ function serializePathParameter(parameter: ParameterBinding, value: unknown): st
   let serialised: string;
   switch (parameter.style) {
     case "label":
-      serialised = "." + joinStructured(normalised, encode, parameter.explode ? "." : ",", parameter.explode ? "=" : ",");
+      serialised =
+        "." + joinStructured(normalised, encode, parameter.explode ? "." : ",", parameter.explode ? "=" : ",");
       break;
     case "matrix":
       serialised = serializeMatrix(parameter, normalised, encode);
@@ -219,8 +237,11 @@ function serializeQueryParameter(parameter: ParameterBinding, value: unknown): s
   }
   if (isPlainObject(value)) {
     const entries = definedEntries(value);
-    if (parameter.explode) return entries.map(([key, item]) => `${encodeURIComponent(key)}=${encodeValue(scalarText(item))}`);
-    return [`${name}=${entries.map(([key, item]) => `${encodeValue(key)}${delimiter}${encodeValue(scalarText(item))}`).join(delimiter)}`];
+    if (parameter.explode)
+      return entries.map(([key, item]) => `${encodeURIComponent(key)}=${encodeValue(scalarText(item))}`);
+    return [
+      `${name}=${entries.map(([key, item]) => `${encodeValue(key)}${delimiter}${encodeValue(scalarText(item))}`).join(delimiter)}`,
+    ];
   }
   return [`${name}=${encodeValue(scalarText(value))}`];
 }
@@ -274,7 +295,11 @@ function buildBody(binding: BodyBinding, args: Args): BuiltBody | undefined {
   if (essence === "application/x-www-form-urlencoded") {
     if (!isPlainObject(value)) return { payload: scalarText(value), contentType: binding.mediaType };
     const form = new URLSearchParams();
-    for (const [path, text] of flattenNested(value, [], "empty-string")) form.append(formatBracketPath(path, (part) => part), text);
+    for (const [path, text] of flattenNested(value, [], "empty-string"))
+      form.append(
+        formatBracketPath(path, (part) => part),
+        text,
+      );
     return { payload: form, contentType: binding.mediaType };
   }
   if (essence === "multipart/form-data") {
@@ -328,7 +353,11 @@ function toFormData(value: unknown): FormData {
  * `[["p","a","b","0"], "1"]`. `emptyContainers` decides whether `{}`/`[]`/null
  * produce `p[a]=` (Stripe's way to unset) or nothing.
  */
-function flattenNested(value: unknown, path: string[], emptyContainers: "empty-string" | "omit"): Array<[string[], string]> {
+function flattenNested(
+  value: unknown,
+  path: string[],
+  emptyContainers: "empty-string" | "omit",
+): Array<[string[], string]> {
   const leaf = (text: string): Array<[string[], string]> => (path.length === 0 ? [] : [[path, text]]);
   if (value === undefined) return [];
   if (value === null) return emptyContainers === "omit" ? [] : leaf("");
@@ -371,7 +400,6 @@ function scalarText(value: unknown): string {
 function isScalar(value: unknown): value is string | number | boolean {
   return typeof value === "string" || typeof value === "number" || typeof value === "boolean";
 }
-
 
 function definedEntries(value: PlainObject): Array<[string, unknown]> {
   return Object.entries(value).filter(([, item]) => item !== undefined);

@@ -27,7 +27,13 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { BuiltRequest } from "./request.js";
 import { parseRetryAfter } from "../shared/parse.js";
 import type { OperationBinding } from "../shared/tool-data.js";
-import { callUpstream, UpstreamError, type CallUpstreamOptions, type CircuitSnapshot, type UpstreamResponse } from "./upstream.js";
+import {
+  callUpstream,
+  UpstreamError,
+  type CallUpstreamOptions,
+  type CircuitSnapshot,
+  type UpstreamResponse,
+} from "./upstream.js";
 
 export interface ResilienceSettings {
   /** Retries after the first attempt; 0 switches retrying off. */
@@ -108,7 +114,11 @@ export class CircuitBreaker {
 
   snapshot(): CircuitSnapshot {
     const open = this.state === "open";
-    return { state: this.state, failures: this.failures, retry_after_ms: open ? Math.max(0, this.openUntil - this.now()) : 0 };
+    return {
+      state: this.state,
+      failures: this.failures,
+      retry_after_ms: open ? Math.max(0, this.openUntil - this.now()) : 0,
+    };
   }
 }
 
@@ -175,15 +185,25 @@ export class ResilientUpstream {
         outcome = {
           error:
             error.kind === "timeout" && attempts > 1
-              ? new UpstreamError("timeout", `The upstream did not answer within ${options.timeoutMs} ms (${attempts} attempts).`, error.url, Date.now() - startedAt, { cause: error })
+              ? new UpstreamError(
+                  "timeout",
+                  `The upstream did not answer within ${options.timeoutMs} ms (${attempts} attempts).`,
+                  error.url,
+                  Date.now() - startedAt,
+                  { cause: error },
+                )
               : error,
         };
       }
 
       const reason =
         "response" in outcome
-          ? RETRYABLE_STATUS.has(outcome.response.status) ? `HTTP ${outcome.response.status}` : undefined
-          : outcome.error.kind === "network" ? "network error" : undefined;
+          ? RETRYABLE_STATUS.has(outcome.response.status)
+            ? `HTTP ${outcome.response.status}`
+            : undefined
+          : outcome.error.kind === "network"
+            ? "network error"
+            : undefined;
       if (!reason || attempts >= maxAttempts || options.signal?.aborted) break;
       const retryAfter = "response" in outcome ? parseRetryAfter(outcome.response.headers["retry-after"]) : undefined;
       if (retryAfter !== undefined && retryAfter > this.settings.maxDelayMs) break; // too long to hold the call: the agent is told to wait
@@ -193,16 +213,30 @@ export class ResilientUpstream {
       try {
         await sleep(delay, undefined, { signal: options.signal });
       } catch {
-        outcome = { error: new UpstreamError("aborted", "The request was cancelled while waiting to retry.", request.url.href, Date.now() - startedAt) };
+        outcome = {
+          error: new UpstreamError(
+            "aborted",
+            "The request was cancelled while waiting to retry.",
+            request.url.href,
+            Date.now() - startedAt,
+          ),
+        };
         break;
       }
     }
 
     const verdict: Verdict =
       "response" in outcome
-        ? outcome.response.status >= 500 ? "failed" : "healthy"
-        : outcome.error.kind === "aborted" ? "unknown" : outcome.error.kind === "too_large" ? "healthy" : "failed";
-    if (breaker.record(verdict)) this.log(`upstream ${origin}: circuit opened after ${breaker.snapshot().failures} consecutive failed calls`);
+        ? outcome.response.status >= 500
+          ? "failed"
+          : "healthy"
+        : outcome.error.kind === "aborted"
+          ? "unknown"
+          : outcome.error.kind === "too_large"
+            ? "healthy"
+            : "failed";
+    if (breaker.record(verdict))
+      this.log(`upstream ${origin}: circuit opened after ${breaker.snapshot().failures} consecutive failed calls`);
     const circuit = breaker.snapshot();
     if ("response" in outcome) return { ...outcome.response, attempts, circuit };
     outcome.error.circuit = circuit;
@@ -218,18 +252,31 @@ export function isRetryableRequest(request: BuiltRequest, binding: OperationBind
 }
 
 export function declaresIdempotencyKey(binding: OperationBinding | undefined): boolean {
-  return binding?.parameters.some((parameter) => parameter.in === "header" && parameter.name.toLowerCase() === IDEMPOTENCY_HEADER) ?? false;
+  return (
+    binding?.parameters.some(
+      (parameter) => parameter.in === "header" && parameter.name.toLowerCase() === IDEMPOTENCY_HEADER,
+    ) ?? false
+  );
 }
 
 /** Adds a random Idempotency-Key when the operation declares the header and the caller gave none. */
 export function withIdempotencyKey(request: BuiltRequest, binding: OperationBinding | undefined): BuiltRequest {
-  if (request.method === "GET" || request.method === "HEAD" || !declaresIdempotencyKey(binding) || request.headers[IDEMPOTENCY_HEADER]) return request;
+  if (
+    request.method === "GET" ||
+    request.method === "HEAD" ||
+    !declaresIdempotencyKey(binding) ||
+    request.headers[IDEMPOTENCY_HEADER]
+  )
+    return request;
   return { ...request, headers: { ...request.headers, [IDEMPOTENCY_HEADER]: randomUUID() } };
 }
 
 /** `baseDelayMs * 2^(attempt-1)`, capped, with "equal jitter": somewhere between half and all of it. */
-export function backoff(attempt: number, settings: Pick<ResilienceSettings, "baseDelayMs" | "maxDelayMs">, random: () => number = Math.random): number {
+export function backoff(
+  attempt: number,
+  settings: Pick<ResilienceSettings, "baseDelayMs" | "maxDelayMs">,
+  random: () => number = Math.random,
+): number {
   const ceiling = Math.min(settings.maxDelayMs, settings.baseDelayMs * 2 ** (attempt - 1));
   return Math.round(ceiling / 2 + random() * (ceiling / 2));
 }
-

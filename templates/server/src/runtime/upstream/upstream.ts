@@ -74,7 +74,10 @@ export async function callUpstream(request: BuiltRequest, options: CallUpstreamO
   // A timer cleared when the call ends, not AbortSignal.timeout(): under load, thousands of those
   // would stay armed (each holding its signal) for the full timeout after their calls finished.
   const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(new DOMException("The upstream deadline passed", "TimeoutError")), options.timeoutMs);
+  const timer = setTimeout(
+    () => deadline.abort(new DOMException("The upstream deadline passed", "TimeoutError")),
+    options.timeoutMs,
+  );
   const timeoutSignal = deadline.signal;
   const cancel = options.signal;
   const onCancel = () => deadline.abort(cancel?.reason);
@@ -87,12 +90,26 @@ export async function callUpstream(request: BuiltRequest, options: CallUpstreamO
     if (error instanceof UpstreamError) return error;
     const url = currentUrl.href;
     if (timeoutSignal.aborted && !options.signal?.aborted) {
-      return new UpstreamError("timeout", `The upstream did not answer within ${options.timeoutMs} ms.`, url, elapsed(), { cause: error });
+      return new UpstreamError(
+        "timeout",
+        `The upstream did not answer within ${options.timeoutMs} ms.`,
+        url,
+        elapsed(),
+        { cause: error },
+      );
     }
     if (options.signal?.aborted) {
-      return new UpstreamError("aborted", "The request was cancelled before the upstream answered.", url, elapsed(), { cause: error });
+      return new UpstreamError("aborted", "The request was cancelled before the upstream answered.", url, elapsed(), {
+        cause: error,
+      });
     }
-    return new UpstreamError("network", `Could not reach the upstream: ${describeNetworkError(error)}`, url, elapsed(), { cause: error });
+    return new UpstreamError(
+      "network",
+      `Could not reach the upstream: ${describeNetworkError(error)}`,
+      url,
+      elapsed(),
+      { cause: error },
+    );
   };
 
   try {
@@ -102,7 +119,8 @@ export async function callUpstream(request: BuiltRequest, options: CallUpstreamO
     for (let redirects = 0; ; redirects++) {
       response = await fetch(currentUrl, { method, headers: request.headers, body, signal, redirect: "manual" });
       const location = response.headers.get("location");
-      if (!isRedirect(response.status) || !location || redirects >= (options.maxRedirects ?? DEFAULT_MAX_REDIRECTS)) break;
+      if (!isRedirect(response.status) || !location || redirects >= (options.maxRedirects ?? DEFAULT_MAX_REDIRECTS))
+        break;
       const target = new URL(location, currentUrl);
       // Cross-origin redirects are returned to the caller as they are: following them would leak credentials.
       if (target.origin !== request.url.origin) break;
@@ -148,7 +166,12 @@ async function readBodyText(
   elapsed: () => number,
 ): Promise<string> {
   const tooLarge = () =>
-    new UpstreamError("too_large", `The upstream response exceeds the ${maxBytes}-byte limit.`, currentUrl(), elapsed());
+    new UpstreamError(
+      "too_large",
+      `The upstream response exceeds the ${maxBytes}-byte limit.`,
+      currentUrl(),
+      elapsed(),
+    );
   const declaredLength = Number(response.headers.get("content-length"));
   if (Number.isFinite(declaredLength) && declaredLength > maxBytes) {
     await response.body?.cancel();
