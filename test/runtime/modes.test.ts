@@ -11,7 +11,9 @@ import { CallToolResultSchema, type CallToolResult } from "@modelcontextprotocol
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadRuntimeConfig } from "../../templates/server/src/runtime/config/config.js";
 import { classifyPoll, findStatusLink, finalResult } from "../../templates/server/src/runtime/call/long-running.js";
-import { dispatchGroups, resolveToolMode, SearchIndex } from "../../templates/server/src/runtime/modes/modes.js";
+import { dispatchGroups } from "../../templates/server/src/runtime/modes/dispatch.js";
+import { resolveToolMode } from "../../templates/server/src/runtime/modes/modes.js";
+import { SearchIndex } from "../../templates/server/src/runtime/modes/search-index.js";
 import type { ToolData, ToolsFile } from "../../templates/server/src/runtime/shared/tool-data.js";
 import { json, startUpstream, type RecordedRequest, type Upstream } from "../helpers/upstream.js";
 import { createServer as createMcpServer } from "../../templates/server/src/runtime/mcp/server.js";

@@ -18,7 +18,7 @@ import { needsConfirmation, prepareArguments, type Validator } from "../guidance
 import { resolvedPath } from "../guidance/errors.js";
 import { callInfo, callReadResponse } from "../guidance/reserved.js";
 import type { HookContext, ToolArguments } from "../hook-types.js";
-import type { Surface } from "../modes/modes.js";
+import type { Surface } from "../modes/types.js";
 import { isPlainObject } from "../shared/json.js";
 import type { ToolData } from "../shared/tool-data.js";
 import type { CallSession, RuntimeParts } from "./context.js";

@@ -7,7 +7,7 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { Outcomes } from "../call/outcomes.js";
 import { CONFIRM_ARG, WAIT_ALIAS, WAIT_ARG } from "../call/types.js";
 import { RESERVED_OUTPUT_SCHEMA } from "../guidance/reserved.js";
-import type { ResolvedMode, Surface } from "../modes/modes.js";
+import type { ResolvedMode, Surface } from "../modes/types.js";
 import type { ToolData } from "../shared/tool-data.js";
 
 export interface ListingOptions {
