@@ -28,15 +28,30 @@ export interface AjvValidator {
  * Either an Ajv `ValidateFunction`, or a function returning
  * `{ valid, errors }` (e.g. `(a) => validators.validateArguments(tool, a)`).
  */
-export type Validator = AjvValidator | ((data: unknown) => { valid: boolean; errors?: readonly ErrorObject[] });
+export type Validator = AjvValidator | ((data: unknown) => ValidatorResult);
+
+/** What a validator function reports; `schemaError` when the schema itself could not be compiled. */
+export interface ValidatorResult {
+  valid: boolean;
+  errors?: readonly ErrorObject[];
+  schemaError?: string;
+}
 
 /** Runs either kind of validator; errors are copied (Ajv reuses its array). */
-export function runValidator(validate: Validator, data: unknown): { valid: boolean; errors: ErrorObject[] } {
+export function runValidator(
+  validate: Validator,
+  data: unknown,
+): { valid: boolean; errors: ErrorObject[]; schemaError?: string } {
   const result = validate(data);
   if (typeof result === "boolean") {
     return { valid: result, errors: result ? [] : [...((validate as AjvValidator).errors ?? [])] };
   }
-  return { valid: result.valid, errors: result.valid ? [] : [...(result.errors ?? [])] };
+  if (result.valid) return { valid: true, errors: [] };
+  return {
+    valid: false,
+    errors: [...(result.errors ?? [])],
+    ...(result.schemaError && { schemaError: result.schemaError }),
+  };
 }
 
 export interface PreparedOk {
@@ -54,6 +69,8 @@ export interface PreparedOk {
 export interface PreparedFailure {
   ok: false;
   error: GuidedError;
+  /** The tool's input schema does not compile, so the arguments could not be checked: a server bug, not the caller's. */
+  schemaError?: string;
 }
 
 export type PreparedArguments = PreparedOk | PreparedFailure;
@@ -216,6 +233,7 @@ interface FailureInput {
 
 function fail(tool: ToolData, validate: Validator, index: ToolIndex, f: FailureInput): PreparedFailure {
   let analyzed: AnalyzedIssue[];
+  let schemaError: string | undefined;
   if (f.notObject) {
     analyzed = [
       {
@@ -234,7 +252,9 @@ function fail(tool: ToolData, validate: Validator, index: ToolIndex, f: FailureI
     ];
   } else {
     // Validate may have been skipped (unknown keys only); run it for the full picture.
-    const ajvIssues = analyzeErrors(tool, f.working, runValidator(validate, f.working).errors);
+    const check = runValidator(validate, f.working);
+    schemaError = check.schemaError;
+    const ajvIssues = analyzeErrors(tool, f.working, check.errors);
     const unknownFields = new Set(f.unknown.map((u) => u.issue.field));
     analyzed = [
       ...f.unknown,
@@ -252,7 +272,7 @@ function fail(tool: ToolData, validate: Validator, index: ToolIndex, f: FailureI
   if (corrective.params) problems.corrective_params = corrective.params;
   if (corrective.exampleFields.length) problems.example_fields = corrective.exampleFields;
   if (corrective.note) problems.corrective_note = corrective.note;
-  return { ok: false, error: invalidArgumentsError(tool, problems) };
+  return { ok: false, error: invalidArgumentsError(tool, problems), ...(schemaError !== undefined && { schemaError }) };
 }
 
 /* ------------------------------------------------------------------------ */

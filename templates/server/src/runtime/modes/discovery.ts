@@ -2,24 +2,17 @@
  * Discovery mode: `search_operations` → `describe_operation` →
  * `invoke_operation`, over a token index built once (search-index.ts).
  */
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import {
-  CONFIRM_ARG,
-  INFO_TOOL,
-  WAIT_ALIAS,
-  WAIT_ARG,
-  type GuidedError,
-  type HintLevel,
-  type ToolCall,
-} from "../call/types.js";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import { CONFIRM_ARG, INFO_TOOL, WAIT_ARG, type GuidedError, type HintLevel, type ToolCall } from "../call/types.js";
 import { categoryCounts, errorResult, shortDescription } from "../guidance/errors.js";
 import { SUGGEST, rankMatches } from "../guidance/fuzzy.js";
 import { renderCall } from "../guidance/text.js";
 import { isPlainObject } from "../shared/json.js";
-import type { ToolData } from "../shared/tool-data.js";
+import type { ApiData, ToolData } from "../shared/tool-data.js";
 import {
   commonWorkflow,
   describeResult,
+  invokeOperation,
   metaTool,
   presentWith,
   routedCallSchema,
@@ -76,7 +69,6 @@ const INVOKE_VALIDATION_SCHEMA = routedCallSchema("name");
 export function discoverySurface({ api, tools, toolsByName }: SurfaceOptions): Surface {
   let index: SearchIndex | undefined;
   const searchIndex = () => (index ??= new SearchIndex(tools));
-  const first = tools[0];
   const categories = categoryCounts(tools);
 
   const express = (step: ToolCall): ToolCall => {
@@ -93,9 +85,125 @@ export function discoverySurface({ api, tools, toolsByName }: SurfaceOptions): S
     return { ...step, tool: INVOKE_TOOL, params };
   };
 
+  const metaTools = discoveryTools(api, tools, categories.length);
+  const listed = metaTools.map(listedMetaTool);
+  const searchStep = (query: string): ToolCall => ({
+    tool: SEARCH_TOOL,
+    params: { query },
+    note: "Search by what you want to do",
+  });
+
+  const search = (args: Record<string, unknown>): CallToolResult => {
+    const query = args["query"] as string;
+    const category = args["category"] as string | undefined;
+    if (
+      category !== undefined &&
+      !categories.some((c) => c.name.toLowerCase() === category.toLowerCase()) &&
+      !tools.some((t) => (t.tags ?? []).some((tag) => tag.toLowerCase() === category.toLowerCase()))
+    )
+      return errorResult(unknownCategoryError(category, query, args, categories));
+    const limit = (args["limit"] as number | undefined) ?? 10;
+    const { hits, total } = searchIndex().search(query, { ...(category !== undefined && { category }), limit });
+    const results = hits.map(({ tool, score }) => {
+      const entry = summary(tool, true);
+      if (tool.operation) {
+        entry["method"] = tool.operation.method.toUpperCase();
+        entry["path"] = tool.operation.path;
+      }
+      // The minimal valid arguments ride along (when short), so a found operation is one invoke away.
+      const example = tool.guidance.examples?.minimal;
+      if (example && JSON.stringify(example).length <= 300) entry["example"] = example;
+      entry["score"] = score;
+      return entry;
+    });
+    const top = hits[0]?.tool;
+    const next: ToolCall[] = [];
+    if (top) {
+      next.push({
+        tool: DESCRIBE_TOOL,
+        params: { name: top.name },
+        note: "Parameters and valid examples of the best match",
+      });
+      if (top.guidance.examples)
+        next.push(
+          express({
+            tool: top.name,
+            params: top.guidance.examples.minimal,
+            note: "Minimal valid call of the best match",
+          }),
+        );
+    } else {
+      next.push({ tool: INFO_TOOL, params: {}, note: "Browse the categories instead" });
+    }
+    const structured: Record<string, unknown> = { query, total_matches: total, results, next_steps: next };
+    if (category !== undefined) structured["category"] = category;
+    const lines = results.map(
+      (r) =>
+        `- ${r["name"] as string}${r["method"] ? ` (${r["method"] as string} ${r["path"] as string})` : ""}${r["required"] ? ` required: ${(r["required"] as string[]).join(", ")}` : ""}${r["destructive"] ? " [destructive]" : ""}${r["description"] ? ` — ${r["description"] as string}` : ""}`,
+    );
+    const text = results.length
+      ? `${total} match${total === 1 ? "" : "es"} for "${query}"${total > results.length ? ` (top ${results.length})` : ""}:\n${lines.join("\n")}\n\nNext: ${renderCall(next[0]!)}`
+      : `No operation matches "${query}". Try other words (a resource or verb such as "issue", "create"), or browse with \`${INFO_TOOL}\`.`;
+    return textResult(text, structured);
+  };
+
+  const route = (front: ToolData, args: Record<string, unknown>, confirmed: boolean): Routed => {
+    if (front.name === SEARCH_TOOL) return { kind: "result", result: search(args) };
+    const name = args["name"] as string;
+    const tool = toolsByName.get(name);
+    if (front.name === DESCRIBE_TOOL) {
+      if (!tool)
+        return {
+          kind: "result",
+          result: errorResult(
+            unknownOperationError("UNKNOWN_OPERATION", "name", name, undefined, DESCRIBE_TOOL, tools, searchStep(name)),
+          ),
+        };
+      return {
+        kind: "result",
+        result: describeResult(tool, (args["level"] as HintLevel | undefined) ?? "typed", express),
+      };
+    }
+    const params = isPlainObject(args["params"]) ? args["params"] : {};
+    if (!tool)
+      return {
+        kind: "result",
+        result: errorResult(
+          unknownOperationError("UNKNOWN_OPERATION", "name", name, params, INVOKE_TOOL, tools, searchStep(name)),
+        ),
+      };
+    return invokeOperation(tool, params, args, confirmed);
+  };
+
+  return {
+    mode: "discovery",
+    tools: metaTools,
+    listed,
+    workflow: (confirmDestructive) =>
+      [
+        `Workflow (${tools.length} operations behind three tools): \`${SEARCH_TOOL}\` {"query": "<what you want to do>"} → \`${DESCRIBE_TOOL}\` {"name", "level": "typed"} (parameters and valid examples) → \`${INVOKE_TOOL}\` {"name", "params": {...}}.`,
+        `Use "${WAIT_ARG}": true in \`${INVOKE_TOOL}\` for long operations; pass "${CONFIRM_ARG}": true to \`${INVOKE_TOOL}\` for destructive ones (confirm with the user first). \`${INFO_TOOL}\` lists the categories.`,
+        `Every suggested call (available_actions, next_steps, corrective_params) is already an \`${INVOKE_TOOL}\` call.`,
+        ...commonWorkflow(confirmDestructive, `the \`${INVOKE_TOOL}\` call`, `in \`${INVOKE_TOOL}\``),
+      ].join(" "),
+    route,
+    express,
+    present: (result) =>
+      presentWith(result, express, (name) =>
+        toolsByName.has(name) ? { tool: INVOKE_TOOL, wrap: (params) => ({ name, params }) } : undefined,
+      ),
+    warmUp: () => {
+      searchIndex();
+    },
+  };
+}
+
+/** The three meta-tools as validation data, with examples built from the API's first operation. */
+function discoveryTools(api: ApiData, tools: readonly ToolData[], categoryCount: number): ToolData[] {
+  const first = tools[0];
   const searchTool = metaTool(
     SEARCH_TOOL,
-    `Step 1 of 3. Finds operations of ${api.title} (${tools.length} in ${categories.length} categories) by keywords over names, descriptions, tags and paths; returns the best matches with their required parameters.`,
+    `Step 1 of 3. Finds operations of ${api.title} (${tools.length} in ${categoryCount} categories) by keywords over names, descriptions, tags and paths; returns the best matches with their required parameters.`,
     SEARCH_INPUT_SCHEMA,
     { query: first ? (shortDescription(first.title ?? first.description, 60) ?? first.name) : "list" },
     { query: first?.name ?? "list", limit: 5 },
@@ -121,8 +229,11 @@ export function discoverySurface({ api, tools, toolsByName }: SurfaceOptions): S
     idempotentHint: false,
     openWorldHint: true,
   };
-  const metaTools = [searchTool, describeToolData, invokeTool];
+  return [searchTool, describeToolData, invokeTool];
+}
 
+/** A meta-tool as listed; `invoke_operation` shows `_confirm` and `wait`, which validation takes out before routing. */
+function listedMetaTool(tool: ToolData): Tool {
   const invokeListed = {
     type: "object" as const,
     properties: {
@@ -139,7 +250,7 @@ export function discoverySurface({ api, tools, toolsByName }: SurfaceOptions): S
     },
     required: ["name"],
   };
-  const listed: Tool[] = metaTools.map((tool) => ({
+  return {
     name: tool.name,
     title:
       tool.name === SEARCH_TOOL
@@ -151,157 +262,53 @@ export function discoverySurface({ api, tools, toolsByName }: SurfaceOptions): S
     inputSchema: tool.name === INVOKE_TOOL ? invokeListed : (tool.inputSchema as Tool["inputSchema"]),
     outputSchema: LOOSE_OUTPUT_SCHEMA,
     annotations: tool.annotations,
-  }));
+  };
+}
 
-  const searchStep = (query: string): ToolCall => ({
+/** `category` names no category or tag: did-you-mean, and the search again without it (or with the closest one). */
+function unknownCategoryError(
+  category: string,
+  query: string,
+  args: Record<string, unknown>,
+  categories: Array<{ name: string; count: number }>,
+): GuidedError {
+  const ranked = rankMatches(
+    category,
+    categories.map((c) => c.name),
+    { limit: 3 },
+  );
+  const best = ranked[0] && ranked[0].score >= SUGGEST ? ranked[0].name : undefined;
+  const error: GuidedError = {
+    code: "INVALID_ARGUMENTS",
+    message: `No category '${category}'.${best ? ` Did you mean '${best}'?` : ""} Search without a category, or use one of: ${categories
+      .slice(0, 20)
+      .map((c) => c.name)
+      .join(", ")}${categories.length > 20 ? ", …" : ""}.`,
+    severity: "medium",
     tool: SEARCH_TOOL,
-    params: { query },
-    note: "Search by what you want to do",
-  });
-
-  const route = (front: ToolData, args: Record<string, unknown>, confirmed: boolean): Routed => {
-    if (front.name === SEARCH_TOOL) {
-      const query = args["query"] as string;
-      const category = args["category"] as string | undefined;
-      if (
-        category !== undefined &&
-        !categories.some((c) => c.name.toLowerCase() === category.toLowerCase()) &&
-        !tools.some((t) => (t.tags ?? []).some((tag) => tag.toLowerCase() === category.toLowerCase()))
-      ) {
-        const ranked = rankMatches(
-          category,
-          categories.map((c) => c.name),
-          { limit: 3 },
-        );
-        const best = ranked[0] && ranked[0].score >= SUGGEST ? ranked[0].name : undefined;
-        const error: GuidedError = {
-          code: "INVALID_ARGUMENTS",
-          message: `No category '${category}'.${best ? ` Did you mean '${best}'?` : ""} Search without a category, or use one of: ${categories
-            .slice(0, 20)
-            .map((c) => c.name)
-            .join(", ")}${categories.length > 20 ? ", …" : ""}.`,
-          severity: "medium",
-          tool: SEARCH_TOOL,
-          issues: [
-            {
-              field: "category",
-              code: "INVALID_ENUM",
-              problem: `'${category}' is not a category`,
-              received: category,
-              expected: "a category name",
-              fix: best ? `Use "${best}"` : "Drop the category",
-              ...(best && { did_you_mean: best }),
-            },
-          ],
-          suggestions: { ...(best && { did_you_mean: best }), auto_correctable: true },
-          corrective_params: best
-            ? { ...args, category: best }
-            : Object.fromEntries(Object.entries(args).filter(([key]) => key !== "category")),
-          next_steps: [
-            {
-              tool: SEARCH_TOOL,
-              params: best ? { ...args, category: best } : { query },
-              note: best ? "Closest category" : "Without the category",
-            },
-          ],
-          details: { categories: categories.slice(0, 50) },
-        };
-        return { kind: "result", result: errorResult(error) };
-      }
-      const limit = (args["limit"] as number | undefined) ?? 10;
-      const { hits, total } = searchIndex().search(query, { ...(category !== undefined && { category }), limit });
-      const results = hits.map(({ tool, score }) => {
-        const entry = summary(tool, true);
-        if (tool.operation) {
-          entry["method"] = tool.operation.method.toUpperCase();
-          entry["path"] = tool.operation.path;
-        }
-        // The minimal valid arguments ride along (when short), so a found operation is one invoke away.
-        const example = tool.guidance.examples?.minimal;
-        if (example && JSON.stringify(example).length <= 300) entry["example"] = example;
-        entry["score"] = score;
-        return entry;
-      });
-      const top = hits[0]?.tool;
-      const next: ToolCall[] = [];
-      if (top) {
-        next.push({
-          tool: DESCRIBE_TOOL,
-          params: { name: top.name },
-          note: "Parameters and valid examples of the best match",
-        });
-        if (top.guidance.examples)
-          next.push(
-            express({
-              tool: top.name,
-              params: top.guidance.examples.minimal,
-              note: "Minimal valid call of the best match",
-            }),
-          );
-      } else {
-        next.push({ tool: INFO_TOOL, params: {}, note: "Browse the categories instead" });
-      }
-      const structured: Record<string, unknown> = { query, total_matches: total, results, next_steps: next };
-      if (category !== undefined) structured["category"] = category;
-      const lines = results.map(
-        (r) =>
-          `- ${r["name"] as string}${r["method"] ? ` (${r["method"] as string} ${r["path"] as string})` : ""}${r["required"] ? ` required: ${(r["required"] as string[]).join(", ")}` : ""}${r["destructive"] ? " [destructive]" : ""}${r["description"] ? ` — ${r["description"] as string}` : ""}`,
-      );
-      const text = results.length
-        ? `${total} match${total === 1 ? "" : "es"} for "${query}"${total > results.length ? ` (top ${results.length})` : ""}:\n${lines.join("\n")}\n\nNext: ${renderCall(next[0]!)}`
-        : `No operation matches "${query}". Try other words (a resource or verb such as "issue", "create"), or browse with \`${INFO_TOOL}\`.`;
-      return { kind: "result", result: textResult(text, structured) };
-    }
-    const name = args["name"] as string;
-    const tool = toolsByName.get(name);
-    if (front.name === DESCRIBE_TOOL) {
-      if (!tool)
-        return {
-          kind: "result",
-          result: errorResult(
-            unknownOperationError("UNKNOWN_OPERATION", "name", name, undefined, DESCRIBE_TOOL, tools, searchStep(name)),
-          ),
-        };
-      return {
-        kind: "result",
-        result: describeResult(tool, (args["level"] as HintLevel | undefined) ?? "typed", express),
-      };
-    }
-    const params = isPlainObject(args["params"]) ? args["params"] : {};
-    if (!tool)
-      return {
-        kind: "result",
-        result: errorResult(
-          unknownOperationError("UNKNOWN_OPERATION", "name", name, params, INVOKE_TOOL, tools, searchStep(name)),
-        ),
-      };
-    const inner: Record<string, unknown> = { ...params };
-    if (confirmed && inner[CONFIRM_ARG] === undefined) inner[CONFIRM_ARG] = true;
-    const wait = args[WAIT_ARG] ?? args[WAIT_ALIAS];
-    if (wait !== undefined && inner[WAIT_ALIAS] === undefined && inner[WAIT_ARG] === undefined)
-      inner[WAIT_ALIAS] = wait;
-    return { kind: "invoke", tool, args: inner };
+    issues: [
+      {
+        field: "category",
+        code: "INVALID_ENUM",
+        problem: `'${category}' is not a category`,
+        received: category,
+        expected: "a category name",
+        fix: best ? `Use "${best}"` : "Drop the category",
+        ...(best && { did_you_mean: best }),
+      },
+    ],
+    suggestions: { ...(best && { did_you_mean: best }), auto_correctable: true },
+    corrective_params: best
+      ? { ...args, category: best }
+      : Object.fromEntries(Object.entries(args).filter(([key]) => key !== "category")),
+    next_steps: [
+      {
+        tool: SEARCH_TOOL,
+        params: best ? { ...args, category: best } : { query },
+        note: best ? "Closest category" : "Without the category",
+      },
+    ],
+    details: { categories: categories.slice(0, 50) },
   };
-
-  return {
-    mode: "discovery",
-    tools: metaTools,
-    listed,
-    workflow: (confirmDestructive) =>
-      [
-        `Workflow (${tools.length} operations behind three tools): \`${SEARCH_TOOL}\` {"query": "<what you want to do>"} → \`${DESCRIBE_TOOL}\` {"name", "level": "typed"} (parameters and valid examples) → \`${INVOKE_TOOL}\` {"name", "params": {...}}.`,
-        `Use "${WAIT_ARG}": true in \`${INVOKE_TOOL}\` for long operations; pass "${CONFIRM_ARG}": true to \`${INVOKE_TOOL}\` for destructive ones (confirm with the user first). \`${INFO_TOOL}\` lists the categories.`,
-        `Every suggested call (available_actions, next_steps, corrective_params) is already an \`${INVOKE_TOOL}\` call.`,
-        ...commonWorkflow(confirmDestructive, `the \`${INVOKE_TOOL}\` call`, `in \`${INVOKE_TOOL}\``),
-      ].join(" "),
-    route,
-    express,
-    present: (result) =>
-      presentWith(result, express, (name) =>
-        toolsByName.has(name) ? { tool: INVOKE_TOOL, wrap: (params) => ({ name, params }) } : undefined,
-      ),
-    warmUp: () => {
-      searchIndex();
-    },
-  };
+  return error;
 }

@@ -24,7 +24,7 @@ import { renderDescription } from "../guidance/reserved.js";
 import { renderCall, renderCallWithNote } from "../guidance/text.js";
 import { isPlainObject } from "../shared/json.js";
 import type { ToolData } from "../shared/tool-data.js";
-import { META_ANNOTATIONS } from "./types.js";
+import { META_ANNOTATIONS, type Routed } from "./types.js";
 
 export function commonWorkflow(confirmDestructive: boolean, confirmWhere: string, waitWhere: string): string[] {
   return [
@@ -250,5 +250,29 @@ export function metaTool(
       examples: { minimal: example, full },
       links: [],
     },
+  };
+}
+
+/**
+ * The operation call a dispatch or discovery tool routes to: the operation's
+ * own arguments, with the front tool's confirmation and wait flags as fields.
+ * A flag the operation's arguments already carry wins over the front tool's.
+ */
+export function invokeOperation(
+  tool: ToolData,
+  params: Record<string, unknown>,
+  frontArgs: Record<string, unknown>,
+  confirmed: boolean,
+  warnings?: string[],
+): Routed {
+  const wait = frontArgs[WAIT_ARG] ?? frontArgs[WAIT_ALIAS];
+  const waitInParams = params[WAIT_ALIAS] !== undefined || params[WAIT_ARG] !== undefined;
+  return {
+    kind: "invoke",
+    tool,
+    args: { ...params },
+    confirmed: confirmed && params[CONFIRM_ARG] === undefined,
+    wait: !waitInParams && wait === true,
+    ...(warnings && { warnings }),
   };
 }

@@ -24,8 +24,18 @@ export const NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 /** What a mode-level tool asks the server to do. */
 export type Routed =
   | { kind: "result"; result: CallToolResult }
-  /** Run `tool` through the guided path with `args` (reserved `_confirm` / `wait` already merged in). */
-  | { kind: "invoke"; tool: ToolData; args: unknown; warnings?: string[] };
+  /**
+   * Run `tool` through the guided path with `args`, the operation's own arguments.
+   * `confirmed`: the front tool carried `"_confirm": true`; `wait`: it asked to wait.
+   */
+  | {
+      kind: "invoke";
+      tool: ToolData;
+      args: Record<string, unknown>;
+      confirmed: boolean;
+      wait: boolean;
+      warnings?: string[];
+    };
 
 export interface Surface {
   readonly mode: ResolvedMode;

@@ -11,9 +11,8 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { createExecutor, plainCall, type Execution } from "../call/execute.js";
-import type { ConfirmationAnswer, PreparedCall } from "../call/outcomes.js";
+import type { CallFailure, ConfirmationAnswer, PreparedCall } from "../call/outcomes.js";
 import { INFO_TOOL, OPERATION_STATUS_TOOL, WAIT_ALIAS, WAIT_ARG } from "../call/types.js";
-import type { ValidationResult } from "../call/validation.js";
 import { needsConfirmation, prepareArguments, type Validator } from "../guidance/correct.js";
 import { resolvedPath } from "../guidance/errors.js";
 import { callInfo, callReadResponse } from "../guidance/reserved.js";
@@ -40,16 +39,10 @@ export function createCallTool(
   const operations = createOperations(parts);
   const frontTools = new Map(surface.tools.map((tool) => [tool.name, tool]));
 
-  /** Validation through the cached compiled validator; remembers a schema that failed to compile. */
-  const validatorFor = (tool: ToolData) => {
-    const state: { schemaError?: string } = {};
-    const validate: Validator = (args: unknown) => {
-      const result: ValidationResult = validators.validateArguments(tool, args);
-      if (!result.valid && result.schemaError) state.schemaError = result.schemaError;
-      return result;
-    };
-    return { validate, state };
-  };
+  const validatorFor =
+    (tool: ToolData): Validator =>
+    (args: unknown) =>
+      validators.validateArguments(tool, args);
 
   async function callTool(
     name: string,
@@ -66,7 +59,7 @@ export function createCallTool(
 
     const builtIn = reserved.get(name);
     if (builtIn) {
-      const prepared = prepareArguments(builtIn, rawArgs, validatorFor(builtIn).validate);
+      const prepared = prepareArguments(builtIn, rawArgs, validatorFor(builtIn));
       if (!prepared.ok)
         return finish(name, outcomes.onInvalidArguments(builtIn, rawArgs, prepared.error, outcomeContext));
       if (name === OPERATION_STATUS_TOOL)
@@ -78,7 +71,7 @@ export function createCallTool(
 
     const front = frontTools.get(name);
     if (front) {
-      const prepared = prepareArguments(front, rawArgs, validatorFor(front).validate);
+      const prepared = prepareArguments(front, rawArgs, validatorFor(front));
       if (!prepared.ok)
         return finish(
           name,
@@ -86,13 +79,9 @@ export function createCallTool(
         );
       const routed = surface.route(front, prepared.args, prepared.confirmed);
       if (routed.kind === "result") return finish(name, surface.present(routed.result));
-      return finish(
-        `${name} ${routed.tool.name}`,
-        await callOperation(routed.tool, routed.args as ToolArguments | undefined, session, [
-          ...prepared.warnings,
-          ...(routed.warnings ?? []),
-        ]),
-      );
+      const warnings = [...prepared.warnings, ...(routed.warnings ?? [])];
+      const { tool, args, confirmed, wait } = routed;
+      return finish(`${name} ${tool.name}`, await callOperation(tool, args, session, { confirmed, wait, warnings }));
     }
 
     // Per-operation mode lists the operations themselves; the other modes still accept a direct call.
@@ -110,46 +99,36 @@ export function createCallTool(
     tool: ToolData,
     rawArgs: ToolArguments | undefined,
     session: CallSession,
-    extraWarnings: string[] = [],
+    routed: { confirmed?: boolean; wait?: boolean; warnings?: string[] } = {},
   ): Promise<CallToolResult> {
     const signal = session.signal ?? new AbortController().signal;
-    const { args: withoutWait, wait } = takeWait(tool, rawArgs);
-    const { validate, state } = validatorFor(tool);
-    const prepared = prepareArguments(tool, withoutWait, validate);
+    const { args: withoutWait, wait: waitInArgs } = takeWait(tool, rawArgs);
+    const wait = waitInArgs || routed.wait === true;
+    const prepared = prepareArguments(tool, withoutWait, validatorFor(tool));
     const args = prepared.ok ? prepared.args : isPlainObject(withoutWait) ? withoutWait : {};
     const context: HookContext = { tool, api, args, env, signal };
 
     let result: CallToolResult;
     if (!prepared.ok) {
-      result = state.schemaError
-        ? outcomes.onFailure(
-            tool,
-            plainCall(args),
-            {
-              kind: "internal",
-              error: new Error(`The input schema of ${tool.name} could not be compiled: ${state.schemaError}`),
-            },
-            outcomeContext,
-          )
-        : outcomes.onInvalidArguments(tool, withoutWait, prepared.error, outcomeContext);
+      result =
+        prepared.schemaError !== undefined
+          ? outcomes.onFailure(tool, plainCall(args), schemaFailure(tool, prepared.schemaError), outcomeContext)
+          : outcomes.onInvalidArguments(tool, withoutWait, prepared.error, outcomeContext);
     } else {
       const call: PreparedCall = {
         args: prepared.args,
         resolvedInputs: prepared.resolved_inputs,
         corrections: prepared.corrections,
-        warnings: [...extraWarnings, ...prepared.warnings],
+        warnings: [...(routed.warnings ?? []), ...prepared.warnings],
       };
+      const confirmed = prepared.confirmed || routed.confirmed === true;
       const confirmation =
-        confirmDestructive && needsConfirmation(tool, prepared)
+        confirmDestructive && needsConfirmation(tool, { ...prepared, confirmed })
           ? await askConfirmation(tool, call, session, signal)
           : "accept";
       if (confirmation !== "accept") {
-        result = outcomes.onConfirmationRequired(
-          tool,
-          call,
-          confirmation === "not_asked" ? undefined : confirmation,
-          outcomeContext,
-        );
+        const answer = confirmation === "not_asked" ? undefined : confirmation;
+        result = outcomes.onConfirmationRequired(tool, call, answer, outcomeContext);
       } else {
         result = await executed(tool, call, context, wait, session);
       }
@@ -218,4 +197,11 @@ function takeWait(tool: ToolData, rawArgs: ToolArguments | undefined): { args: u
     delete args[name];
   }
   return { args, wait };
+}
+
+function schemaFailure(tool: ToolData, schemaError: string): CallFailure {
+  return {
+    kind: "internal",
+    error: new Error(`The input schema of ${tool.name} could not be compiled: ${schemaError}`),
+  };
 }
