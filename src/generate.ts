@@ -14,6 +14,7 @@ import { isUrl, loadSpec } from "./load/index.js";
 import { buildModel } from "./model/index.js";
 import type { ApiModel, Diagnostic, GuidedApiModel, ToolData } from "./model/ir.js";
 import { filterTools, isEmptyFilter, type ToolFilter } from "../templates/server/src/runtime/shared/filter.js";
+import { DEFAULT_AUTO_THRESHOLD } from "../templates/server/src/runtime/shared/defaults.js";
 import type { ToolMode } from "../templates/server/src/runtime/shared/tool-data.js";
 import { compileInputValidators } from "./model/validators.js";
 import { normaliseSpec } from "./normalise/index.js";
@@ -113,7 +114,6 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   return { model: guided, files, write, diagnostics: guided.diagnostics, timings, ...(report ? { report, reportText } : {}) };
 }
 
-export const DEFAULT_AUTO_THRESHOLD = 40;
 
 /** The user's generation-time choices: which operations, and how they are exposed. */
 function applyGenerationChoices(model: ApiModel, options: GenerateOptions): ApiModel {

@@ -6,6 +6,7 @@ import { parseArgs } from "node:util";
 import type { Env } from "../upstream/auth.js";
 import { isEmptyFilter, parseList, type ToolFilter } from "../shared/filter.js";
 import { readHardeningSettings } from "./hardening.js";
+import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_RESPONSE_BUDGET_CHARS } from "../shared/defaults.js";
 import { parseIntegerSetting, SettingError } from "../shared/parse.js";
 import type { ApiData, ToolMode } from "../shared/tool-data.js";
 
@@ -44,8 +45,6 @@ export class ConfigError extends Error {
 const DEFAULT_PORT = 3000;
 // Loopback by default: an MCP server holding API credentials must not be reachable from the network by accident.
 const DEFAULT_HOST = "127.0.0.1";
-const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
-export const DEFAULT_RESPONSE_BUDGET_CHARS = 20_000;
 
 export function usage(api: Pick<ApiData, "name" | "envPrefix" | "baseUrlEnv">): string {
   const prefix = api.envPrefix;
@@ -83,51 +82,7 @@ export function loadRuntimeConfig(
   env: Env,
   api: Pick<ApiData, "name" | "envPrefix" | "baseUrlEnv" | "timeoutMs">,
 ): ConfigResult {
-  let values: {
-    transport?: string;
-    port?: string;
-    host?: string;
-    "timeout-ms"?: string;
-    "response-budget-chars"?: string;
-    "no-confirm"?: boolean;
-    tools?: string;
-    "include-tags"?: string;
-    "exclude-tags"?: string;
-    "include-ops"?: string;
-    "exclude-ops"?: string;
-    methods?: string;
-    "read-only"?: boolean;
-    "wait-timeout-ms"?: string;
-    "mcp-token"?: string;
-    help?: boolean;
-  };
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        transport: { type: "string" },
-        port: { type: "string" },
-        host: { type: "string" },
-        "timeout-ms": { type: "string" },
-        "response-budget-chars": { type: "string" },
-        "no-confirm": { type: "boolean" },
-        tools: { type: "string" },
-        "include-tags": { type: "string" },
-        "exclude-tags": { type: "string" },
-        "include-ops": { type: "string" },
-        "exclude-ops": { type: "string" },
-        methods: { type: "string" },
-        "read-only": { type: "boolean" },
-        "wait-timeout-ms": { type: "string" },
-        "mcp-token": { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (error) {
-    throw new ConfigError(`${error instanceof Error ? error.message : String(error)}\n\n${usage(api)}`);
-  }
+  const values = parseFlags(argv, api);
   if (values.help) return { kind: "help", text: usage(api) };
 
   const prefix = api.envPrefix;
@@ -152,20 +107,7 @@ export function loadRuntimeConfig(
       `${modeSetting?.source} must be one of ${TOOL_MODES.join(", ")}, got ${JSON.stringify(modeSetting?.value)}.`,
     );
   }
-  const list = (flag: "include-tags" | "exclude-tags" | "include-ops" | "exclude-ops" | "methods", envName: string) =>
-    parseList(setting(flag, `${prefix}_${envName}`)?.value);
-  const filter: ToolFilter = {};
-  const includeTags = list("include-tags", "INCLUDE_TAGS");
-  const excludeTags = list("exclude-tags", "EXCLUDE_TAGS");
-  const includeOperations = list("include-ops", "INCLUDE_OPS");
-  const excludeOperations = list("exclude-ops", "EXCLUDE_OPS");
-  const methods = list("methods", "METHODS")?.map((method) => method.toLowerCase());
-  if (includeTags) filter.includeTags = includeTags;
-  if (excludeTags) filter.excludeTags = excludeTags;
-  if (includeOperations) filter.includeOperations = includeOperations;
-  if (excludeOperations) filter.excludeOperations = excludeOperations;
-  if (methods) filter.methods = methods;
-  if (values["read-only"] || booleanSetting(setting(undefined, `${prefix}_READ_ONLY`), false)) filter.readOnly = true;
+  const filter = readFilter(setting, values["read-only"] === true, prefix);
 
   try {
     readHardeningSettings(prefix, env); // read again by the runtime; a bad value is a usage error here
@@ -229,4 +171,78 @@ function integerSetting(
   } catch (error) {
     throw error instanceof SettingError ? new ConfigError(error.message) : error;
   }
+}
+
+/** The command-line flags, as given. */
+type Flags = {
+  transport?: string;
+  port?: string;
+  host?: string;
+  "timeout-ms"?: string;
+  "response-budget-chars"?: string;
+  "no-confirm"?: boolean;
+  tools?: string;
+  "include-tags"?: string;
+  "exclude-tags"?: string;
+  "include-ops"?: string;
+  "exclude-ops"?: string;
+  methods?: string;
+  "read-only"?: boolean;
+  "wait-timeout-ms"?: string;
+  "mcp-token"?: string;
+  help?: boolean;
+};
+
+function parseFlags(argv: string[], api: Pick<ApiData, "name" | "envPrefix" | "baseUrlEnv">): Flags {
+  let values: Flags;
+
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        transport: { type: "string" },
+        port: { type: "string" },
+        host: { type: "string" },
+        "timeout-ms": { type: "string" },
+        "response-budget-chars": { type: "string" },
+        "no-confirm": { type: "boolean" },
+        tools: { type: "string" },
+        "include-tags": { type: "string" },
+        "exclude-tags": { type: "string" },
+        "include-ops": { type: "string" },
+        "exclude-ops": { type: "string" },
+        methods: { type: "string" },
+        "read-only": { type: "boolean" },
+        "wait-timeout-ms": { type: "string" },
+        "mcp-token": { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    throw new ConfigError(`${error instanceof Error ? error.message : String(error)}\n\n${usage(api)}`);
+  }
+  return values;
+}
+
+type SettingOf = (flag: keyof Flags | undefined, envName: string) => { value: string; source: string } | undefined;
+
+/** The start-up filter from `--include-tags`... / `<PREFIX>_INCLUDE_TAGS`...; empty when nothing is filtered. */
+function readFilter(setting: SettingOf, readOnlyFlag: boolean, prefix: string): ToolFilter {
+  const list = (flag: "include-tags" | "exclude-tags" | "include-ops" | "exclude-ops" | "methods", envName: string) =>
+    parseList(setting(flag, `${prefix}_${envName}`)?.value);
+  const filter: ToolFilter = {};
+  const includeTags = list("include-tags", "INCLUDE_TAGS");
+  const excludeTags = list("exclude-tags", "EXCLUDE_TAGS");
+  const includeOperations = list("include-ops", "INCLUDE_OPS");
+  const excludeOperations = list("exclude-ops", "EXCLUDE_OPS");
+  const methods = list("methods", "METHODS")?.map((method) => method.toLowerCase());
+  if (includeTags) filter.includeTags = includeTags;
+  if (excludeTags) filter.excludeTags = excludeTags;
+  if (includeOperations) filter.includeOperations = includeOperations;
+  if (excludeOperations) filter.excludeOperations = excludeOperations;
+  if (methods) filter.methods = methods;
+  if (readOnlyFlag || booleanSetting(setting(undefined, `${prefix}_READ_ONLY`), false)) filter.readOnly = true;
+  return filter;
 }

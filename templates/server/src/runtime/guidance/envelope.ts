@@ -21,6 +21,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolData } from "../shared/tool-data.js";
 import type { ResponseCache } from "../call/response-cache.js";
+import { DEFAULT_RESPONSE_BUDGET_CHARS } from "../shared/defaults.js";
 import { renderCall, renderCallWithNote } from "./text.js";
 import { argsFromUrl, parseLinkHeader, resolveLink, type ResolvedAction } from "./links.js";
 import { getAt } from "./pointer.js";
@@ -321,7 +322,7 @@ function sentence(
 export function buildEnvelope(tool: ToolData, toolsByName: ToolLookup, options: EnvelopeOptions): Envelope {
   const { args, response } = options;
   const body = response.body;
-  const budget = options.budgetChars ?? 20_000;
+  const budget = options.budgetChars ?? DEFAULT_RESPONSE_BUDGET_CHARS;
   const resolved = options.resolvedInputs ?? args;
   const linkCtx = options.url !== undefined ? { tool, args, response, url: options.url } : { tool, args, response };
 

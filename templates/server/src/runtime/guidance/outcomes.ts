@@ -17,15 +17,9 @@ import type {
 import type { ApiData, JsonSchema, ToolData } from "../shared/tool-data.js";
 import { buildEnvelope, envelopeResult } from "./envelope.js";
 import { addResilienceDetails, argumentsTooLargeError, circuitOpenError } from "./hardening.js";
-import {
-  confirmationRequiredError,
-  errorResult,
-  redactSecrets,
-  resolvedPath,
-  toolSchemes,
-  unknownToolError,
-  upstreamError,
-} from "./errors.js";
+import { confirmationRequiredError, resolvedPath, unknownToolError } from "./errors.js";
+import { errorResult } from "./render.js";
+import { redactSecrets, toolSchemes, upstreamError } from "./upstream-errors.js";
 import { isPlainObject } from "../shared/json.js";
 import { INFO_TOOL, type GuidedError, type Issue, type Severity } from "../call/types.js";
 

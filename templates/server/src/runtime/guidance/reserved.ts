@@ -15,7 +15,8 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolData } from "../shared/tool-data.js";
 import { READ_RESPONSE_INPUT_SCHEMA, type ResponseCache } from "../call/response-cache.js";
 import { describeTool, listCategories, type CategoryListing, type ToolDescription } from "./describe.js";
-import { categoryCounts, errorResult, renderSchemaHint, unknownToolError } from "./errors.js";
+import { categoryCounts, unknownToolError } from "./errors.js";
+import { errorResult, renderSchemaHint } from "./render.js";
 import { SUGGEST, rankMatches } from "./fuzzy.js";
 import { OPERATION_STATUS_INPUT_SCHEMA } from "../call/long-running.js";
 import {

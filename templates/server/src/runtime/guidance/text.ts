@@ -13,3 +13,8 @@ export function renderCall(call: ToolCall): string {
 export function renderCallWithNote(call: ToolCall): string {
   return call.note ? `${renderCall(call)} — ${call.note}` : renderCall(call);
 }
+
+/** `800 ms`, `2.5 s`: a wait as an agent reads it. */
+export function seconds(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 100) / 10} s`;
+}

@@ -4,7 +4,8 @@
  */
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { CONFIRM_ARG, INFO_TOOL, WAIT_ARG, type GuidedError, type HintLevel, type ToolCall } from "../call/types.js";
-import { categoryCounts, errorResult, shortDescription } from "../guidance/errors.js";
+import { categoryCounts, shortDescription } from "../guidance/errors.js";
+import { errorResult } from "../guidance/render.js";
 import { SUGGEST, rankMatches } from "../guidance/fuzzy.js";
 import { renderCall } from "../guidance/text.js";
 import { isPlainObject } from "../shared/json.js";
@@ -71,19 +72,7 @@ export function discoverySurface({ api, tools, toolsByName }: SurfaceOptions): S
   const searchIndex = () => (index ??= new SearchIndex(tools));
   const categories = categoryCounts(tools);
 
-  const express = (step: ToolCall): ToolCall => {
-    if (step.tool === INFO_TOOL && typeof step.params["tool"] === "string" && toolsByName.has(step.params["tool"])) {
-      const params: Record<string, unknown> = { name: step.params["tool"] };
-      if (step.params["level"] !== undefined) params["level"] = step.params["level"];
-      return { ...step, tool: DESCRIBE_TOOL, params };
-    }
-    if (!toolsByName.has(step.tool)) return step;
-    const { rest, confirm, wait } = stripReserved(step.params);
-    const params: Record<string, unknown> = { name: step.tool, params: rest };
-    if (confirm !== undefined) params[CONFIRM_ARG] = confirm;
-    if (wait !== undefined) params[WAIT_ARG] = wait;
-    return { ...step, tool: INVOKE_TOOL, params };
-  };
+  const express = (step: ToolCall): ToolCall => expressInDiscovery(toolsByName, step);
 
   const metaTools = discoveryTools(api, tools, categories.length);
   const listed = metaTools.map(listedMetaTool);
@@ -104,18 +93,7 @@ export function discoverySurface({ api, tools, toolsByName }: SurfaceOptions): S
       return errorResult(unknownCategoryError(category, query, args, categories));
     const limit = (args["limit"] as number | undefined) ?? 10;
     const { hits, total } = searchIndex().search(query, { ...(category !== undefined && { category }), limit });
-    const results = hits.map(({ tool, score }) => {
-      const entry = summary(tool, true);
-      if (tool.operation) {
-        entry["method"] = tool.operation.method.toUpperCase();
-        entry["path"] = tool.operation.path;
-      }
-      // The minimal valid arguments ride along (when short), so a found operation is one invoke away.
-      const example = tool.guidance.examples?.minimal;
-      if (example && JSON.stringify(example).length <= 300) entry["example"] = example;
-      entry["score"] = score;
-      return entry;
-    });
+    const results = hits.map(({ tool, score }) => searchEntry(tool, score));
     const top = hits[0]?.tool;
     const next: ToolCall[] = [];
     if (top) {
@@ -311,4 +289,33 @@ function unknownCategoryError(
     details: { categories: categories.slice(0, 50) },
   };
   return error;
+}
+
+/** One call in discovery form: `describe_operation` for info, `invoke_operation` (with `_confirm`/`wait` outside `params`) for operations. */
+function expressInDiscovery(toolsByName: ReadonlyMap<string, ToolData>, step: ToolCall): ToolCall {
+  if (step.tool === INFO_TOOL && typeof step.params["tool"] === "string" && toolsByName.has(step.params["tool"])) {
+    const params: Record<string, unknown> = { name: step.params["tool"] };
+    if (step.params["level"] !== undefined) params["level"] = step.params["level"];
+    return { ...step, tool: DESCRIBE_TOOL, params };
+  }
+  if (!toolsByName.has(step.tool)) return step;
+  const { rest, confirm, wait } = stripReserved(step.params);
+  const params: Record<string, unknown> = { name: step.tool, params: rest };
+  if (confirm !== undefined) params[CONFIRM_ARG] = confirm;
+  if (wait !== undefined) params[WAIT_ARG] = wait;
+  return { ...step, tool: INVOKE_TOOL, params };
+}
+
+/** One search result: the operation's summary, method and path, and its minimal arguments when short. */
+function searchEntry(tool: ToolData, score: number): Record<string, unknown> {
+  const entry = summary(tool, true);
+  if (tool.operation) {
+    entry["method"] = tool.operation.method.toUpperCase();
+    entry["path"] = tool.operation.path;
+  }
+  // The minimal valid arguments ride along (when short), so a found operation is one invoke away.
+  const example = tool.guidance.examples?.minimal;
+  if (example && JSON.stringify(example).length <= 300) entry["example"] = example;
+  entry["score"] = score;
+  return entry;
 }

@@ -14,7 +14,8 @@ import {
   type HintLevel,
   type ToolCall,
 } from "../call/types.js";
-import { categoryCounts, errorResult } from "../guidance/errors.js";
+import { categoryCounts } from "../guidance/errors.js";
+import { errorResult } from "../guidance/render.js";
 import { renderCall } from "../guidance/text.js";
 import { isPlainObject } from "../shared/json.js";
 import type { ApiData, ToolData } from "../shared/tool-data.js";

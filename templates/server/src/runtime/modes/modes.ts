@@ -19,10 +19,11 @@
  */
 import { INFO_TOOL } from "../call/types.js";
 import type { ApiData, ToolMode } from "../shared/tool-data.js";
+import { DEFAULT_AUTO_THRESHOLD } from "../shared/defaults.js";
 import { discoverySurface } from "./discovery.js";
 import { dispatchSurface } from "./dispatch.js";
 import { commonWorkflow } from "./presentation.js";
-import { DEFAULT_AUTO_THRESHOLD, type ResolvedMode, type Surface, type SurfaceOptions } from "./types.js";
+import { type ResolvedMode, type Surface, type SurfaceOptions } from "./types.js";
 
 /** `auto` is per-operation up to the threshold, discovery above it. */
 export function resolveToolMode(

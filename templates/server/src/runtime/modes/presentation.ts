@@ -19,7 +19,8 @@ import {
 } from "../call/types.js";
 import { describeTool } from "../guidance/describe.js";
 import { renderEnvelope, type Envelope } from "../guidance/envelope.js";
-import { renderError, shortDescription, unknownToolError } from "../guidance/errors.js";
+import { shortDescription, unknownToolError } from "../guidance/errors.js";
+import { renderError } from "../guidance/render.js";
 import { renderDescription } from "../guidance/reserved.js";
 import { renderCall, renderCallWithNote } from "../guidance/text.js";
 import { isPlainObject } from "../shared/json.js";

@@ -8,7 +8,6 @@ import type { ApiData, ToolData, ToolMode } from "../shared/tool-data.js";
 
 export type ResolvedMode = Exclude<ToolMode, "auto">;
 
-export const DEFAULT_AUTO_THRESHOLD = 40;
 /** Dispatch: one tool for the whole API up to this many operations, one per category above. */
 export const DISPATCH_SINGLE_TOOL_MAX = 150;
 

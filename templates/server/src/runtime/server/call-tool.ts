@@ -10,8 +10,8 @@
  *                   -> presented in the tool mode -> transformResult hooks
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { createExecutor, plainCall, type Execution } from "../call/execute.js";
-import type { CallFailure, ConfirmationAnswer, PreparedCall } from "../call/outcomes.js";
+import { createExecutor, plainCall, type Execution, type Executor } from "../call/execute.js";
+import type { CallFailure, ConfirmationAnswer, OutcomeContext, Outcomes, PreparedCall } from "../call/outcomes.js";
 import { INFO_TOOL, OPERATION_STATUS_TOOL, WAIT_ALIAS, WAIT_ARG } from "../call/types.js";
 import { needsConfirmation, prepareArguments, type Validator } from "../guidance/correct.js";
 import { resolvedPath } from "../guidance/errors.js";
@@ -21,7 +21,7 @@ import type { Surface } from "../modes/types.js";
 import { isPlainObject } from "../shared/json.js";
 import type { ToolData } from "../shared/tool-data.js";
 import type { CallSession, RuntimeParts } from "./context.js";
-import { createOperations } from "./operations.js";
+import { createOperations, type LongRunningOperations } from "./operations.js";
 
 export type CallTool = (
   name: string,
@@ -37,6 +37,7 @@ export function createCallTool(
   const { api, env, tools, toolsByName, outcomes, outcomeContext, validators, cache, log, confirmDestructive } = parts;
   const executor = createExecutor(parts);
   const operations = createOperations(parts);
+  const callParts: CallParts = { executor, operations, outcomes, outcomeContext };
   const frontTools = new Map(surface.tools.map((tool) => [tool.name, tool]));
 
   const validatorFor =
@@ -124,58 +125,16 @@ export function createCallTool(
       const confirmed = prepared.confirmed || routed.confirmed === true;
       const confirmation =
         confirmDestructive && needsConfirmation(tool, { ...prepared, confirmed })
-          ? await askConfirmation(tool, call, session, signal)
+          ? await askConfirmation(log, api.name, tool, call, session, signal)
           : "accept";
       if (confirmation !== "accept") {
         const answer = confirmation === "not_asked" ? undefined : confirmation;
         result = outcomes.onConfirmationRequired(tool, call, answer, outcomeContext);
       } else {
-        result = await executed(tool, call, context, wait, session);
+        result = await executed(callParts, tool, call, context, wait, session);
       }
     }
     return executor.transformResult(surface.present(result), context);
-  }
-
-  async function executed(
-    tool: ToolData,
-    call: PreparedCall,
-    context: HookContext,
-    wait: boolean,
-    session: CallSession,
-  ): Promise<CallToolResult> {
-    let execution: Execution;
-    try {
-      execution = await executor.execute(tool, context);
-    } catch (error) {
-      execution = { ok: false, failure: { kind: "internal", error } };
-    }
-    if (!execution.ok) return executor.failureResult(tool, call, execution.failure, context);
-    if (execution.statusUrl) return operations.start(tool, call, execution.success, execution.statusUrl, wait, session);
-    return outcomes.onSuccess(tool, call, execution.success, outcomeContext);
-  }
-
-  async function askConfirmation(
-    tool: ToolData,
-    call: PreparedCall,
-    session: CallSession,
-    signal: AbortSignal,
-  ): Promise<"accept" | ConfirmationAnswer | "not_asked"> {
-    if (!session.confirm) return "not_asked";
-    const op = tool.operation;
-    const what = op ? `${op.method.toUpperCase()} ${resolvedPath(tool, call.args)}` : `run ${tool.name}`;
-    const args = Object.keys(call.args).length ? ` with ${JSON.stringify(call.args)}` : "";
-    try {
-      return await session.confirm(
-        `Allow '${tool.name}' to ${what}${args}? This is destructive and may not be reversible.`,
-        signal,
-      );
-    } catch (error) {
-      // A client that declared elicitation but failed to answer: fall back to the `_confirm` round trip.
-      log(
-        `${api.name}: confirmation prompt for ${tool.name} failed: ${error instanceof Error ? error.message : String(error)}`,
-      );
-      return "not_asked";
-    }
   }
 
   return callTool;
@@ -204,4 +163,58 @@ function schemaFailure(tool: ToolData, schemaError: string): CallFailure {
     kind: "internal",
     error: new Error(`The input schema of ${tool.name} could not be compiled: ${schemaError}`),
   };
+}
+
+/** Asks the user through MCP elicitation, when the client can; "not_asked" otherwise or when asking failed. */
+async function askConfirmation(
+  log: (line: string) => void,
+  apiName: string,
+  tool: ToolData,
+  call: PreparedCall,
+  session: CallSession,
+  signal: AbortSignal,
+): Promise<"accept" | ConfirmationAnswer | "not_asked"> {
+  if (!session.confirm) return "not_asked";
+  const op = tool.operation;
+  const what = op ? `${op.method.toUpperCase()} ${resolvedPath(tool, call.args)}` : `run ${tool.name}`;
+  const args = Object.keys(call.args).length ? ` with ${JSON.stringify(call.args)}` : "";
+  try {
+    return await session.confirm(
+      `Allow '${tool.name}' to ${what}${args}? This is destructive and may not be reversible.`,
+      signal,
+    );
+  } catch (error) {
+    // A client that declared elicitation but failed to answer: fall back to the `_confirm` round trip.
+    log(
+      `${apiName}: confirmation prompt for ${tool.name} failed: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    return "not_asked";
+  }
+}
+
+interface CallParts {
+  executor: Executor;
+  operations: LongRunningOperations;
+  outcomes: Outcomes;
+  outcomeContext: OutcomeContext;
+}
+
+/** Runs a prepared, confirmed call: a failure, a long-running operation, or a success. */
+async function executed(
+  { executor, operations, outcomes, outcomeContext }: CallParts,
+  tool: ToolData,
+  call: PreparedCall,
+  context: HookContext,
+  wait: boolean,
+  session: CallSession,
+): Promise<CallToolResult> {
+  let execution: Execution;
+  try {
+    execution = await executor.execute(tool, context);
+  } catch (error) {
+    execution = { ok: false, failure: { kind: "internal", error } };
+  }
+  if (!execution.ok) return executor.failureResult(tool, call, execution.failure, context);
+  if (execution.statusUrl) return operations.start(tool, call, execution.success, execution.statusUrl, wait, session);
+  return outcomes.onSuccess(tool, call, execution.success, outcomeContext);
 }

@@ -18,7 +18,8 @@ import {
 import type { CallSuccess, PreparedCall } from "../call/outcomes.js";
 import { INFO_TOOL, OPERATION_STATUS_TOOL, type GuidedError, type ToolCall } from "../call/types.js";
 import { renderEnvelope, type Envelope } from "../guidance/envelope.js";
-import { errorResult, redactSecrets } from "../guidance/errors.js";
+import { errorResult } from "../guidance/render.js";
+import { redactSecrets } from "../guidance/upstream-errors.js";
 import { isPlainObject } from "../shared/json.js";
 import { parseRetryAfter } from "../shared/parse.js";
 import type { ToolData } from "../shared/tool-data.js";
@@ -48,8 +49,7 @@ type Poll =
   { kind: "response"; response: UpstreamResponse; request: BuiltRequest } | { kind: "failure"; result: CallToolResult };
 
 export function createOperations(parts: RuntimeParts): LongRunningOperations {
-  const { api, env, upstream, outcomes, outcomeContext, timeoutMs, maxResponseBytes, waitTimeoutMs, pollIntervalMs } =
-    parts;
+  const { api, upstream, outcomes, outcomeContext, timeoutMs, maxResponseBytes, waitTimeoutMs, pollIntervalMs } = parts;
   const operations = new OperationRegistry();
 
   async function start(
@@ -85,12 +85,12 @@ export function createOperations(parts: RuntimeParts): LongRunningOperations {
     if (args["wait"] === true) return awaitOperation(entry, session, signal);
     const polled = await pollOnce(entry, signal);
     if (polled.kind === "failure") return polled.result;
-    if (entry.state !== "running") return finishedResult(entry, polled.response);
+    if (entry.state !== "running") return finishedResult(parts, entry, polled.response);
     return runningResult(entry, []);
   }
 
   async function pollOnce(entry: PendingOperation, signal: AbortSignal): Promise<Poll> {
-    const request = statusRequest(entry);
+    const request = statusRequest(parts, entry);
     let response: UpstreamResponse;
     try {
       response = await upstream.call(request, { timeoutMs, maxResponseBytes, signal });
@@ -126,7 +126,7 @@ export function createOperations(parts: RuntimeParts): LongRunningOperations {
     for (let round = 1; ; round++) {
       const polled = await pollOnce(entry, signal);
       if (polled.kind === "failure") return polled.result;
-      if (entry.state !== "running") return finishedResult(entry, polled.response);
+      if (entry.state !== "running") return finishedResult(parts, entry, polled.response);
       // MCP progress must increase: a reported percentage when there is one, else the poll count.
       const percent = percentDone(polled.response.body);
       const value = percent ?? round;
@@ -155,54 +155,6 @@ export function createOperations(parts: RuntimeParts): LongRunningOperations {
         return runningResult(entry, ["The wait was cancelled; the operation itself may still be running."]);
       }
     }
-  }
-
-  /** A GET of the status URL with the operation's own credentials (same origin only; checked by the caller). */
-  function statusRequest(entry: PendingOperation): BuiltRequest {
-    const url = new URL(entry.statusUrl.href);
-    const headers: Record<string, string> = {
-      accept: "application/json, */*;q=0.1",
-      "user-agent": `${api.name} (create-guided-mcp)`,
-    };
-    if (entry.tool.operation) {
-      const credentials = resolveCredentials(api, entry.tool.operation, env);
-      Object.assign(headers, credentials.headers);
-      for (const [name, value] of credentials.query) url.searchParams.set(name, value);
-      if (credentials.cookies.length)
-        headers["cookie"] = credentials.cookies.map(([name, value]) => `${name}=${value}`).join("; ");
-    }
-    return { url, method: "GET", headers };
-  }
-
-  /** The operation finished: its final result in the envelope, or OPERATION_FAILED. */
-  function finishedResult(entry: PendingOperation, response: UpstreamResponse): CallToolResult {
-    const tool = entry.tool;
-    if (entry.state === "failed") {
-      const body = response.body;
-      const text = typeof body === "string" ? body : JSON.stringify(body ?? null);
-      const upstreamBody = redactSecrets(text.length > 2000 ? `${text.slice(0, 2000)}…` : text, api);
-      return errorResult(operationFailedError(entry, upstreamBody));
-    }
-    const data = finalResult(response.body);
-    const result = outcomes.onSuccess(
-      tool,
-      entry.call,
-      { data, response: { ...response, body: data } },
-      outcomeContext,
-    );
-    const structured = result.structuredContent;
-    if (!isPlainObject(structured)) return result;
-    const polls = entry.polls;
-    const suggestion = typeof structured["suggestion"] === "string" ? structured["suggestion"] : "";
-    const updated: Record<string, unknown> = {
-      ...structured,
-      suggestion: `The long-running operation finished (${polls} status poll${polls === 1 ? "" : "s"}, ${Math.round((Date.now() - entry.startedAt) / 100) / 10} s). ${suggestion}`,
-      operation: operationInfo(entry),
-    };
-    const text = Array.isArray(updated["available_actions"])
-      ? renderEnvelope(updated as unknown as Envelope)
-      : undefined;
-    return { ...result, ...(text !== undefined && { content: [{ type: "text", text }] }), structuredContent: updated };
   }
 
   return { start, status };
@@ -283,4 +235,49 @@ function operationFailedError(entry: PendingOperation, upstreamBody: string): Gu
     recovery_actions: ["read details.upstream_body", "fix the cause it names", "start the operation again"],
     details: { operation: operationInfo(entry), upstream_body: upstreamBody },
   };
+}
+
+/** A GET of the status URL with the operation's own credentials (same origin only; checked by the caller). */
+function statusRequest({ api, env }: RuntimeParts, entry: PendingOperation): BuiltRequest {
+  const url = new URL(entry.statusUrl.href);
+  const headers: Record<string, string> = {
+    accept: "application/json, */*;q=0.1",
+    "user-agent": `${api.name} (create-guided-mcp)`,
+  };
+  if (entry.tool.operation) {
+    const credentials = resolveCredentials(api, entry.tool.operation, env);
+    Object.assign(headers, credentials.headers);
+    for (const [name, value] of credentials.query) url.searchParams.set(name, value);
+    if (credentials.cookies.length)
+      headers["cookie"] = credentials.cookies.map(([name, value]) => `${name}=${value}`).join("; ");
+  }
+  return { url, method: "GET", headers };
+}
+
+/** The operation finished: its final result in the envelope, or OPERATION_FAILED. */
+function finishedResult(
+  { api, outcomes, outcomeContext }: RuntimeParts,
+  entry: PendingOperation,
+  response: UpstreamResponse,
+): CallToolResult {
+  const tool = entry.tool;
+  if (entry.state === "failed") {
+    const body = response.body;
+    const text = typeof body === "string" ? body : JSON.stringify(body ?? null);
+    const upstreamBody = redactSecrets(text.length > 2000 ? `${text.slice(0, 2000)}…` : text, api);
+    return errorResult(operationFailedError(entry, upstreamBody));
+  }
+  const data = finalResult(response.body);
+  const result = outcomes.onSuccess(tool, entry.call, { data, response: { ...response, body: data } }, outcomeContext);
+  const structured = result.structuredContent;
+  if (!isPlainObject(structured)) return result;
+  const polls = entry.polls;
+  const suggestion = typeof structured["suggestion"] === "string" ? structured["suggestion"] : "";
+  const updated: Record<string, unknown> = {
+    ...structured,
+    suggestion: `The long-running operation finished (${polls} status poll${polls === 1 ? "" : "s"}, ${Math.round((Date.now() - entry.startedAt) / 100) / 10} s). ${suggestion}`,
+    operation: operationInfo(entry),
+  };
+  const text = Array.isArray(updated["available_actions"]) ? renderEnvelope(updated as unknown as Envelope) : undefined;
+  return { ...result, ...(text !== undefined && { content: [{ type: "text", text }] }), structuredContent: updated };
 }

@@ -17,7 +17,8 @@ import type { OutcomeContext, Outcomes } from "../call/outcomes.js";
 import { ResponseCache } from "../call/response-cache.js";
 import { RESERVED_TOOL_NAMES } from "../call/types.js";
 import { compileValidators, type ToolValidators } from "../call/validation.js";
-import { DEFAULT_RESPONSE_BUDGET_CHARS, DEFAULT_WAIT_TIMEOUT_MS } from "../config/config.js";
+import { DEFAULT_WAIT_TIMEOUT_MS } from "../config/config.js";
+import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_RESPONSE_BUDGET_CHARS } from "../shared/defaults.js";
 import { readHardeningSettings, type HardeningOptions } from "../config/hardening.js";
 import { prepareToolNames } from "../guidance/errors.js";
 import { guidedOutcomes } from "../guidance/outcomes.js";
@@ -77,7 +78,6 @@ export interface ToolRuntime {
   callTool(name: string, args: ToolArguments | undefined, session?: AbortSignal | CallSession): Promise<CallToolResult>;
 }
 
-const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 const DEFAULT_POLL_INTERVAL_MS = 1000;
 
 /** The workflow paragraph for the mode in use, appended to the API's own instructions. */
