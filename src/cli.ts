@@ -9,8 +9,8 @@ import yargs, { type Argv } from "yargs";
 import { hideBin } from "yargs/helpers";
 import { formatDiagnostic, GeneratorError } from "./diagnostics.js";
 import { DEFAULT_TEMPLATES } from "./emit/templates.js";
-import { isEmptyFilter, parseList, type ToolFilter } from "../templates/server/src/runtime/filter.js";
-import type { ToolMode } from "../templates/server/src/runtime/tool-data.js";
+import { isEmptyFilter, parseList, type ToolFilter } from "../templates/server/src/runtime/shared/filter.js";
+import type { ToolMode } from "../templates/server/src/runtime/shared/tool-data.js";
 import { generate, regenerationOptions, type GenerateOptions, type GenerateResult } from "./generate.js";
 
 const EXIT_BAD_INPUT = 1;

@@ -2,6 +2,7 @@
  * Every problem the generator reports reads `<where>: <what is wrong> — <how to fix it>`,
  * where <where> is a file (with line:column) or a JSON pointer into the spec.
  */
+import { escapePointerToken } from "../templates/server/src/runtime/shared/json.js";
 import type { Diagnostic } from "./model/ir.js";
 
 export class GeneratorError extends Error {
@@ -23,10 +24,8 @@ export function formatDiagnostic(diagnostic: Diagnostic): string {
   return formatProblem(diagnostic.pointer, diagnostic.message, diagnostic.fix);
 }
 
-/** Escapes one reference token for a JSON pointer (RFC 6901). */
-export function escapePointerToken(token: string | number): string {
-  return String(token).replace(/~/g, "~0").replace(/\//g, "~1");
-}
+/** Escapes one reference token for a JSON pointer (RFC 6901); shared with the runtime. */
+export { escapePointerToken };
 
 export function pointerOf(...tokens: Array<string | number>): string {
   return "#" + tokens.map((token) => "/" + escapePointerToken(token)).join("");

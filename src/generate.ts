@@ -15,8 +15,9 @@ import { addGuidance, createExampleGenerator, exampleCompiler, toolSeed } from "
 import { isUrl, loadSpec } from "./load/index.js";
 import { buildModel } from "./model/index.js";
 import type { ApiModel, Diagnostic, GuidedApiModel, ToolData } from "./model/ir.js";
-import { filterTools, isEmptyFilter, type ToolFilter } from "../templates/server/src/runtime/filter.js";
-import type { ToolMode } from "../templates/server/src/runtime/tool-data.js";
+import { filterTools, isEmptyFilter, type ToolFilter } from "../templates/server/src/runtime/shared/filter.js";
+import { DEFAULT_AUTO_THRESHOLD } from "../templates/server/src/runtime/shared/defaults.js";
+import type { ToolMode } from "../templates/server/src/runtime/shared/tool-data.js";
 import { compileInputValidators, uncompilableSchema } from "./model/validators.js";
 import { normaliseSpec } from "./normalise/index.js";
 import { compareTools, formatReport, type ChangeReport } from "./report/index.js";
@@ -162,7 +163,6 @@ async function guideModel(model: ApiModel, seed: number, exampleCache: ExampleCa
   return timed("guidance", () => addGuidance(model, { seed, validators, exampleGenerator, exampleCache }));
 }
 
-export const DEFAULT_AUTO_THRESHOLD = 40;
 
 /** The user's generation-time choices: which operations, and how they are exposed. */
 function applyGenerationChoices(model: ApiModel, options: GenerateOptions): ApiModel {

@@ -6,8 +6,9 @@
  * - typed: per argument its type, whether required, default and enum;
  * - full: every property schema with all constraints, descriptions and examples.
  */
+import { jsonType } from "../../templates/server/src/runtime/shared/json.js";
 import type { JsonSchema, SchemaHints } from "../model/ir.js";
-import type { TypedParameterHint } from "../../templates/server/src/runtime/tool-data.js";
+import type { TypedParameterHint } from "../../templates/server/src/runtime/shared/tool-data.js";
 import { asSchema, declaredTypes, schemaProperties, schemaRequired } from "./schema-util.js";
 
 /** Argument names the caller may send: readOnly properties that are not required are left out. */
@@ -20,13 +21,6 @@ function visibleProperties(schema: JsonSchema): { props: Record<string, JsonSche
     props[name] = sub;
   }
   return { props, required };
-}
-
-function jsonTypeOf(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "array";
-  if (typeof value === "number") return Number.isInteger(value) ? "integer" : "number";
-  return typeof value;
 }
 
 /**
@@ -48,9 +42,9 @@ function collectTypes(schema: JsonSchema | undefined, depth: number): string[] {
   if (declared.length > 0) {
     declared.forEach(add);
   } else if ("const" in schema) {
-    add(jsonTypeOf(schema["const"]));
+    add(jsonType(schema["const"]));
   } else if (Array.isArray(schema["enum"]) && schema["enum"].length > 0) {
-    for (const v of schema["enum"]) add(jsonTypeOf(v));
+    for (const v of schema["enum"]) add(jsonType(v));
   } else {
     for (const key of ["oneOf", "anyOf"] as const) {
       const branches = schema[key];

@@ -3,10 +3,18 @@
  * values and JSON pointers. Shared by the guidance modules.
  */
 import type { JsonSchema } from "../model/ir.js";
+import {
+  escapePointerToken,
+  isPlainObject,
+  parseFragmentPointer,
+  unescapePointerToken,
+} from "../../templates/server/src/runtime/shared/json.js";
 
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+// One definition of each, shared with the runtime. `parsePointer` here reads `$ref`
+// fragments, which are URI-encoded, so it is the percent-decoding variant.
+export { escapePointerToken, unescapePointerToken };
+export const isObject = isPlainObject;
+export const parsePointer = parseFragmentPointer;
 
 /** The value as a schema object, or undefined for `true`/`false`/non-objects. */
 export function asSchema(value: unknown): JsonSchema | undefined {
@@ -67,29 +75,6 @@ export function isObjectSchema(schema: JsonSchema | undefined): boolean {
   return types.length === 0 && ("properties" in schema || "allOf" in schema);
 }
 
-export function escapePointerToken(token: string): string {
-  return token.replace(/~/g, "~0").replace(/\//g, "~1");
-}
-
-export function unescapePointerToken(token: string): string {
-  return token.replace(/~1/g, "/").replace(/~0/g, "~");
-}
-
-/** Splits a JSON pointer ("" or "/a/b", optionally prefixed with "#") into unescaped tokens. */
-export function parsePointer(pointer: string): string[] {
-  let p = pointer.startsWith("#") ? pointer.slice(1) : pointer;
-  try {
-    p = decodeURIComponent(p);
-  } catch {
-    /* keep as-is */
-  }
-  if (p === "") return [];
-  return p
-    .split("/")
-    .slice(1)
-    .map(unescapePointerToken);
-}
-
 /** Lower-cases and strips `_`, `-`, `.`, `$` and `@` so `page_size`, `pageSize` and `$page-size` compare equal. */
 export function normName(name: string): string {
   return name.toLowerCase().replace(/[_\-.$@\s]/g, "");
@@ -132,4 +117,18 @@ export function hashString(s: string): number {
     h = Math.imul(h, 0x01000193);
   }
   return h >>> 0;
+}
+
+export function fitsString(s: JsonSchema, value: string): boolean {
+  const len = [...value].length;
+  if (typeof s["minLength"] === "number" && len < s["minLength"]) return false;
+  if (typeof s["maxLength"] === "number" && len > s["maxLength"]) return false;
+  if (typeof s["pattern"] === "string") {
+    try {
+      if (!new RegExp(s["pattern"], "u").test(value)) return false;
+    } catch {
+      return false;
+    }
+  }
+  return true;
 }

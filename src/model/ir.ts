@@ -9,7 +9,7 @@ import type {
   OperationBinding,
   ToolAnnotations,
   ToolGuidance,
-} from "../../templates/server/src/runtime/tool-data.js";
+} from "../../templates/server/src/runtime/shared/tool-data.js";
 
 export type {
   ApiData,
@@ -26,7 +26,7 @@ export type {
   ProducerCall,
   PaginationData,
   SchemaHints,
-} from "../../templates/server/src/runtime/tool-data.js";
+} from "../../templates/server/src/runtime/shared/tool-data.js";
 
 export type InputKind = "openapi" | "jsonschema";
 

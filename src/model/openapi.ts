@@ -19,7 +19,7 @@ import type {
   ToolModel,
 } from "./ir.js";
 import { ARG_NAME_PATTERN, argName, assignUniqueNames, baseToolName, envName, isPrototypeMember, packageSlug } from "./names.js";
-import { RESERVED_TOOL_NAMES } from "../../templates/server/src/runtime/guidance/types.js";
+import { RESERVED_TOOL_NAMES } from "../../templates/server/src/runtime/call/types.js";
 import { mergeAllOfObjects, toBoundedJsonSchema, toJsonSchema, type SchemaContext } from "./schema.js";
 import { adoptExample, spreadBodyExample } from "./spec-examples.js";
 import { htmlToMarkdown, isEmptyBody } from "./spec-cleanup.js";

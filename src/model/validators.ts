@@ -4,7 +4,7 @@
  * is a generation error naming its location, never a server that accepts anything.
  */
 import type { ValidateFunction } from "ajv/dist/2020.js";
-import { createAjv } from "../../templates/server/src/runtime/ajv.js";
+import { createAjv } from "../../templates/server/src/runtime/shared/ajv.js";
 import { GeneratorError } from "../diagnostics.js";
 import type { ApiModel, JsonSchema, ToolModel } from "./ir.js";
 

@@ -3,6 +3,7 @@
  * a JSON Schema document. Swagger 2.0 and OpenAPI 3.0 are upgraded with
  * @scalar/openapi-parser, so later stages deal with one dialect only.
  */
+import { isPlainObject } from "../../templates/server/src/runtime/shared/json.js";
 import { upgrade } from "@scalar/openapi-parser";
 import { GeneratorError } from "../diagnostics.js";
 import type { InputKind } from "../model/ir.js";
@@ -71,6 +72,5 @@ function looksLikeJsonSchema(document: SpecObject): boolean {
   );
 }
 
-export function isObject(value: unknown): value is SpecObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+/** A JSON object (not null, not an array); the one definition is shared with the runtime. */
+export const isObject: (value: unknown) => value is SpecObject = isPlainObject;

@@ -60,7 +60,7 @@ describe("regeneration keeps the user's work", () => {
     // 2. The user's work.
     writeFileSync(join(out, "src", "hooks.ts"), HOOKS);
     writeFileSync(join(out, "src", "my-cache.ts"), MY_FILE);
-    const editedPath = join(out, "src", "runtime", "config.ts");
+    const editedPath = join(out, "src", "runtime", "config", "config.ts");
     const edited = readFileSync(editedPath, "utf8") + "\n// my local tweak\n";
     writeFileSync(editedPath, edited);
     writeFileSync(join(out, ".env"), "PETSTORE_API_KEY=secret\n");
@@ -81,7 +81,7 @@ describe("regeneration keeps the user's work", () => {
     // 4. Regenerate.
     const regenerated = cli(["regenerate", out]);
     expect(regenerated.code).toBe(0);
-    expect(regenerated.stdout).toContain(`kept your edit of src/runtime/config.ts; the new version is src/runtime/config.ts.new`);
+    expect(regenerated.stdout).toContain(`kept your edit of src/runtime/config/config.ts; the new version is src/runtime/config/config.ts.new`);
     expect(regenerated.stdout).toContain("- BREAKING removed: `search_pets`");
     expect(regenerated.stdout).toContain("- BREAKING renamed: `get_owner` → `fetch_owner`");
     expect(regenerated.stdout).toMatch(/BREAKING changed: `get_pet`\n  - BREAKING: new required parameter `tenant`/);

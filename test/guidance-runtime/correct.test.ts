@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { prepareArguments, needsConfirmation, clampNumber } from "../../templates/server/src/runtime/guidance/correct.js";
-import { createAjv } from "../../templates/server/src/runtime/ajv.js";
+import { prepareArguments, needsConfirmation } from "../../templates/server/src/runtime/guidance/correct.js";
+import { clampNumber } from "../../templates/server/src/runtime/guidance/corrective.js";
+import { createAjv } from "../../templates/server/src/runtime/shared/ajv.js";
 import { addPet, allTools, deletePet, findPets, getPet, validatorFor } from "./fixtures.js";
-import type { ToolData } from "../../templates/server/src/runtime/tool-data.js";
+import type { ToolData } from "../../templates/server/src/runtime/shared/tool-data.js";
 
 const realAjv = createAjv();
 

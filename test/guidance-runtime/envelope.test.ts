@@ -1,16 +1,19 @@
 import { describe, expect, it } from "vitest";
 import { buildEnvelope, envelopeResult } from "../../templates/server/src/runtime/guidance/envelope.js";
-import { ResponseCache, readCachedPage } from "../../templates/server/src/runtime/guidance/cache.js";
+import { ResponseCache } from "../../templates/server/src/runtime/call/response-cache.js";
 import { parseLinkHeader, resolveExpression } from "../../templates/server/src/runtime/guidance/links.js";
 import { prepareArguments } from "../../templates/server/src/runtime/guidance/correct.js";
 import { describeTool, listCategories } from "../../templates/server/src/runtime/guidance/describe.js";
 import { addPet, allTools, findPets, getPet, listCharges, listEvents, listRepos, toolsByName, validatorFor } from "./fixtures.js";
 
+/** The server keeps one cache; these tests share one too. */
+const cache = new ResponseCache();
+
 const pets = (n: number, from = 0) => Array.from({ length: n }, (_, i) => ({ id: from + i + 1, name: `pet${from + i}`, status: "sold" }));
 
 describe("link resolution", () => {
   it("fills params from request path and response body, drops unfillable actions", () => {
-    const env = buildEnvelope(getPet, toolsByName, {
+    const env = buildEnvelope(getPet, toolsByName, { cache,
       args: { petId: 7 },
       response: { status: 200, headers: {}, body: { id: 7, name: "rex", status: "pending" } },
     });
@@ -25,7 +28,7 @@ describe("link resolution", () => {
   });
 
   it("resolves $request.body (flattened), $response.header and keeps literals", () => {
-    const env = buildEnvelope(addPet, toolsByName, {
+    const env = buildEnvelope(addPet, toolsByName, { cache,
       args: { name: "rex", status: "sold" },
       response: { status: 201, headers: { "x-owner-id": "o9", location: "/pets/12" }, body: { id: 12 } },
     });
@@ -53,7 +56,7 @@ describe("pagination", () => {
   it("offset: a full page yields the exact next call (defaults taken into account)", () => {
     const r = prepareArguments(findPets, { status: "sold" }, validatorFor(findPets));
     if (!r.ok) throw new Error();
-    const env = buildEnvelope(findPets, toolsByName, {
+    const env = buildEnvelope(findPets, toolsByName, { cache,
       args: r.args,
       resolvedInputs: r.resolved_inputs,
       response: { status: 200, headers: {}, body: pets(20) },
@@ -63,32 +66,32 @@ describe("pagination", () => {
     expect(env.suggestion).toMatch(/returned 20 items; more are available/);
     expect(env.tips?.[0]).toMatch(/Pass limit/);
     // A short page means the end.
-    const last = buildEnvelope(findPets, toolsByName, { args: { status: "sold", offset: 20 }, resolvedInputs: { status: "sold", offset: 20, limit: 20 }, response: { status: 200, headers: {}, body: pets(3) } });
+    const last = buildEnvelope(findPets, toolsByName, { cache, args: { status: "sold", offset: 20 }, resolvedInputs: { status: "sold", offset: 20, limit: 20 }, response: { status: 200, headers: {}, body: pets(3) } });
     expect(last.next_steps).toBeUndefined();
   });
 
   it("cursor from a response field", () => {
-    const env = buildEnvelope(listEvents, toolsByName, {
+    const env = buildEnvelope(listEvents, toolsByName, { cache,
       args: { limit: 2 },
       response: { status: 200, headers: {}, body: { events: [{ id: "e1" }, { id: "e2" }], next_cursor: "c2" } },
     });
     expect(env.next_steps?.[0]).toMatchObject({ tool: "list_events", params: { limit: 2, cursor: "c2" } });
-    const end = buildEnvelope(listEvents, toolsByName, { args: {}, response: { status: 200, headers: {}, body: { events: [{ id: "e3" }], next_cursor: null } } });
+    const end = buildEnvelope(listEvents, toolsByName, { cache, args: {}, response: { status: 200, headers: {}, body: { events: [{ id: "e3" }], next_cursor: null } } });
     expect(end.next_steps).toBeUndefined();
   });
 
   it("cursor from the last item while has_more is true (Stripe style)", () => {
     const body = { object: "list", data: [{ id: "ch_1" }, { id: "ch_2" }], has_more: true };
-    const env = buildEnvelope(listCharges, toolsByName, { args: { limit: 2 }, response: { status: 200, headers: {}, body } });
+    const env = buildEnvelope(listCharges, toolsByName, { cache, args: { limit: 2 }, response: { status: 200, headers: {}, body } });
     expect(env.next_steps?.[0]).toMatchObject({ params: { limit: 2, starting_after: "ch_2" } });
-    const done = buildEnvelope(listCharges, toolsByName, { args: { limit: 2 }, response: { status: 200, headers: {}, body: { ...body, has_more: false } } });
+    const done = buildEnvelope(listCharges, toolsByName, { cache, args: { limit: 2 }, response: { status: 200, headers: {}, body: { ...body, has_more: false } } });
     expect(done.next_steps).toBeUndefined();
   });
 
   it("Link header rel=next is parsed into the next call", () => {
     const link = '<https://api.example.com/repos?per_page=2&page=3&sort=full_name>; rel="next", <https://api.example.com/repos?page=9>; rel="last"';
     expect(parseLinkHeader(link)).toEqual({ next: "https://api.example.com/repos?per_page=2&page=3&sort=full_name", last: "https://api.example.com/repos?page=9" });
-    const env = buildEnvelope(listRepos, toolsByName, { args: { per_page: 2, page: 2 }, response: { status: 200, headers: { link }, body: [{ id: 1 }, { id: 2 }] } });
+    const env = buildEnvelope(listRepos, toolsByName, { cache, args: { per_page: 2, page: 2 }, response: { status: 200, headers: { link }, body: [{ id: 1 }, { id: 2 }] } });
     expect(env.next_steps?.[0]).toMatchObject({ tool: "list_repos", params: { per_page: 2, page: 3, sort: "full_name" } });
   });
 });
@@ -96,7 +99,7 @@ describe("pagination", () => {
 describe("progressive disclosure", () => {
   it("summarises an oversized list, caches it, and pages through all of it", () => {
     const body = pets(500);
-    const env = buildEnvelope(findPets, toolsByName, { args: { status: "sold", limit: 500 }, response: { status: 200, headers: {}, body }, budgetChars: 2000 });
+    const env = buildEnvelope(findPets, toolsByName, { cache, args: { status: "sold", limit: 500 }, response: { status: 200, headers: {}, body }, budgetChars: 2000 });
     expect(env.data).toBeUndefined();
     expect(env.detail_available).toBe(true);
     expect(env.summary).toMatchObject({ item_count: 500, field_names: ["id", "name", "status"] });
@@ -110,7 +113,7 @@ describe("progressive disclosure", () => {
     const seen = [...(env.summary!["first_items"] as unknown[])];
     let params = step.params as { handle: string; offset: number; limit: number };
     for (let guard = 0; guard < 1000; guard++) {
-      const r = readCachedPage(params.handle, params.offset, params.limit);
+      const r = cache.read(params.handle, params.offset, params.limit);
       if (!r.ok) throw new Error(r.error.message);
       expect(JSON.stringify(r.page.items).length).toBeLessThanOrEqual(20_000);
       seen.push(...r.page.items!);
@@ -123,12 +126,12 @@ describe("progressive disclosure", () => {
 
   it("pages a large non-list object as text chunks", () => {
     const body = { blob: "x".repeat(5000), id: 1 };
-    const env = buildEnvelope(getPet, toolsByName, { args: { petId: 1 }, response: { status: 200, headers: {}, body }, budgetChars: 1000 });
+    const env = buildEnvelope(getPet, toolsByName, { cache, args: { petId: 1 }, response: { status: 200, headers: {}, body }, budgetChars: 1000 });
     expect(env.summary).toMatchObject({ type: "object", field_names: ["blob", "id"] });
     let text = "";
     let params = env.detail!.params as { handle: string; offset: number; limit: number };
     for (;;) {
-      const r = readCachedPage(params.handle, params.offset, params.limit);
+      const r = cache.read(params.handle, params.offset, params.limit);
       if (!r.ok) throw new Error();
       text += r.page.text;
       if (!r.page.next) break;
@@ -152,13 +155,13 @@ describe("progressive disclosure", () => {
     const expired = cache.read(c);
     expect(expired.ok).toBe(false);
     if (!expired.ok) expect(expired.error.code).toBe("RESPONSE_EXPIRED");
-    expect(readCachedPage("resp_nope").ok).toBe(false);
+    expect(cache.read("resp_nope").ok).toBe(false);
   });
 });
 
 describe("envelopeResult", () => {
   it("returns structuredContent and a compact text rendering", () => {
-    const env = buildEnvelope(getPet, toolsByName, {
+    const env = buildEnvelope(getPet, toolsByName, { cache,
       args: { petId: 7 },
       corrections: [{ from: "petid", to: "petId", confidence: 0.97 }],
       warnings: ["auto-corrected"],
@@ -196,7 +199,7 @@ describe("overhead", () => {
     const run = () => {
       const r = prepareArguments(getPet, { petId: 7 }, validate);
       if (!r.ok) throw new Error();
-      return envelopeResult(buildEnvelope(getPet, toolsByName, { args: r.args, resolvedInputs: r.resolved_inputs, response: { status: 200, headers: {}, body } }));
+      return envelopeResult(buildEnvelope(getPet, toolsByName, { cache, args: r.args, resolvedInputs: r.resolved_inputs, response: { status: 200, headers: {}, body } }));
     };
     for (let i = 0; i < 2000; i++) run();
     const times: number[] = [];

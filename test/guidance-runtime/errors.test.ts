@@ -1,12 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  confirmationRequiredError,
-  argumentErrorCode,
-  errorResult,
-  parseRetryAfter,
-  unknownToolError,
-  upstreamError,
-} from "../../templates/server/src/runtime/guidance/errors.js";
+import { confirmationRequiredError, argumentErrorCode, unknownToolError } from "../../templates/server/src/runtime/guidance/errors.js";
+import { errorResult } from "../../templates/server/src/runtime/guidance/render.js";
+import { upstreamError } from "../../templates/server/src/runtime/guidance/upstream-errors.js";
+import { parseRetryAfter } from "../../templates/server/src/runtime/shared/parse.js";
 import { prepareArguments } from "../../templates/server/src/runtime/guidance/correct.js";
 import { addPet, allTools, api, deletePet, findPets, getPet, validatorFor } from "./fixtures.js";
 

@@ -1,5 +1,5 @@
-import { createAjv } from "../../templates/server/src/runtime/ajv.js";
-import type { ApiData, JsonSchema, ToolData, ToolGuidance } from "../../templates/server/src/runtime/tool-data.js";
+import { createAjv } from "../../templates/server/src/runtime/shared/ajv.js";
+import type { ApiData, JsonSchema, ToolData, ToolGuidance } from "../../templates/server/src/runtime/shared/tool-data.js";
 import type { ValidateFunction } from "ajv";
 
 const ajv = createAjv();

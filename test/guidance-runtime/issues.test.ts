@@ -1,15 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { analyzeErrors, collapseErrors, mapAjvErrors } from "../../templates/server/src/runtime/guidance/issues.js";
+import { analyzeErrors, collapseErrors } from "../../templates/server/src/runtime/guidance/issues.js";
 import { addPet, findPets, validatorFor } from "./fixtures.js";
-import type { ToolData } from "../../templates/server/src/runtime/tool-data.js";
+import type { ToolData } from "../../templates/server/src/runtime/shared/tool-data.js";
 
 function issuesFor(tool: ToolData, args: Record<string, unknown>) {
   const v = validatorFor(tool);
   expect(v(args)).toBe(false);
-  return mapAjvErrors(tool, args, v.errors);
+  return analyzeErrors(tool, args, v.errors).map((analyzed) => analyzed.issue);
 }
 
-describe("mapAjvErrors", () => {
+describe("analyzeErrors", () => {
   it.each([
     ["MISSING_REQUIRED", findPets, {}, "status", /Add "status"/],
     ["INVALID_TYPE", findPets, { status: "sold", limit: "50" }, "limit", /Send 50 as a number/],

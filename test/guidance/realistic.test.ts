@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { createExampleGenerator } from "../../src/guidance/examples/index.js";
 import { addGuidance } from "../../src/guidance/index.js";
 import type { JsonSchema } from "../../src/model/ir.js";
-import { createAjv } from "../../templates/server/src/runtime/ajv.js";
+import { createAjv } from "../../templates/server/src/runtime/shared/ajv.js";
 import { looksRandom } from "../bench/realism.mjs";
 import { modelFrom, SAMPLES } from "../helpers/pipeline.js";
 

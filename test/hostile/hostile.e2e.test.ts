@@ -14,7 +14,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { parse as parseYaml } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ARG_NAME_PATTERN, TOOL_NAME_PATTERN } from "../../src/model/names.js";
-import type { ToolData, ToolsFile } from "../../templates/server/src/runtime/tool-data.js";
+import type { ToolData, ToolsFile } from "../../templates/server/src/runtime/shared/tool-data.js";
 import { generateAndBuild, type BuiltProject } from "../helpers/generated.js";
 import { connectStdio } from "../helpers/mcp.js";
 import { REPO_ROOT } from "../helpers/project.js";
@@ -80,7 +80,7 @@ describe("a hostile spec", () => {
     const pkg = JSON.parse(readFileSync(join(project.dir, "package.json"), "utf8")) as { name: string; description: string; scripts: Record<string, string> };
     expect(pkg.description).toBe(`MCP server for ${spec.info.title}`);
     expect(pkg.name).toMatch(/^[a-z0-9-]+$/);
-    expect(Object.keys(pkg.scripts).sort()).toEqual(["build", "start", "start:http", "test"]);
+    expect(Object.keys(pkg.scripts).sort()).toEqual(["build", "format", "format:check", "start", "start:http", "test"]);
     expect(Object.values(pkg.scripts).join(" ")).not.toMatch(/exit|pwned|script>/);
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadRuntimeConfig } from "../../templates/server/src/runtime/config.js";
+import { ConfigError, loadRuntimeConfig } from "../../templates/server/src/runtime/config/config.js";
 
 const api = { name: "pets-mcp", envPrefix: "PETS", baseUrlEnv: "PETS_BASE_URL", timeoutMs: 30_000 };
 

@@ -15,7 +15,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ListToolsResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ToolsFile } from "../../templates/server/src/runtime/tool-data.js";
+import type { ToolsFile } from "../../templates/server/src/runtime/shared/tool-data.js";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 const scratch = join(repoRoot, ".cache", `runtime-e2e-${process.pid}`);

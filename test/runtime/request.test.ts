@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { missingCredentials } from "../../templates/server/src/runtime/auth.js";
-import { RequestBuildError } from "../../templates/server/src/runtime/errors.js";
-import { buildRequest } from "../../templates/server/src/runtime/request.js";
+import { missingCredentials } from "../../templates/server/src/runtime/upstream/auth.js";
+import { RequestBuildError } from "../../templates/server/src/runtime/upstream/errors.js";
+import { buildRequest } from "../../templates/server/src/runtime/upstream/request.js";
 import type {
   ApiData,
   BodyBinding,
   OperationBinding,
   ParameterBinding,
-} from "../../templates/server/src/runtime/tool-data.js";
+} from "../../templates/server/src/runtime/shared/tool-data.js";
 
 const api: ApiData = {
   name: "test-mcp",

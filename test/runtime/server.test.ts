@@ -6,10 +6,10 @@ import { ElicitRequestSchema, type CallToolResult, type ElicitResult } from "@mo
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defineHooks } from "../../templates/server/src/runtime/hook-types.js";
 import { startHttpServer, type RunningHttpServer } from "../../templates/server/src/runtime/mcp/http.js";
-import type { ToolsFile } from "../../templates/server/src/runtime/tool-data.js";
+import type { ToolsFile } from "../../templates/server/src/runtime/shared/tool-data.js";
 import { json, startUpstream, type RecordedRequest, type Upstream } from "../helpers/upstream.js";
 import { createServer as createMcpServer, createServerFromRuntime } from "../../templates/server/src/runtime/mcp/server.js";
-import { createToolRuntime, type ServerOptions } from "../../templates/server/src/runtime/server.js";
+import { createToolRuntime, type ServerOptions } from "../../templates/server/src/runtime/server/runtime.js";
 
 const toolsFile = JSON.parse(readFileSync(new URL("../fixtures/runtime-tools.json", import.meta.url), "utf8")) as ToolsFile;
 

@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { BuiltRequest } from "../../templates/server/src/runtime/request.js";
-import { callUpstream, UpstreamError } from "../../templates/server/src/runtime/upstream.js";
+import type { BuiltRequest } from "../../templates/server/src/runtime/upstream/request.js";
+import { callUpstream, UpstreamError } from "../../templates/server/src/runtime/upstream/upstream.js";
 
 type Route = (req: IncomingMessage, res: ServerResponse, body: string) => void;
 

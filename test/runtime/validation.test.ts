@@ -3,8 +3,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { ListToolsResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
-import type { ToolData, ToolsFile } from "../../templates/server/src/runtime/tool-data.js";
-import { compileValidators } from "../../templates/server/src/runtime/validation.js";
+import type { ToolData, ToolsFile } from "../../templates/server/src/runtime/shared/tool-data.js";
+import { compileValidators } from "../../templates/server/src/runtime/call/validation.js";
 import { createServer } from "../../templates/server/src/runtime/mcp/server.js";
 
 const fixture = JSON.parse(readFileSync(new URL("../fixtures/runtime-tools.json", import.meta.url), "utf8")) as ToolsFile;

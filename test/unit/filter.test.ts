@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { generate } from "../../src/generate.js";
-import { filterTools, globToRegExp, type ToolFilter } from "../../templates/server/src/runtime/filter.js";
+import { filterTools, globToRegExp, type ToolFilter } from "../../templates/server/src/runtime/shared/filter.js";
 import { modelFrom, SAMPLES } from "../helpers/pipeline.js";
 
 describe("tool filter (shared by generator and server)", async () => {

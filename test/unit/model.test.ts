@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { compileInputValidators } from "../../src/model/validators.js";
 import { createExampleGenerator, exampleCompiler } from "../../src/guidance/index.js";
 import { TOOL_NAME_PATTERN } from "../../src/model/names.js";
-import { createAjv } from "../../templates/server/src/runtime/ajv.js";
+import { createAjv } from "../../templates/server/src/runtime/shared/ajv.js";
 import { modelFrom, SAMPLES, toolNamed } from "../helpers/pipeline.js";
 
 describe("OpenAPI 3.0 model (petstore)", async () => {

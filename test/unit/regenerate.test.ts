@@ -69,7 +69,7 @@ describe("templates", () => {
     expect(cli(["--from", spec, "--out", out, "--templates", templates]).code).toBe(0);
     expect(readFileSync(join(out, "README.md"), "utf8")).toBe("# PETSTORE!\n\nOur own README with 9 tools.\n");
     // Files not overridden come from the defaults.
-    expect(readFileSync(join(out, "src", "runtime", "request.ts"), "utf8")).toContain(readFileSync(join(REPO_ROOT, "templates", "server", "src", "runtime", "request.ts"), "utf8"));
+    expect(readFileSync(join(out, "src", "runtime", "upstream", "request.ts"), "utf8")).toContain(readFileSync(join(REPO_ROOT, "templates", "server", "src", "runtime", "upstream", "request.ts"), "utf8"));
     // The recorded template folder is reused by regenerate.
     expect(cli(["regenerate", out, "--check"]).code).toBe(0);
   });

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Diagnostic } from "../../src/model/ir.js";
 import { jsonLengthUpTo, mergeAllOfObjects, toJsonSchema } from "../../src/model/schema.js";
-import { createAjv } from "../../templates/server/src/runtime/ajv.js";
+import { createAjv } from "../../templates/server/src/runtime/shared/ajv.js";
 
 const input = () => ({ direction: "input" as const, maxDepth: 8, diagnostics: [] as Diagnostic[] });
 

@@ -4,7 +4,7 @@
  * and passed explicitly to the shaping, leaf, repair and build steps.
  */
 import type { Ajv2020, ValidateFunction } from "ajv/dist/2020.js";
-import { createAjv } from "../../../templates/server/src/runtime/ajv.js";
+import { createAjv } from "../../../templates/server/src/runtime/shared/ajv.js";
 import type { JsonSchema } from "../../model/ir.js";
 
 export type ExampleMode = "minimal" | "full";

@@ -4,7 +4,7 @@
  */
 import { generateSync } from "json-schema-faker";
 import type { JsonSchema } from "../../model/ir.js";
-import { declaredTypes } from "../schema-util.js";
+import { declaredTypes, fitsString } from "../schema-util.js";
 import type { Budget } from "./context.js";
 import type { Picker } from "./realistic.js";
 
@@ -94,19 +94,6 @@ export function numberFor(s: JsonSchema): number {
   return 1;
 }
 
-export function fitsString(s: JsonSchema, value: string): boolean {
-  const len = [...value].length;
-  if (typeof s["minLength"] === "number" && len < s["minLength"]) return false;
-  if (typeof s["maxLength"] === "number" && len > s["maxLength"]) return false;
-  if (typeof s["pattern"] === "string") {
-    try {
-      if (!new RegExp(s["pattern"], "u").test(value)) return false;
-    } catch {
-      return false;
-    }
-  }
-  return true;
-}
 
 export function stringFor(s: JsonSchema, seed: number, budget: Budget): string {
   const format = typeof s["format"] === "string" ? s["format"] : undefined;

@@ -13,8 +13,7 @@
 import { faker } from "@faker-js/faker/locale/en";
 import type { JsonSchema } from "../../model/ir.js";
 import { identifierStem } from "../identifiers.js";
-import { declaredTypes, hashString, words } from "../schema-util.js";
-import { fitsString } from "./leaf.js";
+import { declaredTypes, fitsString, hashString, words } from "../schema-util.js";
 
 type Faker = typeof faker;
 

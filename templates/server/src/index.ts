@@ -7,10 +7,10 @@
  */
 import { handlers } from "./runtime/handlers.js";
 import { hooks } from "./hooks.js";
-import { ConfigError, loadRuntimeConfig, type RuntimeConfig } from "./runtime/config.js";
-import { loadToolsFile } from "./runtime/tool-data.js";
+import { ConfigError, loadRuntimeConfig, type RuntimeConfig } from "./runtime/config/config.js";
+import { loadToolsFile } from "./runtime/shared/tool-data.js";
 import { createServerFromRuntime } from "./runtime/mcp/server.js";
-import { createToolRuntime, type ToolRuntime } from "./runtime/server.js";
+import { createToolRuntime, type ToolRuntime } from "./runtime/server/runtime.js";
 
 function logLine(line: string): void {
   process.stderr.write(`${line}\n`);

@@ -4,11 +4,11 @@
  * depends on a small, stable surface.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { Env } from "./auth.js";
-import type { CallFailure } from "./outcomes.js";
-import type { BuiltRequest } from "./request.js";
-import type { ApiData, ToolData } from "./tool-data.js";
-import type { UpstreamResponse } from "./upstream.js";
+import type { Env } from "./upstream/auth.js";
+import type { CallFailure } from "./call/outcomes.js";
+import type { BuiltRequest } from "./upstream/request.js";
+import type { ApiData, ToolData } from "./shared/tool-data.js";
+import type { UpstreamResponse } from "./upstream/upstream.js";
 
 type Awaitable<T> = T | Promise<T>;
 

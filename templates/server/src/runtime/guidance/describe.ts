@@ -2,9 +2,9 @@
  * The `info` capability: categories with tool counts, and any tool's schema
  * hints at the level asked for, with its guaranteed-valid examples.
  */
-import type { ToolData } from "../tool-data.js";
+import type { ToolData } from "../shared/tool-data.js";
 import { categoryCounts, shortDescription } from "./errors.js";
-import { CONFIRM_ARG, type HintLevel } from "./types.js";
+import { CONFIRM_ARG, type HintLevel } from "../call/types.js";
 
 export interface ToolDescription {
   name: string;

@@ -19,11 +19,20 @@
  * advertised outputSchema).
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { ToolData } from "../tool-data.js";
-import { responseCache, type ResponseCache } from "./cache.js";
+import type { ToolData } from "../shared/tool-data.js";
+import type { ResponseCache } from "../call/response-cache.js";
+import { DEFAULT_RESPONSE_BUDGET_CHARS } from "../shared/defaults.js";
+import { renderCall, renderCallWithNote } from "./text.js";
 import { argsFromUrl, parseLinkHeader, resolveLink, type ResolvedAction } from "./links.js";
-import { getAt, isPlainObject, parsePointer } from "./pointer.js";
-import { READ_RESPONSE_TOOL, headerValue, type Correction, type ToolCall, type UpstreamResponse } from "./types.js";
+import { getAt } from "./pointer.js";
+import { isPlainObject, parsePointer } from "../shared/json.js";
+import {
+  READ_RESPONSE_TOOL,
+  headerValue,
+  type Correction,
+  type ToolCall,
+  type UpstreamResponse,
+} from "../call/types.js";
 
 export interface EnvelopeOptions {
   /** Arguments sent upstream. */
@@ -38,8 +47,8 @@ export interface EnvelopeOptions {
   url?: string;
   /** False when the body does not match the response schema: it then goes under `unvalidated_data`. */
   dataConforms?: boolean;
-  /** Cache for oversized responses (defaults to the process-wide one). */
-  cache?: ResponseCache;
+  /** Where an oversized response is kept for `read_response` (one per server). */
+  cache: ResponseCache;
 }
 
 export interface Envelope {
@@ -81,7 +90,8 @@ export function findItems(tool: ToolData, body: unknown): { items: unknown[]; po
   }
   if (Array.isArray(body)) return { items: body, pointer: "" };
   if (isPlainObject(body)) {
-    for (const key of LIST_KEYS) if (Array.isArray(body[key])) return { items: body[key] as unknown[], pointer: `/${key}` };
+    for (const key of LIST_KEYS)
+      if (Array.isArray(body[key])) return { items: body[key] as unknown[], pointer: `/${key}` };
     const arrays = Object.entries(body).filter(([, v]) => Array.isArray(v));
     if (arrays.length === 1) return { items: arrays[0]![1] as unknown[], pointer: `/${arrays[0]![0]}` };
   }
@@ -99,7 +109,11 @@ function itemId(item: unknown): unknown {
   return k ? item[k] : undefined;
 }
 
-function extractContext(body: unknown, items: unknown[] | undefined, response: UpstreamResponse): Record<string, unknown> {
+function extractContext(
+  body: unknown,
+  items: unknown[] | undefined,
+  response: UpstreamResponse,
+): Record<string, unknown> {
   const ctx: Record<string, unknown> = {};
   if (isPlainObject(body)) {
     let n = 0;
@@ -113,7 +127,10 @@ function extractContext(body: unknown, items: unknown[] | undefined, response: U
   }
   if (items) {
     ctx["count"] = items.length;
-    const ids = items.slice(0, 20).map(itemId).filter((v) => v !== undefined);
+    const ids = items
+      .slice(0, 20)
+      .map(itemId)
+      .filter((v) => v !== undefined);
     if (ids.length) ctx["ids"] = ids;
   }
   const location = headerValue(response.headers, "location");
@@ -152,7 +169,8 @@ export function nextPageCall(
   const links = parseLinkHeader(headerValue(response.headers, "link"));
   if (links["next"]) {
     const mapped = argsFromUrl(tool, links["next"]);
-    if (Object.keys(mapped).length) return { tool: tool.name, params: { ...args, ...mapped }, note: "Next page (from the Link header)" };
+    if (Object.keys(mapped).length)
+      return { tool: tool.name, params: { ...args, ...mapped }, note: "Next page (from the Link header)" };
   }
   const p = tool.guidance.pagination;
   if (!p) return undefined;
@@ -171,7 +189,12 @@ export function nextPageCall(
   if (p.kind === "cursor" && p.cursorArg) {
     let cursor: unknown;
     if (p.nextCursorPointer) cursor = getAt(body, parsePointer(p.nextCursorPointer));
-    else if (p.lastItemCursorField && items && items.length && (flag === true || (value(p.limitArg) !== undefined && items.length >= value(p.limitArg)!))) {
+    else if (
+      p.lastItemCursorField &&
+      items &&
+      items.length &&
+      (flag === true || (value(p.limitArg) !== undefined && items.length >= value(p.limitArg)!))
+    ) {
       const last = items[items.length - 1];
       cursor = isPlainObject(last) ? last[p.lastItemCursorField] : undefined;
     }
@@ -182,7 +205,8 @@ export function nextPageCall(
   if (p.kind === "offset" && p.offsetArg && count !== undefined) {
     const limit = value(p.limitArg);
     const offset = value(p.offsetArg) ?? 0;
-    const more = flag === true || (total !== undefined ? offset + count < total : limit !== undefined && count >= limit);
+    const more =
+      flag === true || (total !== undefined ? offset + count < total : limit !== undefined && count >= limit);
     if (more) return { tool: tool.name, params: { ...args, [p.offsetArg]: offset + count }, note };
     return undefined;
   }
@@ -190,7 +214,10 @@ export function nextPageCall(
     const perPage = value(p.perPageArg ?? p.limitArg);
     const page = value(p.pageArg) ?? 1;
     const more =
-      flag === true || (total !== undefined && perPage !== undefined ? page * perPage < total : perPage !== undefined && count >= perPage);
+      flag === true ||
+      (total !== undefined && perPage !== undefined
+        ? page * perPage < total
+        : perPage !== undefined && count >= perPage);
     if (more) return { tool: tool.name, params: { ...args, [p.pageArg]: page + 1 }, note };
   }
   return undefined;
@@ -198,12 +225,14 @@ export function nextPageCall(
 
 function fieldNames(items: readonly unknown[]): string[] {
   const names = new Set<string>();
-  for (const item of items.slice(0, 50)) if (isPlainObject(item)) for (const k of Object.keys(item)) if (names.size < 60) names.add(k);
+  for (const item of items.slice(0, 50))
+    if (isPlainObject(item)) for (const k of Object.keys(item)) if (names.size < 60) names.add(k);
   return [...names];
 }
 
 function shallow(value: unknown): unknown {
-  if (!isPlainObject(value)) return isScalar(value) && typeof value === "string" && value.length > 200 ? value.slice(0, 200) + "…" : value;
+  if (!isPlainObject(value))
+    return isScalar(value) && typeof value === "string" && value.length > 200 ? value.slice(0, 200) + "…" : value;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
     if (v === null || typeof v === "number" || typeof v === "boolean") out[k] = v;
@@ -266,16 +295,26 @@ function sentence(
       parts.push(`${label} returned no results; broaden or remove filters and try again`);
     } else {
       const total = context["total"] ?? context["total_count"] ?? context["totalCount"];
-      parts.push(`${label} returned ${items.length} item${items.length === 1 ? "" : "s"}${typeof total === "number" ? ` of ${total}` : ""}`);
+      parts.push(
+        `${label} returned ${items.length} item${items.length === 1 ? "" : "s"}${typeof total === "number" ? ` of ${total}` : ""}`,
+      );
       if (next) parts.push(`more are available: make the next_steps call to fetch the next page`);
     }
   } else {
     const id = context["id"] ?? Object.entries(context).find(([k]) => /_id$|[a-z]Id$/.test(k))?.[1];
     parts.push(`${label} succeeded${id !== undefined ? ` (id ${JSON.stringify(id)})` : ""}`);
   }
-  if (disclosed) parts.push(`the response was too large to show in full, so a summary is shown — page through it with ${READ_RESPONSE_TOOL}`);
+  if (disclosed)
+    parts.push(
+      `the response was too large to show in full, so a summary is shown — page through it with ${READ_RESPONSE_TOOL}`,
+    );
   if (actions.length)
-    parts.push(`next you can ${actions.slice(0, 3).map((a) => `${a.name.charAt(0).toLowerCase()}${a.name.slice(1)} (${a.tool})`).join(", ")}`);
+    parts.push(
+      `next you can ${actions
+        .slice(0, 3)
+        .map((a) => `${a.name.charAt(0).toLowerCase()}${a.name.slice(1)} (${a.tool})`)
+        .join(", ")}`,
+    );
   return parts.join("; ") + ".";
 }
 
@@ -283,7 +322,7 @@ function sentence(
 export function buildEnvelope(tool: ToolData, toolsByName: ToolLookup, options: EnvelopeOptions): Envelope {
   const { args, response } = options;
   const body = response.body;
-  const budget = options.budgetChars ?? 20_000;
+  const budget = options.budgetChars ?? DEFAULT_RESPONSE_BUDGET_CHARS;
   const resolved = options.resolvedInputs ?? args;
   const linkCtx = options.url !== undefined ? { tool, args, response, url: options.url } : { tool, args, response };
 
@@ -303,7 +342,9 @@ export function buildEnvelope(tool: ToolData, toolsByName: ToolLookup, options: 
   const warnings = [...(options.warnings ?? [])];
   const p = tool.guidance.pagination;
   if (next && p?.limitArg && args[p.limitArg] === undefined)
-    tips.push(`Pass ${p.limitArg} to choose the page size${resolved[p.limitArg] !== undefined ? ` (default ${JSON.stringify(resolved[p.limitArg])})` : ""}.`);
+    tips.push(
+      `Pass ${p.limitArg} to choose the page size${resolved[p.limitArg] !== undefined ? ` (default ${JSON.stringify(resolved[p.limitArg])})` : ""}.`,
+    );
 
   const envelope: Envelope = {
     next_actions: [],
@@ -317,12 +358,16 @@ export function buildEnvelope(tool: ToolData, toolsByName: ToolLookup, options: 
   let disclosed = false;
   if (serialized.length > budget) {
     disclosed = true;
-    const cache = options.cache ?? responseCache;
+    const cache = options.cache;
     const { summary, shown } = summarise(body, found, budget, serialized.length);
     let pageSize: number;
-    if (items && items.length) pageSize = Math.max(1, Math.floor((budget * 0.9) / Math.max(1, serialized.length / items.length)));
+    if (items && items.length)
+      pageSize = Math.max(1, Math.floor((budget * 0.9) / Math.max(1, serialized.length / items.length)));
     else pageSize = budget;
-    const handle = cache.put({ data: body, ...(items ? { items } : {}), call: { tool: tool.name, params: args }, pageSize }, items ? undefined : serialized);
+    const handle = cache.put(
+      { data: body, ...(items ? { items } : {}), call: { tool: tool.name, params: args }, pageSize },
+      items ? undefined : serialized,
+    );
     const params = { handle, offset: items ? shown : 0, limit: pageSize };
     envelope.summary = summary;
     envelope.detail_available = true;
@@ -345,7 +390,12 @@ export function buildEnvelope(tool: ToolData, toolsByName: ToolLookup, options: 
 
   const nextActions: string[] = [];
   for (const step of [...nextSteps, ...actions]) if (!nextActions.includes(step.tool)) nextActions.push(step.tool);
-  if (tool.guidance.listTool && tool.guidance.listTool !== tool.name && !nextActions.includes(tool.guidance.listTool) && !items)
+  if (
+    tool.guidance.listTool &&
+    tool.guidance.listTool !== tool.name &&
+    !nextActions.includes(tool.guidance.listTool) &&
+    !items
+  )
     nextActions.push(tool.guidance.listTool);
   envelope.next_actions = nextActions;
   envelope.suggestion = sentence(tool, items, context, actions, next, disclosed);
@@ -356,25 +406,29 @@ export function buildEnvelope(tool: ToolData, toolsByName: ToolLookup, options: 
   return envelope;
 }
 
-function renderCall(c: ToolCall): string {
-  return `\`${c.tool}\` ${JSON.stringify(c.params)}`;
-}
-
 /** Compact text for the model plus the full envelope as structuredContent. */
 export function renderEnvelope(envelope: Envelope): string {
   const out: string[] = [];
-  const payload = envelope.data !== undefined ? envelope.data : envelope.unvalidated_data !== undefined ? envelope.unvalidated_data : envelope.summary;
+  const payload =
+    envelope.data !== undefined
+      ? envelope.data
+      : envelope.unvalidated_data !== undefined
+        ? envelope.unvalidated_data
+        : envelope.summary;
   if (payload !== undefined) {
     const text = JSON.stringify(payload, null, (JSON.stringify(payload) ?? "").length > 2000 ? undefined : 2) ?? "null";
     out.push(envelope.summary ? `Summary (detail available):\n${text}` : text);
   }
   out.push(`→ ${envelope.suggestion}`);
   if (envelope.available_actions.length)
-    out.push(`Available actions:\n${envelope.available_actions.map((a) => `- ${a.name}: ${renderCall(a)}`).join("\n")}`);
+    out.push(
+      `Available actions:\n${envelope.available_actions.map((a) => `- ${a.name}: ${renderCall(a)}`).join("\n")}`,
+    );
   if (envelope.next_steps?.length)
-    out.push(`Next steps:\n${envelope.next_steps.map((s) => `- ${renderCall(s)}${s.note ? ` — ${s.note}` : ""}`).join("\n")}`);
+    out.push(`Next steps:\n${envelope.next_steps.map((s) => `- ${renderCallWithNote(s)}`).join("\n")}`);
   if (Object.keys(envelope.context).length) out.push(`Context: ${JSON.stringify(envelope.context)}`);
-  if (Object.keys(envelope.resolved_inputs).length) out.push(`Resolved inputs: ${JSON.stringify(envelope.resolved_inputs)}`);
+  if (Object.keys(envelope.resolved_inputs).length)
+    out.push(`Resolved inputs: ${JSON.stringify(envelope.resolved_inputs)}`);
   if (envelope.corrections?.length)
     out.push(`Corrections: ${envelope.corrections.map((c) => `${c.from} → ${c.to} (${c.confidence})`).join(", ")}`);
   if (envelope.warnings?.length) out.push(`Warnings:\n${envelope.warnings.map((w) => `- ${w}`).join("\n")}`);

@@ -3,13 +3,18 @@
  * an open circuit breaker, and the retry/circuit facts added to upstream
  * errors (`details.attempts`, `details.circuit`).
  */
-import type { CallFailure } from "../outcomes.js";
-import type { ApiData, ToolData } from "../tool-data.js";
-import type { CircuitSnapshot } from "../upstream.js";
-import { INFO_TOOL, type GuidedError } from "./types.js";
+import type { CallFailure } from "../call/outcomes.js";
+import type { ApiData, ToolData } from "../shared/tool-data.js";
+import type { CircuitSnapshot } from "../upstream/upstream.js";
+import { INFO_TOOL, type GuidedError } from "../call/types.js";
 
 /** The arguments' JSON is larger than `<PREFIX>_MAX_ARGUMENT_BYTES`: nothing was validated or sent. */
-export function argumentsTooLargeError(toolName: string, bytes: number, maxBytes: number, envPrefix: string): GuidedError {
+export function argumentsTooLargeError(
+  toolName: string,
+  bytes: number,
+  maxBytes: number,
+  envPrefix: string,
+): GuidedError {
   return {
     code: "INVALID_ARGUMENTS",
     message:
@@ -29,12 +34,22 @@ export function argumentsTooLargeError(toolName: string, bytes: number, maxBytes
     suggestions: {},
     next_steps: [{ tool: INFO_TOOL, params: {}, note: "Tools and their parameters" }],
     recovery_actions: ["reduce the size of the arguments", "retry"],
-    details: { reason: "arguments_too_large", bytes, max_bytes: maxBytes, max_bytes_env: `${envPrefix}_MAX_ARGUMENT_BYTES` },
+    details: {
+      reason: "arguments_too_large",
+      bytes,
+      max_bytes: maxBytes,
+      max_bytes_env: `${envPrefix}_MAX_ARGUMENT_BYTES`,
+    },
   };
 }
 
 /** The upstream host's circuit is open: the call failed fast, the API was not called. */
-export function circuitOpenError(tool: ToolData, api: ApiData, circuit: CircuitSnapshot, args: Record<string, unknown> = {}): GuidedError {
+export function circuitOpenError(
+  tool: ToolData,
+  api: ApiData,
+  circuit: CircuitSnapshot,
+  args: Record<string, unknown> = {},
+): GuidedError {
   const wait = Math.max(1000, circuit.retry_after_ms);
   return {
     code: "UPSTREAM_UNAVAILABLE",
@@ -47,7 +62,11 @@ export function circuitOpenError(tool: ToolData, api: ApiData, circuit: CircuitS
     suggestions: {},
     next_steps: [{ tool: tool.name, params: args, note: `Same call, after ${Math.ceil(wait / 1000)} s` }],
     retry_after_ms: wait,
-    recovery_actions: [`wait ${Math.ceil(wait / 1000)} s`, "retry the same call once", `if it still fails, tell the user the API is down (check ${api.baseUrlEnv})`],
+    recovery_actions: [
+      `wait ${Math.ceil(wait / 1000)} s`,
+      "retry the same call once",
+      `if it still fails, tell the user the API is down (check ${api.baseUrlEnv})`,
+    ],
     ...(tool.guidance.fallbackTool && { fallback_tool: tool.guidance.fallbackTool }),
     details: { reason: "circuit_open", upstream_called: false, circuit },
   };
@@ -55,7 +74,8 @@ export function circuitOpenError(tool: ToolData, api: ApiData, circuit: CircuitS
 
 /** Adds `attempts` (when the server retried) and the circuit breaker's state to an upstream error. */
 export function addResilienceDetails(error: GuidedError, failure: CallFailure): GuidedError {
-  const source = failure.kind === "http_status" ? failure.response : failure.kind === "transport" ? failure.error : undefined;
+  const source =
+    failure.kind === "http_status" ? failure.response : failure.kind === "transport" ? failure.error : undefined;
   if (!source) return error;
   const details: Record<string, unknown> = { ...error.details };
   if (source.attempts !== undefined && source.attempts > 1) {

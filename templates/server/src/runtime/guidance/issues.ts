@@ -9,9 +9,10 @@
  * INVALID_TYPE listing all accepted types (`string or null`).
  */
 import type { ErrorObject } from "ajv";
-import type { JsonSchema, ToolData } from "../tool-data.js";
+import type { JsonSchema, ToolData } from "../shared/tool-data.js";
 import { LIST, SUGGEST, confidentMatch, rankMatches } from "./fuzzy.js";
-import { fieldName, getAt, isPlainObject, parsePointer } from "./pointer.js";
+import { fieldName, getAt } from "./pointer.js";
+import { isPlainObject, parsePointer, jsonType } from "../shared/json.js";
 import {
   FORMAT_SAMPLES,
   arrayLengthText,
@@ -19,7 +20,6 @@ import {
   effectiveSchema,
   exampleValue,
   formatEnum,
-  jsonType,
   propertyNames,
   rangeText,
   schemaAtInstance,
@@ -27,7 +27,7 @@ import {
   stringLengthText,
   withArticle,
 } from "./schema.js";
-import type { Issue, IssueCode } from "./types.js";
+import type { Issue, IssueCode } from "../call/types.js";
 
 /** An issue plus what the corrector needs; `issue` is the public part. */
 export interface AnalyzedIssue {
@@ -63,7 +63,13 @@ export function collapseErrors(errors: readonly ErrorObject[]): ErrorObject[] {
       const e = list[start - 1]!;
       if (!within(e.instancePath, comp.instancePath)) break;
       const prefixed = e.schemaPath.startsWith(prefix);
-      if (!prefixed && e.instancePath === comp.instancePath && parentPath.length > 2 && e.schemaPath.startsWith(parentPath)) break;
+      if (
+        !prefixed &&
+        e.instancePath === comp.instancePath &&
+        parentPath.length > 2 &&
+        e.schemaPath.startsWith(parentPath)
+      )
+        break;
       start--;
     }
     const members = list.slice(start, k);
@@ -93,7 +99,8 @@ export function collapseErrors(errors: readonly ErrorObject[]): ErrorObject[] {
     if (groups.length === 0) {
       replacement = [comp];
     } else {
-      const typeFails = (g: ErrorObject[]) => g.some((e) => e.keyword === "type" && e.instancePath === comp.instancePath);
+      const typeFails = (g: ErrorObject[]) =>
+        g.some((e) => e.keyword === "type" && e.instancePath === comp.instancePath);
       const plausible = groups.filter((g) => !typeFails(g));
       if (plausible.length > 0) {
         replacement = plausible.reduce((best, g) => (g.length < best.length ? g : best));
@@ -103,7 +110,8 @@ export function collapseErrors(errors: readonly ErrorObject[]): ErrorObject[] {
           for (const e of g)
             if (e.keyword === "type" && e.instancePath === comp.instancePath) {
               const t = (e.params as { type?: unknown }).type;
-              for (const x of Array.isArray(t) ? t : String(t).split(",")) if (!types.includes(String(x))) types.push(String(x));
+              for (const x of Array.isArray(t) ? t : String(t).split(","))
+                if (!types.includes(String(x))) types.push(String(x));
             }
         replacement = [
           {
@@ -122,8 +130,17 @@ export function collapseErrors(errors: readonly ErrorObject[]): ErrorObject[] {
 }
 
 const LIMIT_KEYWORDS = new Set([
-  "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "minItems", "maxItems",
-  "minProperties", "maxProperties", "multipleOf",
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "minLength",
+  "maxLength",
+  "minItems",
+  "maxItems",
+  "minProperties",
+  "maxProperties",
+  "multipleOf",
 ]);
 
 function schemaForError(root: JsonSchema, e: ErrorObject, segments: readonly string[]): JsonSchema | undefined {
@@ -149,11 +166,14 @@ const MAX_PREVIEW = 300;
 
 /** The received value, or a short description when it is large. */
 export function preview(value: unknown): unknown {
-  if (typeof value === "string") return value.length > MAX_PREVIEW ? `${value.slice(0, MAX_PREVIEW)}… (${value.length} chars)` : value;
+  if (typeof value === "string")
+    return value.length > MAX_PREVIEW ? `${value.slice(0, MAX_PREVIEW)}… (${value.length} chars)` : value;
   if (value === null || typeof value !== "object") return value;
   const text = JSON.stringify(value);
   if (text.length <= MAX_PREVIEW) return value;
-  return Array.isArray(value) ? `(array of ${value.length} items)` : `(object with keys: ${Object.keys(value).slice(0, 15).join(", ")})`;
+  return Array.isArray(value)
+    ? `(array of ${value.length} items)`
+    : `(object with keys: ${Object.keys(value).slice(0, 15).join(", ")})`;
 }
 
 function show(value: unknown): string {
@@ -165,7 +185,8 @@ function coercionHint(value: unknown, types: string[]): string | undefined {
     const t = value.trim();
     if ((types.includes("integer") || types.includes("number")) && t !== "" && Number.isFinite(Number(t))) {
       const n = Number(t);
-      if (types.includes("number") || Number.isInteger(n)) return `Send ${n} as a number, not the string ${show(value)}`;
+      if (types.includes("number") || Number.isInteger(n))
+        return `Send ${n} as a number, not the string ${show(value)}`;
     }
     if (types.includes("boolean") && (t === "true" || t === "false")) return `Send ${t} as a boolean, without quotes`;
     if (types.includes("null") && t === "null") return "Send null without quotes";
@@ -180,7 +201,8 @@ function coercionHint(value: unknown, types: string[]): string | undefined {
   }
   if ((typeof value === "number" || typeof value === "boolean") && types.includes("string"))
     return `Send ${show(String(value))} as a string (in quotes)`;
-  if (types.includes("array") && !Array.isArray(value) && value !== undefined) return `Wrap the value in an array: [${show(value)}]`;
+  if (types.includes("array") && !Array.isArray(value) && value !== undefined)
+    return `Wrap the value in an array: [${show(value)}]`;
   return undefined;
 }
 
@@ -192,170 +214,220 @@ interface Context {
 
 function describeFormat(format: string, example: unknown): string {
   const sample = typeof example === "string" ? example : FORMAT_SAMPLES[format];
-  return sample !== undefined ? `Provide a string in ${format} format, e.g. ${show(sample)}` : `Provide a string in ${format} format`;
+  return sample !== undefined
+    ? `Provide a string in ${format} format, e.g. ${show(sample)}`
+    : `Provide a string in ${format} format`;
 }
 
 function analyzeOne(ctx: Context, e: ErrorObject): AnalyzedIssue {
   const params = e.params as Record<string, unknown>;
-  let segments = [...parsePointer(e.instancePath)];
-  let schema: JsonSchema | undefined;
-  let code: IssueCode;
-  let problem: string;
-  let expected: string;
-  let fix: string;
-  let didYouMean: unknown;
-  const value = () => getAt(ctx.args, segments);
-
-  switch (e.keyword) {
-    case "required":
-    case "dependentRequired": {
-      const missing = String(params["missingProperty"]);
-      segments = [...segments, missing];
-      schema = schemaAtInstance(ctx.root, segments);
-      code = "MISSING_REQUIRED";
-      const where = segments.length > 1 ? ` in ${fieldName(segments.slice(0, -1))}` : "";
-      problem =
-        e.keyword === "dependentRequired"
-          ? `"${missing}" is required when "${String(params["property"])}" is present${where}`
-          : `Required ${segments.length > 1 ? "field" : "parameter"} "${missing}" is missing${where}`;
-      expected = describeExpected(schema);
-      const example = exampleValue(ctx.tool, segments);
-      fix =
-        example !== undefined
-          ? `Add "${missing}" (${expected}), e.g. "${missing}": ${show(example)}`
-          : `Add "${missing}" (${expected})`;
-      break;
-    }
-    case "additionalProperties":
-    case "unevaluatedProperties": {
-      const parentSchema = schemaAtInstance(ctx.root, segments);
-      const key = String(params["additionalProperty"] ?? params["unevaluatedProperty"]);
-      segments = [...segments, key];
-      const known = propertyNames(ctx.root, parentSchema);
-      return unknownKeyIssue(segments, getAt(ctx.args, segments), known);
-    }
-    case "type": {
-      schema = schemaForError(ctx.root, e, segments);
-      const types = String(params["type"]).split(",");
-      const v = value();
-      code = "INVALID_TYPE";
-      problem = `Expected ${types.join(" or ")}, received ${jsonType(v)}`;
-      const described = schema ? describeExpected({ ...schema, type: types.length === 1 ? types[0] : types }) : types.join(" or ");
-      expected = described;
-      fix = coercionHint(v, types) ?? `Provide ${withArticle(described)}`;
-      break;
-    }
-    case "minimum":
-    case "maximum":
-    case "exclusiveMinimum":
-    case "exclusiveMaximum":
-    case "multipleOf": {
-      schema = schemaForError(ctx.root, e, segments);
-      code = "OUT_OF_RANGE";
-      const types = schemaTypes(schema);
-      const kind = types.includes("integer") ? "integer" : "number";
-      const range = schema ? rangeText(schema) : "";
-      if (e.keyword === "multipleOf") {
-        problem = `Must be a multiple of ${String(params["multipleOf"])}`;
-      } else {
-        problem = `Must be ${String(params["comparison"])} ${String(params["limit"])}`;
-      }
-      expected = range ? `${kind} ${range}` : `${kind} ${String(params["comparison"] ?? "")} ${String(params["limit"] ?? "")}`.trim();
-      fix = `Provide ${withArticle(expected)}`;
-      break;
-    }
-    case "enum":
-    case "const": {
-      schema = schemaForError(ctx.root, e, segments);
-      code = "INVALID_ENUM";
-      const allowed = e.keyword === "const" ? [params["allowedValue"]] : ((params["allowedValues"] as unknown[]) ?? []);
-      const v = value();
-      problem = e.keyword === "const" ? `Must be exactly ${show(allowed[0])}` : `${show(preview(v))} is not an allowed value`;
-      expected = e.keyword === "const" ? `exactly ${show(allowed[0])}` : `one of: ${formatEnum(allowed)}`;
-      didYouMean = closestEnumValue(v, allowed);
-      fix = e.keyword === "const" ? `Use ${show(allowed[0])}` : `Use one of: ${formatEnum(allowed)}`;
-      if (didYouMean !== undefined && e.keyword !== "const") fix += ` (did you mean ${show(didYouMean)}?)`;
-      break;
-    }
-    case "format": {
-      schema = schemaForError(ctx.root, e, segments);
-      code = "INVALID_FORMAT";
-      const format = String(params["format"]);
-      problem = `Not a valid ${format}`;
-      expected = `string in ${format} format`;
-      fix = describeFormat(format, exampleValue(ctx.tool, segments));
-      break;
-    }
-    case "pattern": {
-      schema = schemaForError(ctx.root, e, segments);
-      code = "INVALID_PATTERN";
-      const pattern = String(params["pattern"]);
-      problem = `Does not match the pattern ${pattern}`;
-      expected = `string matching ${pattern}`;
-      const example = exampleValue(ctx.tool, segments);
-      fix = `Provide a string matching ${pattern}` + (typeof example === "string" ? `, e.g. ${show(example)}` : "");
-      break;
-    }
-    case "minLength":
-    case "maxLength":
-    case "minItems":
-    case "maxItems":
-    case "minProperties":
-    case "maxProperties": {
-      schema = schemaForError(ctx.root, e, segments);
-      code = "INVALID_LENGTH";
-      const v = value();
-      const limit = String(params["limit"]);
-      const isMin = e.keyword.startsWith("min");
-      if (e.keyword.endsWith("Length")) {
-        const len = typeof v === "string" ? Array.from(v).length : 0;
-        problem = `String has ${len} characters; must have ${isMin ? "at least" : "at most"} ${limit}`;
-        const l = (schema && stringLengthText(schema)) || `${isMin ? "at least" : "at most"} ${limit} characters`;
-        expected = `string of ${l}`;
-        fix = `Provide a string of ${l} (you sent ${len})`;
-      } else if (e.keyword.endsWith("Items")) {
-        const len = Array.isArray(v) ? v.length : 0;
-        problem = `Array has ${len} items; must have ${isMin ? "at least" : "at most"} ${limit}`;
-        const l = (schema && arrayLengthText(schema)) || `${isMin ? "at least" : "at most"} ${limit} items`;
-        expected = `array with ${l}`;
-        fix = `Provide ${l} (you sent ${len})`;
-      } else {
-        const len = isPlainObject(v) ? Object.keys(v).length : 0;
-        problem = `Object has ${len} properties; must have ${isMin ? "at least" : "at most"} ${limit}`;
-        expected = `object with ${isMin ? "at least" : "at most"} ${limit} properties`;
-        fix = `Provide ${isMin ? "at least" : "at most"} ${limit} properties (you sent ${len})`;
-      }
-      break;
-    }
-    case "uniqueItems": {
-      schema = schemaForError(ctx.root, e, segments);
-      code = "INVALID_VALUE";
-      problem = `Items ${String(params["j"])} and ${String(params["i"])} are equal`;
-      expected = "array with unique items";
-      fix = "Remove the duplicate items";
-      break;
-    }
-    default: {
-      schema = schemaAtInstance(ctx.root, segments);
-      code = "INVALID_VALUE";
-      problem =
-        e.keyword === "oneOf"
-          ? "Matches more than one of the allowed alternatives; make it match exactly one"
-          : e.keyword === "anyOf"
-            ? "Does not match any of the allowed alternatives"
-            : `Value ${e.message ?? "is invalid"}`;
-      expected = describeExpected(schema);
-      const example = exampleValue(ctx.tool, segments);
-      fix = example !== undefined ? `Provide a value like ${show(example)}` : `Provide ${withArticle(expected)}`;
-    }
+  const at = [...parsePointer(e.instancePath)];
+  if (e.keyword === "additionalProperties" || e.keyword === "unevaluatedProperties") {
+    const key = String(params["additionalProperty"] ?? params["unevaluatedProperty"]);
+    const known = propertyNames(ctx.root, schemaAtInstance(ctx.root, at));
+    const segments = [...at, key];
+    return unknownKeyIssue(segments, getAt(ctx.args, segments), known);
   }
-  const received = value();
+  const explained = (BY_KEYWORD[e.keyword] ?? otherProblem)({ ctx, e, params, segments: at });
+  const segments = explained.segments ?? at;
+  const { code, problem, expected, fix, didYouMean, schema } = explained;
+  const received = getAt(ctx.args, segments);
   const issue: Issue = { field: fieldName(segments), code, problem, expected, fix };
   if (received !== undefined) issue.received = preview(received);
   if (didYouMean !== undefined) issue.did_you_mean = didYouMean;
   const analyzed: AnalyzedIssue = { issue, segments, keyword: e.keyword, params };
   if (schema) analyzed.schema = schema;
   return analyzed;
+}
+
+/** One Ajv error, where it points, and the schema around it. */
+interface KeywordError {
+  ctx: Context;
+  e: ErrorObject;
+  params: Record<string, unknown>;
+  segments: string[];
+}
+
+/** What is wrong and how to fix it; `segments` when the issue is about another field (a missing one). */
+interface Explained {
+  code: IssueCode;
+  problem: string;
+  expected: string;
+  fix: string;
+  schema?: JsonSchema | undefined;
+  didYouMean?: unknown;
+  segments?: string[];
+}
+
+/** The explanation for each Ajv keyword; anything else (oneOf, anyOf, not...) is `otherProblem`. */
+const BY_KEYWORD: Record<string, (error: KeywordError) => Explained> = {
+  required: missingProblem,
+  dependentRequired: missingProblem,
+  type: typeProblem,
+  minimum: rangeProblem,
+  maximum: rangeProblem,
+  exclusiveMinimum: rangeProblem,
+  exclusiveMaximum: rangeProblem,
+  multipleOf: rangeProblem,
+  enum: enumProblem,
+  const: enumProblem,
+  format: formatProblem,
+  pattern: patternProblem,
+  minLength: lengthProblem,
+  maxLength: lengthProblem,
+  minItems: lengthProblem,
+  maxItems: lengthProblem,
+  minProperties: lengthProblem,
+  maxProperties: lengthProblem,
+  uniqueItems: uniqueProblem,
+};
+
+function missingProblem({ ctx, e, params, segments: at }: KeywordError): Explained {
+  const missing = String(params["missingProperty"]);
+  const segments = [...at, missing];
+  const schema = schemaAtInstance(ctx.root, segments);
+  const where = segments.length > 1 ? ` in ${fieldName(segments.slice(0, -1))}` : "";
+  const problem =
+    e.keyword === "dependentRequired"
+      ? `"${missing}" is required when "${String(params["property"])}" is present${where}`
+      : `Required ${segments.length > 1 ? "field" : "parameter"} "${missing}" is missing${where}`;
+  const expected = describeExpected(schema);
+  const example = exampleValue(ctx.tool, segments);
+  const fix =
+    example !== undefined
+      ? `Add "${missing}" (${expected}), e.g. "${missing}": ${show(example)}`
+      : `Add "${missing}" (${expected})`;
+  return { code: "MISSING_REQUIRED", problem, expected, fix, schema, segments };
+}
+
+function typeProblem({ ctx, e, params, segments }: KeywordError): Explained {
+  const schema = schemaForError(ctx.root, e, segments);
+  const types = String(params["type"]).split(",");
+  const v = getAt(ctx.args, segments);
+  const expected = schema
+    ? describeExpected({ ...schema, type: types.length === 1 ? types[0] : types })
+    : types.join(" or ");
+  const fix = coercionHint(v, types) ?? `Provide ${withArticle(expected)}`;
+  return {
+    code: "INVALID_TYPE",
+    problem: `Expected ${types.join(" or ")}, received ${jsonType(v)}`,
+    expected,
+    fix,
+    schema,
+  };
+}
+
+function rangeProblem({ ctx, e, params, segments }: KeywordError): Explained {
+  const schema = schemaForError(ctx.root, e, segments);
+  const kind = schemaTypes(schema).includes("integer") ? "integer" : "number";
+  const range = schema ? rangeText(schema) : "";
+  const problem =
+    e.keyword === "multipleOf"
+      ? `Must be a multiple of ${String(params["multipleOf"])}`
+      : `Must be ${String(params["comparison"])} ${String(params["limit"])}`;
+  const expected = range
+    ? `${kind} ${range}`
+    : `${kind} ${String(params["comparison"] ?? "")} ${String(params["limit"] ?? "")}`.trim();
+  return { code: "OUT_OF_RANGE", problem, expected, fix: `Provide ${withArticle(expected)}`, schema };
+}
+
+function enumProblem({ ctx, e, params, segments }: KeywordError): Explained {
+  const schema = schemaForError(ctx.root, e, segments);
+  const isConst = e.keyword === "const";
+  const allowed = isConst ? [params["allowedValue"]] : ((params["allowedValues"] as unknown[]) ?? []);
+  const v = getAt(ctx.args, segments);
+  const problem = isConst ? `Must be exactly ${show(allowed[0])}` : `${show(preview(v))} is not an allowed value`;
+  const expected = isConst ? `exactly ${show(allowed[0])}` : `one of: ${formatEnum(allowed)}`;
+  const didYouMean = closestEnumValue(v, allowed);
+  let fix = isConst ? `Use ${show(allowed[0])}` : `Use one of: ${formatEnum(allowed)}`;
+  if (didYouMean !== undefined && !isConst) fix += ` (did you mean ${show(didYouMean)}?)`;
+  return { code: "INVALID_ENUM", problem, expected, fix, schema, didYouMean };
+}
+
+function formatProblem({ ctx, e, params, segments }: KeywordError): Explained {
+  const format = String(params["format"]);
+  return {
+    code: "INVALID_FORMAT",
+    problem: `Not a valid ${format}`,
+    expected: `string in ${format} format`,
+    fix: describeFormat(format, exampleValue(ctx.tool, segments)),
+    schema: schemaForError(ctx.root, e, segments),
+  };
+}
+
+function patternProblem({ ctx, e, params, segments }: KeywordError): Explained {
+  const pattern = String(params["pattern"]);
+  const example = exampleValue(ctx.tool, segments);
+  return {
+    code: "INVALID_PATTERN",
+    problem: `Does not match the pattern ${pattern}`,
+    expected: `string matching ${pattern}`,
+    fix: `Provide a string matching ${pattern}` + (typeof example === "string" ? `, e.g. ${show(example)}` : ""),
+    schema: schemaForError(ctx.root, e, segments),
+  };
+}
+
+function lengthProblem({ ctx, e, params, segments }: KeywordError): Explained {
+  const schema = schemaForError(ctx.root, e, segments);
+  const v = getAt(ctx.args, segments);
+  const limit = String(params["limit"]);
+  const bound = e.keyword.startsWith("min") ? "at least" : "at most";
+  if (e.keyword.endsWith("Length")) {
+    const len = typeof v === "string" ? Array.from(v).length : 0;
+    const l = (schema && stringLengthText(schema)) || `${bound} ${limit} characters`;
+    const problem = `String has ${len} characters; must have ${bound} ${limit}`;
+    return {
+      code: "INVALID_LENGTH",
+      problem,
+      expected: `string of ${l}`,
+      fix: `Provide a string of ${l} (you sent ${len})`,
+      schema,
+    };
+  }
+  if (e.keyword.endsWith("Items")) {
+    const len = Array.isArray(v) ? v.length : 0;
+    const l = (schema && arrayLengthText(schema)) || `${bound} ${limit} items`;
+    const problem = `Array has ${len} items; must have ${bound} ${limit}`;
+    return {
+      code: "INVALID_LENGTH",
+      problem,
+      expected: `array with ${l}`,
+      fix: `Provide ${l} (you sent ${len})`,
+      schema,
+    };
+  }
+  const len = isPlainObject(v) ? Object.keys(v).length : 0;
+  return {
+    code: "INVALID_LENGTH",
+    problem: `Object has ${len} properties; must have ${bound} ${limit}`,
+    expected: `object with ${bound} ${limit} properties`,
+    fix: `Provide ${bound} ${limit} properties (you sent ${len})`,
+    schema,
+  };
+}
+
+function uniqueProblem({ ctx, e, params, segments }: KeywordError): Explained {
+  return {
+    code: "INVALID_VALUE",
+    problem: `Items ${String(params["j"])} and ${String(params["i"])} are equal`,
+    expected: "array with unique items",
+    fix: "Remove the duplicate items",
+    schema: schemaForError(ctx.root, e, segments),
+  };
+}
+
+function otherProblem({ ctx, e, segments }: KeywordError): Explained {
+  const schema = schemaAtInstance(ctx.root, segments);
+  const problem =
+    e.keyword === "oneOf"
+      ? "Matches more than one of the allowed alternatives; make it match exactly one"
+      : e.keyword === "anyOf"
+        ? "Does not match any of the allowed alternatives"
+        : `Value ${e.message ?? "is invalid"}`;
+  const expected = describeExpected(schema);
+  const example = exampleValue(ctx.tool, segments);
+  const fix = example !== undefined ? `Provide a value like ${show(example)}` : `Provide ${withArticle(expected)}`;
+  return { code: "INVALID_VALUE", problem, expected, fix, schema };
 }
 
 /** Closest allowed value: case-insensitive equality, fuzzy string match, or nearest number. */
@@ -409,7 +481,11 @@ export function unknownKeyIssue(segments: string[], received: unknown, known: re
  * Analyses Ajv errors for `args` against `tool.inputSchema`. Issues are
  * de-duplicated by (field, code); order follows Ajv's, which follows the schema.
  */
-export function analyzeErrors(tool: ToolData, args: unknown, errors: readonly ErrorObject[] | null | undefined): AnalyzedIssue[] {
+export function analyzeErrors(
+  tool: ToolData,
+  args: unknown,
+  errors: readonly ErrorObject[] | null | undefined,
+): AnalyzedIssue[] {
   if (!errors || errors.length === 0) return [];
   const ctx: Context = { tool, root: tool.inputSchema, args };
   const seen = new Set<string>();
@@ -422,9 +498,4 @@ export function analyzeErrors(tool: ToolData, args: unknown, errors: readonly Er
     out.push(analyzed);
   }
   return out;
-}
-
-/** Public issues for Ajv errors: `analyzeErrors` without the internals. */
-export function mapAjvErrors(tool: ToolData, args: unknown, errors: readonly ErrorObject[] | null | undefined): Issue[] {
-  return analyzeErrors(tool, args, errors).map((a) => a.issue);
 }

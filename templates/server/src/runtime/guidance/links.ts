@@ -10,9 +10,10 @@
  *
  * Anything else is a literal. Expressions are parsed once per link and cached.
  */
-import type { ToolData, ToolLink } from "../tool-data.js";
-import { getAt, isPlainObject, parsePointer } from "./pointer.js";
-import { headerValue, type ToolCall, type UpstreamResponse } from "./types.js";
+import type { ToolData, ToolLink } from "../shared/tool-data.js";
+import { getAt } from "./pointer.js";
+import { isPlainObject, parsePointer } from "../shared/json.js";
+import { headerValue, type ToolCall, type UpstreamResponse } from "../call/types.js";
 
 export interface LinkContext {
   tool: ToolData;
@@ -25,7 +26,8 @@ export interface LinkContext {
 
 type Resolver = (ctx: LinkContext) => unknown;
 
-const EXPRESSION = /^\$(url|method|statusCode|request\.(path|query|header|cookie)\.(.+)|request\.body(#.*)?|response\.header\.(.+)|response\.body(#.*)?)$/;
+const EXPRESSION =
+  /^\$(url|method|statusCode|request\.(path|query|header|cookie)\.(.+)|request\.body(#.*)?|response\.header\.(.+)|response\.body(#.*)?)$/;
 
 /** The body the request carried, rebuilt from the arguments. */
 export function requestBody(tool: ToolData, args: Record<string, unknown>): unknown {
@@ -118,7 +120,11 @@ export interface ResolvedAction extends ToolCall {
  * The link as an exact call, or `undefined` when a parameter the target tool
  * requires cannot be filled (so the agent is never offered a call that fails).
  */
-export function resolveLink(link: ToolLink, ctx: LinkContext, target: ToolData | undefined): ResolvedAction | undefined {
+export function resolveLink(
+  link: ToolLink,
+  ctx: LinkContext,
+  target: ToolData | undefined,
+): ResolvedAction | undefined {
   if (!target) return undefined;
   let resolvers = compiled.get(link);
   if (!resolvers) {
@@ -163,7 +169,9 @@ export function argsFromUrl(tool: ToolData, url: string): Record<string, unknown
   } catch {
     return out;
   }
-  const props = isPlainObject(tool.inputSchema["properties"]) ? (tool.inputSchema["properties"] as Record<string, unknown>) : {};
+  const props = isPlainObject(tool.inputSchema["properties"])
+    ? (tool.inputSchema["properties"] as Record<string, unknown>)
+    : {};
   for (const name of new Set(parsed.searchParams.keys())) {
     const binding = tool.operation?.parameters.find((p) => p.in === "query" && p.name === name);
     const arg = binding?.arg ?? (tool.operation ? undefined : name);

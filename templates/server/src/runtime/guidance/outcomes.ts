@@ -6,13 +6,22 @@
  * errors, unimplemented tools, internal bugs).
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { CallFailure, ConfirmationAnswer, OutcomeContext, Outcomes, OutputSchema, PreparedCall } from "../outcomes.js";
-import type { ApiData, JsonSchema, ToolData } from "../tool-data.js";
+import type {
+  CallFailure,
+  ConfirmationAnswer,
+  OutcomeContext,
+  Outcomes,
+  OutputSchema,
+  PreparedCall,
+} from "../call/outcomes.js";
+import type { ApiData, JsonSchema, ToolData } from "../shared/tool-data.js";
 import { buildEnvelope, envelopeResult } from "./envelope.js";
-import { addResilienceDetails, circuitOpenError } from "./hardening.js";
-import { confirmationRequiredError, errorResult, redactSecrets, resolvedPath, toolSchemes, unknownToolError, upstreamError } from "./errors.js";
-import { isPlainObject } from "./pointer.js";
-import { INFO_TOOL, type GuidedError, type Issue, type Severity } from "./types.js";
+import { addResilienceDetails, argumentsTooLargeError, circuitOpenError } from "./hardening.js";
+import { confirmationRequiredError, resolvedPath, unknownToolError } from "./errors.js";
+import { errorResult } from "./render.js";
+import { redactSecrets, toolSchemes, upstreamError } from "./upstream-errors.js";
+import { isPlainObject } from "../shared/json.js";
+import { INFO_TOOL, type GuidedError, type Issue, type Severity } from "../call/types.js";
 
 /* ------------------------------------------------------------------------ */
 /* outputSchema                                                              */
@@ -78,26 +87,46 @@ function missingCredentialsError(tool: ToolData, api: ApiData, envVars: string[]
     `'${tool.name}' needs credentials that are not configured: set ${envVars.join(" and ")} in the MCP server's environment and restart it. ` +
       "The API was not called; retrying will not help until then.",
   );
-  e.recovery_actions = ["tell the user which environment variable to set", "do not retry until credentials are configured"];
+  e.recovery_actions = [
+    "tell the user which environment variable to set",
+    "do not retry until credentials are configured",
+  ];
   e.next_steps.push(`Ask the user to set ${envVars.join(" and ")} and restart the server.`);
   e.details = {
     reason: "missing_credentials",
     missing_env: envVars,
-    credential_env: toolSchemes(tool, api).flatMap((s) => (s.kind === "basic" ? [s.usernameEnv, s.passwordEnv] : [s.env])),
+    credential_env: toolSchemes(tool, api).flatMap((s) =>
+      s.kind === "basic" ? [s.usernameEnv, s.passwordEnv] : [s.env],
+    ),
     upstream_called: false,
   };
   return e;
 }
 
-function invalidRequestError(tool: ToolData, api: ApiData, failure: Extract<CallFailure, { kind: "invalid_request" }>, args: Record<string, unknown>): GuidedError {
+function invalidRequestError(
+  tool: ToolData,
+  api: ApiData,
+  failure: Extract<CallFailure, { kind: "invalid_request" }>,
+  args: Record<string, unknown>,
+): GuidedError {
   const { code, subject } = failure.error;
   const text = redactSecrets(failure.error.message, api);
   const props = isPlainObject(tool.inputSchema["properties"]) ? (tool.inputSchema["properties"] as JsonSchema) : {};
-  const byArgument = code !== "missing_base_url" && code !== "invalid_base_url" && (subject === undefined || subject in props);
+  const byArgument =
+    code !== "missing_base_url" && code !== "invalid_base_url" && (subject === undefined || subject in props);
   if (!byArgument) {
-    const e = baseError(tool, "CONFIGURATION_ERROR", "critical", `The MCP server is misconfigured, so '${tool.name}' cannot run: ${text} This is for the user/operator to fix; the arguments are not the problem.`);
+    const e = baseError(
+      tool,
+      "CONFIGURATION_ERROR",
+      "critical",
+      `The MCP server is misconfigured, so '${tool.name}' cannot run: ${text} This is for the user/operator to fix; the arguments are not the problem.`,
+    );
     e.recovery_actions = ["tell the user the server configuration problem", "do not retry until it is fixed"];
-    e.next_steps.push(subject ? `Ask the user to fix ${subject} in the MCP server's environment and restart it.` : "Ask the user to check the server configuration.");
+    e.next_steps.push(
+      subject
+        ? `Ask the user to fix ${subject} in the MCP server's environment and restart it.`
+        : "Ask the user to check the server configuration.",
+    );
     e.details = { reason: code, ...(subject !== undefined && { env: subject }), base_url_env: api.baseUrlEnv };
     return e;
   }
@@ -105,7 +134,10 @@ function invalidRequestError(tool: ToolData, api: ApiData, failure: Extract<Call
     field: subject ?? "(arguments)",
     code: code === "header_injection" ? "INVALID_PATTERN" : "INVALID_VALUE",
     problem: text,
-    expected: code === "header_injection" ? "a single-line value without CR, LF or NUL characters" : "a value that addresses one resource under the API's base path",
+    expected:
+      code === "header_injection"
+        ? "a single-line value without CR, LF or NUL characters"
+        : "a value that addresses one resource under the API's base path",
     fix:
       code === "header_injection"
         ? `Remove line breaks and NUL characters from ${subject ?? "the header value"}`
@@ -115,14 +147,25 @@ function invalidRequestError(tool: ToolData, api: ApiData, failure: Extract<Call
   const e = baseError(tool, "INVALID_REQUEST", "high", `'${tool.name}' was not sent: ${text}`);
   e.issues.push(issue);
   e.recovery_actions = ["fix the value named in issues", "retry"];
-  if (tool.guidance.listTool && code !== "header_injection") e.next_steps.push({ tool: tool.guidance.listTool, params: {}, note: "Find a real identifier" });
-  e.next_steps.push({ tool: INFO_TOOL, params: { tool: tool.name, level: "full" }, note: "Parameters and constraints" });
+  if (tool.guidance.listTool && code !== "header_injection")
+    e.next_steps.push({ tool: tool.guidance.listTool, params: {}, note: "Find a real identifier" });
+  e.next_steps.push({
+    tool: INFO_TOOL,
+    params: { tool: tool.name, level: "full" },
+    note: "Parameters and constraints",
+  });
   e.details = { reason: code };
   return e;
 }
 
 /** Maps any runtime failure to the guided error contract. */
-export function failureError(tool: ToolData, api: ApiData, failure: CallFailure, args: Record<string, unknown>, timeoutMs: number): GuidedError {
+export function failureError(
+  tool: ToolData,
+  api: ApiData,
+  failure: CallFailure,
+  args: Record<string, unknown>,
+  timeoutMs: number,
+): GuidedError {
   switch (failure.kind) {
     case "http_status": {
       const { status, headers, body, bodyText } = failure.response;
@@ -131,8 +174,15 @@ export function failureError(tool: ToolData, api: ApiData, failure: CallFailure,
     case "transport": {
       const { kind } = failure.error;
       if (kind === "timeout") return upstreamError(tool, api, { failure: "timeout", timeout_ms: timeoutMs }, args);
-      if (kind === "network") return upstreamError(tool, api, { failure: "network", message: failure.error.message }, args);
-      if (kind === "circuit_open") return circuitOpenError(tool, api, failure.error.circuit ?? { state: "open", failures: 0, retry_after_ms: 0 }, args);
+      if (kind === "network")
+        return upstreamError(tool, api, { failure: "network", message: failure.error.message }, args);
+      if (kind === "circuit_open")
+        return circuitOpenError(
+          tool,
+          api,
+          failure.error.circuit ?? { state: "open", failures: 0, retry_after_ms: 0 },
+          args,
+        );
       if (kind === "too_large") {
         const e = baseError(
           tool,
@@ -144,11 +194,20 @@ export function failureError(tool: ToolData, api: ApiData, failure: CallFailure,
         const limit = limitArg ? args[limitArg] : undefined;
         e.recovery_actions = ["ask for less data", "retry"];
         if (limitArg && typeof limit === "number" && limit > 1)
-          e.next_steps.push({ tool: tool.name, params: { ...args, [limitArg]: Math.max(1, Math.floor(limit / 2)) }, note: "Smaller page" });
+          e.next_steps.push({
+            tool: tool.name,
+            params: { ...args, [limitArg]: Math.max(1, Math.floor(limit / 2)) },
+            note: "Smaller page",
+          });
         e.details = { reason: "too_large", max_bytes_env: `${api.envPrefix}_MAX_RESPONSE_BYTES` };
         return e;
       }
-      const e = baseError(tool, "CANCELLED", "low", `'${tool.name}' was cancelled before the API answered; it may or may not have been applied.`);
+      const e = baseError(
+        tool,
+        "CANCELLED",
+        "low",
+        `'${tool.name}' was cancelled before the API answered; it may or may not have been applied.`,
+      );
       e.details = { reason: "aborted" };
       return e;
     }
@@ -157,20 +216,43 @@ export function failureError(tool: ToolData, api: ApiData, failure: CallFailure,
     case "invalid_request":
       return invalidRequestError(tool, api, failure, args);
     case "handler_error": {
-      const e = baseError(tool, "HANDLER_ERROR", "high", `'${tool.name}' failed in its handler: ${redactSecrets(message(failure.error), api)}`);
-      e.recovery_actions = ["check the arguments against the tool's schema", "retry once", "report the failure to the user"];
-      e.next_steps.push({ tool: INFO_TOOL, params: { tool: tool.name, level: "full" }, note: "Parameters and examples" });
+      const e = baseError(
+        tool,
+        "HANDLER_ERROR",
+        "high",
+        `'${tool.name}' failed in its handler: ${redactSecrets(message(failure.error), api)}`,
+      );
+      e.recovery_actions = [
+        "check the arguments against the tool's schema",
+        "retry once",
+        "report the failure to the user",
+      ];
+      e.next_steps.push({
+        tool: INFO_TOOL,
+        params: { tool: tool.name, level: "full" },
+        note: "Parameters and examples",
+      });
       return e;
     }
     case "not_implemented": {
-      const e = baseError(tool, "NOT_IMPLEMENTED", "high", `${failure.message} The tool cannot run until it is implemented; do not retry.`);
+      const e = baseError(
+        tool,
+        "NOT_IMPLEMENTED",
+        "high",
+        `${failure.message} The tool cannot run until it is implemented; do not retry.`,
+      );
       e.recovery_actions = ["tell the user the tool is not implemented", "use another tool"];
       e.next_steps.push({ tool: INFO_TOOL, params: {}, note: "Other tools" });
       if (tool.handler) e.details = { handler_module: tool.handler.module };
       return e;
     }
     case "internal": {
-      const e = baseError(tool, "INTERNAL_ERROR", "high", `'${tool.name}' failed unexpectedly inside the MCP server: ${redactSecrets(message(failure.error), api)}`);
+      const e = baseError(
+        tool,
+        "INTERNAL_ERROR",
+        "high",
+        `'${tool.name}' failed unexpectedly inside the MCP server: ${redactSecrets(message(failure.error), api)}`,
+      );
       e.recovery_actions = ["retry once", "report the failure to the user"];
       return e;
     }
@@ -201,6 +283,10 @@ export const guidedOutcomes: Outcomes = {
 
   onUnknownTool(name, args, context) {
     return errorResult(unknownToolError(name, context.tools, args));
+  },
+
+  onArgumentsTooLarge(name, bytes, maxBytes, api) {
+    return errorResult(argumentsTooLargeError(name, bytes, maxBytes, api.envPrefix));
   },
 
   onInvalidArguments(_tool, _args, error) {

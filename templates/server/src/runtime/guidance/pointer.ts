@@ -1,34 +1,9 @@
 /**
  * JSON Pointer (RFC 6901) helpers shared by the guidance modules: reading and
  * writing values by pointer, and rendering a pointer as a human field name.
+ * Parsing and formatting pointers is in shared/json.ts.
  */
-
-const parsed = new Map<string, readonly string[]>();
-
-/** Splits `/a/b~1c` (or `#/a/b`) into segments; memoised, since pointers repeat. */
-export function parsePointer(pointer: string): readonly string[] {
-  let segments = parsed.get(pointer);
-  if (segments) return segments;
-  let p = pointer.startsWith("#") ? pointer.slice(1) : pointer;
-  if (p.startsWith("#")) p = p.slice(1);
-  segments =
-    p === "" ? [] : p.slice(p.startsWith("/") ? 1 : 0).split("/").map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
-  if (parsed.size > 5000) parsed.clear();
-  parsed.set(pointer, segments);
-  return segments;
-}
-
-export function escapeSegment(segment: string): string {
-  return segment.replace(/~/g, "~0").replace(/\//g, "~1");
-}
-
-export function formatPointer(segments: readonly string[]): string {
-  return segments.map((s) => "/" + escapeSegment(s)).join("");
-}
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+import { isPlainObject, parsePointer } from "../shared/json.js";
 
 /** The value at `pointer` inside `root`, or `undefined` when any step is missing. */
 export function getAt(root: unknown, pointer: string | readonly string[]): unknown {
@@ -125,5 +100,8 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((v, i) => jsonEqual(v, b[i]));
   const ka = Object.keys(a);
   const kb = Object.keys(b);
-  return ka.length === kb.length && ka.every((k) => jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  return (
+    ka.length === kb.length &&
+    ka.every((k) => jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
+  );
 }

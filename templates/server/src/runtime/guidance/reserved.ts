@@ -12,13 +12,22 @@
  * API tool.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { ToolData } from "../tool-data.js";
-import { READ_RESPONSE_INPUT_SCHEMA, type ResponseCache } from "./cache.js";
+import type { ToolData } from "../shared/tool-data.js";
+import { READ_RESPONSE_INPUT_SCHEMA, type ResponseCache } from "../call/response-cache.js";
 import { describeTool, listCategories, type CategoryListing, type ToolDescription } from "./describe.js";
-import { categoryCounts, errorResult, renderSchemaHint, unknownToolError } from "./errors.js";
+import { categoryCounts, unknownToolError } from "./errors.js";
+import { errorResult, renderSchemaHint } from "./render.js";
 import { SUGGEST, rankMatches } from "./fuzzy.js";
-import { OPERATION_STATUS_INPUT_SCHEMA } from "../long-running.js";
-import { CONFIRM_ARG, INFO_TOOL, OPERATION_STATUS_TOOL, READ_RESPONSE_TOOL, type GuidedError, type HintLevel, type ToolCall } from "./types.js";
+import { OPERATION_STATUS_INPUT_SCHEMA } from "../call/long-running.js";
+import {
+  CONFIRM_ARG,
+  INFO_TOOL,
+  OPERATION_STATUS_TOOL,
+  READ_RESPONSE_TOOL,
+  type GuidedError,
+  type HintLevel,
+  type ToolCall,
+} from "../call/types.js";
 
 const LEVELS: HintLevel[] = ["minimal", "typed", "full"];
 /** Above this many tools, `info()` lists categories only (each category is one `info` call away). */
@@ -34,7 +43,8 @@ export const INFO_INPUT_SCHEMA = {
       type: "string",
       enum: LEVELS,
       default: "typed",
-      description: "Detail for `tool`: minimal (parameter names), typed (types, defaults, enums) or full (complete schema).",
+      description:
+        "Detail for `tool`: minimal (parameter names), typed (types, defaults, enums) or full (complete schema).",
     },
     category: { type: "string", description: "A category name: list its tools." },
   },
@@ -88,7 +98,10 @@ function readResponseTool(): ToolData {
           offset: { type: "integer", required: false, default: 0 },
           limit: { type: "integer", required: false },
         },
-        full: { required: ["handle"], properties: READ_RESPONSE_INPUT_SCHEMA.properties as unknown as Record<string, Record<string, unknown>> },
+        full: {
+          required: ["handle"],
+          properties: READ_RESPONSE_INPUT_SCHEMA.properties as unknown as Record<string, Record<string, unknown>>,
+        },
       },
       // No examples: a made-up handle would only ever produce RESPONSE_EXPIRED.
       links: [],
@@ -110,8 +123,14 @@ function operationStatusTool(): ToolData {
     guidance: {
       hints: {
         minimal: { required: ["handle"], optional: ["wait"] },
-        typed: { handle: { type: "string", required: true }, wait: { type: "boolean", required: false, default: false } },
-        full: { required: ["handle"], properties: OPERATION_STATUS_INPUT_SCHEMA.properties as unknown as Record<string, Record<string, unknown>> },
+        typed: {
+          handle: { type: "string", required: true },
+          wait: { type: "boolean", required: false, default: false },
+        },
+        full: {
+          required: ["handle"],
+          properties: OPERATION_STATUS_INPUT_SCHEMA.properties as unknown as Record<string, Record<string, unknown>>,
+        },
       },
       // No examples: a made-up handle would only ever produce UNKNOWN_HANDLE.
       links: [],
@@ -136,7 +155,9 @@ function textResult(text: string, structured: Record<string, unknown>): CallTool
 }
 
 function renderListing(listing: CategoryListing, withTools: boolean): string {
-  const lines = [`${listing.tool_count} tools in ${listing.categories.length} categor${listing.categories.length === 1 ? "y" : "ies"}:`];
+  const lines = [
+    `${listing.tool_count} tools in ${listing.categories.length} categor${listing.categories.length === 1 ? "y" : "ies"}:`,
+  ];
   for (const c of listing.categories) {
     lines.push(`- ${c.name} (${c.count})`);
     if (withTools) for (const t of c.tools) lines.push(`  - ${t.name}${t.description ? `: ${t.description}` : ""}`);
@@ -153,7 +174,8 @@ export function renderDescription(d: ToolDescription): string {
     out.push(`## Minimal valid example\n\n\`\`\`json\n${JSON.stringify(d.examples.minimal, null, 2)}\n\`\`\``);
     out.push(`## Full valid example\n\n\`\`\`json\n${JSON.stringify(d.examples.full, null, 2)}\n\`\`\``);
   }
-  if (d.requires_confirmation) out.push(`Destructive: the call runs only with "${CONFIRM_ARG}": true (confirm with the user first).`);
+  if (d.requires_confirmation)
+    out.push(`Destructive: the call runs only with "${CONFIRM_ARG}": true (confirm with the user first).`);
   if (d.pagination) out.push(`Paginated (${d.pagination.kind}); results give the exact next-page call in next_steps.`);
   if (d.follow_ups.length) out.push(`Follow-ups: ${d.follow_ups.map((f) => `${f.tool} (${f.name})`).join(", ")}`);
   if (d.list_tool) out.push(`List/search tool for this resource: ${d.list_tool}`);
@@ -162,9 +184,15 @@ export function renderDescription(d: ToolDescription): string {
 
 function unknownCategoryError(category: string, tools: readonly ToolData[]): GuidedError {
   const categories = categoryCounts(tools);
-  const ranked = rankMatches(category, categories.map((c) => c.name), { limit: 3 });
+  const ranked = rankMatches(
+    category,
+    categories.map((c) => c.name),
+    { limit: 3 },
+  );
   const best = ranked[0] && ranked[0].score >= SUGGEST ? ranked[0].name : undefined;
-  const nextSteps: ToolCall[] = [{ tool: INFO_TOOL, params: best ? { category: best } : {}, note: best ? "Closest category" : "All categories" }];
+  const nextSteps: ToolCall[] = [
+    { tool: INFO_TOOL, params: best ? { category: best } : {}, note: best ? "Closest category" : "All categories" },
+  ];
   return {
     code: "INVALID_ARGUMENTS",
     message: `No category '${category}'.${best ? ` Did you mean '${best}'?` : ""} Categories: ${categories.map((c) => c.name).join(", ")}.`,
@@ -189,7 +217,11 @@ function unknownCategoryError(category: string, tools: readonly ToolData[]): Gui
 }
 
 /** The `info` tool, on prepared (validated) arguments. */
-export function callInfo(args: Record<string, unknown>, tools: readonly ToolData[], toolsByName: ReadonlyMap<string, ToolData>): CallToolResult {
+export function callInfo(
+  args: Record<string, unknown>,
+  tools: readonly ToolData[],
+  toolsByName: ReadonlyMap<string, ToolData>,
+): CallToolResult {
   const level = (args["level"] as HintLevel | undefined) ?? "typed";
   const toolName = args["tool"] as string | undefined;
   if (toolName !== undefined) {
@@ -197,20 +229,29 @@ export function callInfo(args: Record<string, unknown>, tools: readonly ToolData
     if (!tool) return errorResult(unknownToolError(toolName, tools));
     const description = describeTool(tool, level);
     const next: ToolCall[] = [];
-    if (tool.guidance.examples) next.push({ tool: tool.name, params: tool.guidance.examples.minimal, note: "Minimal valid call" });
-    if (level !== "full") next.push({ tool: INFO_TOOL, params: { tool: tool.name, level: "full" }, note: "Complete schema and constraints" });
+    if (tool.guidance.examples)
+      next.push({ tool: tool.name, params: tool.guidance.examples.minimal, note: "Minimal valid call" });
+    if (level !== "full")
+      next.push({
+        tool: INFO_TOOL,
+        params: { tool: tool.name, level: "full" },
+        note: "Complete schema and constraints",
+      });
     return textResult(renderDescription(description), { ...description, next_steps: next });
   }
   const category = args["category"] as string | undefined;
   const listing = listCategories(tools, category);
-  if (category !== undefined && listing.categories.length === 0) return errorResult(unknownCategoryError(category, tools));
+  if (category !== undefined && listing.categories.length === 0)
+    return errorResult(unknownCategoryError(category, tools));
   const withTools = category !== undefined || tools.length <= LIST_ALL_TOOLS_UP_TO;
   const structured: Record<string, unknown> = withTools
     ? { ...listing }
     : { tool_count: listing.tool_count, categories: listing.categories.map(({ name, count }) => ({ name, count })) };
   const next: ToolCall[] = withTools
     ? [{ tool: INFO_TOOL, params: { tool: "<tool name>", level: "typed" }, note: "Parameters of one tool" }]
-    : listing.categories.slice(0, 5).map((c) => ({ tool: INFO_TOOL, params: { category: c.name }, note: `The ${c.count} tools of ${c.name}` }));
+    : listing.categories
+        .slice(0, 5)
+        .map((c) => ({ tool: INFO_TOOL, params: { category: c.name }, note: `The ${c.count} tools of ${c.name}` }));
   structured["next_steps"] = next;
   const hint = withTools
     ? `Next: ${INFO_TOOL} {"tool": "<name>", "level": "typed"} for a tool's parameters and valid examples.`
@@ -220,7 +261,11 @@ export function callInfo(args: Record<string, unknown>, tools: readonly ToolData
 
 /** The `read_response` tool, on prepared (validated) arguments. */
 export function callReadResponse(args: Record<string, unknown>, cache: ResponseCache): CallToolResult {
-  const read = cache.read(args["handle"] as string, (args["offset"] as number | undefined) ?? 0, args["limit"] as number | undefined);
+  const read = cache.read(
+    args["handle"] as string,
+    (args["offset"] as number | undefined) ?? 0,
+    args["limit"] as number | undefined,
+  );
   if (!read.ok) {
     const call = cache.callFor(args["handle"] as string);
     if (call) read.error.next_steps.unshift({ ...call, note: "Re-run to get a fresh handle" });
@@ -229,9 +274,13 @@ export function callReadResponse(args: Record<string, unknown>, cache: ResponseC
   const page = read.page;
   const structured: Record<string, unknown> = { ...page };
   if (page.next) structured["next_steps"] = [page.next];
-  const range = page.items ? `items ${page.offset}–${page.offset + page.returned - 1} of ${page.total_items}` : `characters ${page.offset}–${page.offset + page.returned} of ${page.total_chars}`;
+  const range = page.items
+    ? `items ${page.offset}–${page.offset + page.returned - 1} of ${page.total_items}`
+    : `characters ${page.offset}–${page.offset + page.returned} of ${page.total_chars}`;
   const body = page.items ? JSON.stringify(page.items) : (page.text ?? "");
-  const tail = page.next ? `More: \`${READ_RESPONSE_TOOL}\` ${JSON.stringify(page.next.params)}` : "This is the last page.";
+  const tail = page.next
+    ? `More: \`${READ_RESPONSE_TOOL}\` ${JSON.stringify(page.next.params)}`
+    : "This is the last page.";
   return textResult(`${range}:\n${body}\n\n${tail}`, structured);
 }
 

@@ -3,8 +3,9 @@
  * finding the subschema for an instance path, and describing constraints in
  * words (`integer between 1 and 100`). Only used on the error path.
  */
-import type { JsonSchema, ToolData } from "../tool-data.js";
-import { getAt, isPlainObject, parsePointer } from "./pointer.js";
+import type { JsonSchema, ToolData } from "../shared/tool-data.js";
+import { getAt } from "./pointer.js";
+import { isPlainObject, parsePointer, jsonType } from "../shared/json.js";
 
 function asSchema(value: unknown): JsonSchema | undefined {
   return isPlainObject(value) ? (value as JsonSchema) : undefined;
@@ -82,9 +83,11 @@ function childSchema(root: JsonSchema, schema: JsonSchema, segment: string, dept
   if (/^(0|[1-9]\d*)$/.test(segment)) {
     const prefix = schema["prefixItems"];
     const index = Number(segment);
-    if (Array.isArray(prefix) && index < prefix.length && isPlainObject(prefix[index])) return prefix[index] as JsonSchema;
+    if (Array.isArray(prefix) && index < prefix.length && isPlainObject(prefix[index]))
+      return prefix[index] as JsonSchema;
     if (isPlainObject(schema["items"])) return schema["items"] as JsonSchema;
-    if (Array.isArray(schema["items"]) && isPlainObject(schema["items"][index])) return schema["items"][index] as JsonSchema;
+    if (Array.isArray(schema["items"]) && isPlainObject(schema["items"][index]))
+      return schema["items"][index] as JsonSchema;
   }
   if (isPlainObject(schema["additionalProperties"])) return schema["additionalProperties"] as JsonSchema;
   if (depth < 4) {
@@ -111,7 +114,8 @@ export function propertyNames(root: JsonSchema, schema: JsonSchema | undefined):
 export function schemaTypes(schema: JsonSchema | undefined): string[] {
   if (!schema) return [];
   const t = schema["type"];
-  const types = typeof t === "string" ? [t] : Array.isArray(t) ? t.filter((x): x is string => typeof x === "string") : [];
+  const types =
+    typeof t === "string" ? [t] : Array.isArray(t) ? t.filter((x): x is string => typeof x === "string") : [];
   if (schema["nullable"] === true && !types.includes("null")) types.push("null");
   if (types.length === 0) {
     if (Array.isArray(schema["enum"])) {
@@ -123,13 +127,6 @@ export function schemaTypes(schema: JsonSchema | undefined): string[] {
     else if (schema["items"]) types.push("array");
   }
   return types;
-}
-
-export function jsonType(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "array";
-  if (typeof value === "number") return Number.isInteger(value) ? "integer" : "number";
-  return typeof value;
 }
 
 function num(schema: JsonSchema, key: string): number | undefined {
@@ -169,7 +166,8 @@ export function rangeText(schema: JsonSchema): string {
 function lengthText(schema: JsonSchema, minKey: string, maxKey: string, unit: string): string {
   const min = num(schema, minKey);
   const max = num(schema, maxKey);
-  if (min !== undefined && max !== undefined) return min === max ? `exactly ${min} ${unit}` : `${min} to ${max} ${unit}`;
+  if (min !== undefined && max !== undefined)
+    return min === max ? `exactly ${min} ${unit}` : `${min} to ${max} ${unit}`;
   if (min !== undefined) return `at least ${min} ${unit}`;
   if (max !== undefined) return `at most ${max} ${unit}`;
   return "";

@@ -5,9 +5,9 @@
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ElicitResultSchema, ListToolsRequestSchema, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
-import type { ConfirmationAnswer } from "../outcomes.js";
-import type { ToolsFile } from "../tool-data.js";
-import { createToolRuntime, type ServerOptions, type ToolRuntime } from "../server.js";
+import type { ConfirmationAnswer } from "../call/outcomes.js";
+import type { ToolsFile } from "../shared/tool-data.js";
+import { createToolRuntime, type ServerOptions, type ToolRuntime } from "../server/runtime.js";
 
 const CONFIRM_SCHEMA = {
   type: "object" as const,

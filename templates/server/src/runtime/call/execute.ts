@@ -1,0 +1,157 @@
+/**
+ * Execution: a prepared, confirmed call runs through its handler or its HTTP
+ * operation, with the user's hooks around it.
+ *
+ *   handler (hooks.handlers, then the generated registry) | HTTP operation
+ *   HTTP: credentials checked -> request built -> beforeRequest hooks -> upstream -> afterResponse hooks
+ *   a failure -> onError hooks (the tool's own first), else the outcome layer
+ *   every result -> transformResult hooks
+ *
+ * The result is a value (`Execution`); turning it into a tool result is the
+ * outcome layer's job.
+ */
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { NotImplementedError, type Handler, type HookContext, type Hooks, type ToolHooks } from "../hook-types.js";
+import type { ApiData, OperationBinding, ToolData } from "../shared/tool-data.js";
+import { missingCredentials, type Env } from "../upstream/auth.js";
+import { RequestBuildError } from "../upstream/errors.js";
+import { buildRequest, type BuiltRequest } from "../upstream/request.js";
+import type { ResilientUpstream } from "../upstream/resilience.js";
+import { UpstreamError, type UpstreamResponse } from "../upstream/upstream.js";
+import { findStatusLink } from "./long-running.js";
+import type { CallFailure, CallSuccess, OutcomeContext, Outcomes, PreparedCall } from "./outcomes.js";
+
+/** How an execution ended; `statusUrl` is set when the upstream accepted a long-running operation (202). */
+export type Execution = { ok: true; success: CallSuccess; statusUrl?: URL } | { ok: false; failure: CallFailure };
+
+export interface ExecutorOptions {
+  api: ApiData;
+  env: Env;
+  hooks: Hooks;
+  handlers: Record<string, Handler>;
+  upstream: ResilientUpstream;
+  outcomes: Outcomes;
+  outcomeContext: OutcomeContext;
+  log: (line: string) => void;
+  timeoutMs: number;
+  maxResponseBytes: number;
+}
+
+export interface Executor {
+  execute(tool: ToolData, context: HookContext): Promise<Execution>;
+  /** The onError hooks' replacement for a failure, else the outcome layer's result. */
+  failureResult(
+    tool: ToolData,
+    call: PreparedCall,
+    failure: CallFailure,
+    context: HookContext,
+  ): Promise<CallToolResult>;
+  /** The transformResult hooks, in order; one that throws turns the result into an internal error. */
+  transformResult(result: CallToolResult, context: HookContext): Promise<CallToolResult>;
+}
+
+export function createExecutor(options: ExecutorOptions): Executor {
+  const { api, env, hooks, handlers, upstream, outcomes, outcomeContext, log, timeoutMs, maxResponseBytes } = options;
+  const hooksFor = (tool: ToolData): ToolHooks[] =>
+    [hooks, hooks.tools?.[tool.name]].filter((entry) => entry !== undefined);
+
+  async function execute(tool: ToolData, context: HookContext): Promise<Execution> {
+    const handler = hooks.handlers?.[tool.name] ?? (tool.handler ? handlers[tool.name] : undefined);
+    if (handler) return runHandler(handler, tool, context);
+    if (tool.handler) {
+      return fail({
+        kind: "not_implemented",
+        message: `${tool.name} has no handler registered (expected one from ${tool.handler.module}).`,
+      });
+    }
+    if (!tool.operation)
+      return fail({ kind: "not_implemented", message: `${tool.name} has neither an HTTP operation nor a handler.` });
+    return runOperation(tool, tool.operation, context);
+  }
+
+  async function runHandler(handler: Handler, tool: ToolData, context: HookContext): Promise<Execution> {
+    const signal = AbortSignal.any([context.signal, AbortSignal.timeout(timeoutMs)]);
+    try {
+      const data = await handler(context.args, { tool, api, env, signal, timeoutMs });
+      return { ok: true, success: { data } };
+    } catch (error) {
+      if (error instanceof NotImplementedError) return fail({ kind: "not_implemented", message: error.message });
+      return fail({ kind: "handler_error", error });
+    }
+  }
+
+  async function runOperation(tool: ToolData, operation: OperationBinding, context: HookContext): Promise<Execution> {
+    const missing = missingCredentials(api, operation, env);
+    if (missing.length > 0) return fail({ kind: "missing_credentials", envVars: missing });
+
+    let request: BuiltRequest;
+    try {
+      request = buildRequest(api, operation, context.args, env);
+    } catch (error) {
+      if (error instanceof RequestBuildError) return fail({ kind: "invalid_request", error });
+      throw error;
+    }
+    for (const hook of hooksFor(tool)) request = (await hook.beforeRequest?.(request, context)) ?? request;
+
+    let response: UpstreamResponse;
+    try {
+      response = await upstream.call(request, {
+        timeoutMs,
+        maxResponseBytes,
+        signal: context.signal,
+        binding: operation,
+      });
+    } catch (error) {
+      if (error instanceof UpstreamError) return fail({ kind: "transport", request, error });
+      throw error;
+    }
+    for (const hook of hooksFor(tool)) response = (await hook.afterResponse?.(response, context)) ?? response;
+
+    if (!response.ok) return fail({ kind: "http_status", request, response });
+    const statusUrl = response.status === 202 ? findStatusLink(response) : undefined;
+    return { ok: true, success: { data: response.body, request, response }, ...(statusUrl && { statusUrl }) };
+  }
+
+  async function failureResult(
+    tool: ToolData,
+    call: PreparedCall,
+    failure: CallFailure,
+    context: HookContext,
+  ): Promise<CallToolResult> {
+    // The tool's own onError is more specific than the global one, so it is asked first.
+    for (const hook of hooksFor(tool).reverse()) {
+      try {
+        const replacement = await hook.onError?.(failure, context);
+        if (replacement) return replacement;
+      } catch (error) {
+        log(
+          `${api.name}: onError hook for ${tool.name} threw: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
+    }
+    return outcomes.onFailure(tool, call, failure, outcomeContext);
+  }
+
+  async function transformResult(result: CallToolResult, context: HookContext): Promise<CallToolResult> {
+    let current = result;
+    for (const hook of hooksFor(context.tool)) {
+      try {
+        current = (await hook.transformResult?.(current, context)) ?? current;
+      } catch (error) {
+        return outcomes.onFailure(context.tool, plainCall(context.args), { kind: "internal", error }, outcomeContext);
+      }
+    }
+    return current;
+  }
+
+  return { execute, failureResult, transformResult };
+}
+
+function fail(failure: CallFailure): Execution {
+  return { ok: false, failure };
+}
+
+/** A call whose arguments were not prepared (no corrections, no defaults): for failures before or after preparation. */
+export function plainCall(args: Record<string, unknown>): PreparedCall {
+  return { args, resolvedInputs: args, corrections: [], warnings: [] };
+}

@@ -1,0 +1,279 @@
+/**
+ * What the dispatch and discovery modes share: the workflow text, operation
+ * summaries, the describe answer, UNKNOWN_ACTION / UNKNOWN_OPERATION errors,
+ * the meta-tool data, and `presentWith`, which rewrites every call a result
+ * suggests into the mode in use.
+ */
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CONFIRM_ARG,
+  INFO_TOOL,
+  OPERATION_STATUS_TOOL,
+  READ_RESPONSE_TOOL,
+  WAIT_ALIAS,
+  WAIT_ARG,
+  type GuidedError,
+  type HintLevel,
+  type NextStep,
+  type ToolCall,
+} from "../call/types.js";
+import { describeTool } from "../guidance/describe.js";
+import { renderEnvelope, type Envelope } from "../guidance/envelope.js";
+import { shortDescription, unknownToolError } from "../guidance/errors.js";
+import { renderError } from "../guidance/render.js";
+import { renderDescription } from "../guidance/reserved.js";
+import { renderCall, renderCallWithNote } from "../guidance/text.js";
+import { isPlainObject } from "../shared/json.js";
+import type { ToolData } from "../shared/tool-data.js";
+import { META_ANNOTATIONS, type Routed } from "./types.js";
+
+export function commonWorkflow(confirmDestructive: boolean, confirmWhere: string, waitWhere: string): string[] {
+  return [
+    "Successful results carry `data`, a one-sentence `suggestion`, `available_actions` (exact follow-up calls with parameters filled from the response) and `next_steps` (for example the next page); `resolved_inputs` shows the values in effect, including defaults.",
+    "Errors are tool results with `issues` (each with a fix) and usually `corrective_params`: a complete argument object that passes validation — resend it as is after checking the values.",
+    confirmDestructive
+      ? `Destructive operations (deletes and other irreversible changes) run only when ${confirmWhere} includes "${CONFIRM_ARG}": true; confirm with the user first.`
+      : "",
+    `Long-running operations (HTTP 202) return an \`operation\` handle: pass "${WAIT_ARG}": true ${waitWhere} to wait for the result, or call \`${OPERATION_STATUS_TOOL}\` {"handle", "wait"} later.`,
+    `Large results come back as a \`summary\` with \`detail_available: true\`; page through the rest with \`${READ_RESPONSE_TOOL}\` exactly as given in \`next_steps\`.`,
+  ].filter((line) => line !== "");
+}
+
+function requiredOf(tool: ToolData): string[] {
+  return tool.guidance.hints.minimal.required;
+}
+
+export function summary(tool: ToolData, withCategory: boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = { name: tool.name };
+  const description = shortDescription(tool.title ?? tool.description, 120) ?? shortDescription(tool.description, 120);
+  if (description) out["description"] = description;
+  if (withCategory) out["category"] = tool.category;
+  const required = requiredOf(tool);
+  if (required.length) out["required"] = required;
+  if (tool.annotations.destructiveHint) out["destructive"] = true;
+  return out;
+}
+
+export function textResult(text: string, structured: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: "text", text }], structuredContent: structured };
+}
+
+export function stripReserved(params: Record<string, unknown>): {
+  rest: Record<string, unknown>;
+  confirm?: unknown;
+  wait?: unknown;
+} {
+  const { [CONFIRM_ARG]: confirm, [WAIT_ARG]: wait, [WAIT_ALIAS]: alias, ...rest } = params;
+  const out: { rest: Record<string, unknown>; confirm?: unknown; wait?: unknown } = { rest };
+  if (confirm !== undefined) out.confirm = confirm;
+  if ((wait ?? alias) !== undefined) out.wait = wait ?? alias;
+  return out;
+}
+
+/**
+ * The describe answer shared by dispatch and discovery: the operation's hints
+ * at `level` with its valid examples, and the exact calls in the mode.
+ */
+export function describeResult(
+  tool: ToolData,
+  level: HintLevel,
+  express: (step: ToolCall) => ToolCall,
+): CallToolResult {
+  const description = describeTool(tool, level);
+  const next: ToolCall[] = [];
+  const examples = tool.guidance.examples;
+  if (examples) next.push(express({ tool: tool.name, params: examples.minimal, note: "Minimal valid call" }));
+  if (examples && JSON.stringify(examples.full) !== JSON.stringify(examples.minimal))
+    next.push(express({ tool: tool.name, params: examples.full, note: "Full valid call" }));
+  if (level !== "full")
+    next.push(
+      express({ tool: INFO_TOOL, params: { tool: tool.name, level: "full" }, note: "Complete schema and constraints" }),
+    );
+  const text = [
+    renderDescription(description),
+    next.length ? `## Calls\n\n${next.map((s) => `- ${renderCallWithNote(s)}`).join("\n")}` : "",
+  ]
+    .filter(Boolean)
+    .join("\n\n");
+  return textResult(text, { ...description, next_steps: next });
+}
+
+/** UNKNOWN_ACTION / UNKNOWN_OPERATION: did-you-mean over every operation, calls expressed in the mode. */
+export function unknownOperationError(
+  code: "UNKNOWN_ACTION" | "UNKNOWN_OPERATION",
+  field: string,
+  name: string,
+  args: unknown,
+  frontTool: string,
+  tools: readonly ToolData[],
+  listStep: ToolCall,
+): GuidedError {
+  const base = unknownToolError(name, tools, args);
+  const best = base.suggestions.did_you_mean;
+  const what = code === "UNKNOWN_ACTION" ? "Action" : "Operation";
+  const error: GuidedError = {
+    ...base,
+    code,
+    tool: frontTool,
+    message:
+      `${what} '${name}' not found.` +
+      (best
+        ? ` Did you mean '${best}'?`
+        : base.suggestions.alternatives?.length
+          ? ` Similar: ${base.suggestions.alternatives.map((a) => a.name).join(", ")}.`
+          : "") +
+      ` ${renderCall(listStep)} shows what exists.`,
+    issues: [
+      {
+        field,
+        code: "INVALID_ENUM",
+        problem: `'${name}' is not an operation of this API`,
+        received: name,
+        expected: `one of the ${tools.length} operation names`,
+        fix: best ? `Use "${best}"` : `Pick a name from ${listStep.tool}`,
+        ...(best && { did_you_mean: best }),
+      },
+    ],
+    next_steps: [
+      ...base.next_steps.filter((step): step is ToolCall => typeof step !== "string" && step.tool !== INFO_TOOL),
+      listStep,
+      ...base.next_steps.filter(
+        (step): step is ToolCall =>
+          typeof step !== "string" && step.tool === INFO_TOOL && isPlainObject(step.params) && "tool" in step.params,
+      ),
+    ],
+  };
+  return error;
+}
+
+/**
+ * A result with every suggested call rewritten by `express`; the text is
+ * re-rendered from the rewritten structured content when it is one of the
+ * guidance layer's own shapes (envelope or error).
+ */
+export function presentWith(
+  result: CallToolResult,
+  express: (step: ToolCall) => ToolCall,
+  errorTool: (
+    name: string,
+  ) => { tool: string; wrap: (params: Record<string, unknown>) => Record<string, unknown> } | undefined,
+): CallToolResult {
+  const structured = result.structuredContent;
+  if (!isPlainObject(structured)) return result;
+  const steps = (value: unknown): unknown =>
+    Array.isArray(value) ? value.map((step) => (isCall(step) ? express(step) : step)) : value;
+  const out: Record<string, unknown> = { ...structured };
+  for (const key of ["available_actions", "next_steps"]) if (key in out) out[key] = steps(out[key]);
+  if (isPlainObject(out["operation"]) && isCall(out["operation"]["status_call"]))
+    out["operation"] = { ...out["operation"], status_call: express(out["operation"]["status_call"]) };
+  let rendered: string | undefined;
+  if (isPlainObject(out["error"])) {
+    const error = { ...(out["error"] as unknown as GuidedError) };
+    error.next_steps = steps(error.next_steps) as NextStep[];
+    const front = error.tool !== undefined ? errorTool(error.tool) : undefined;
+    if (front && error.tool !== undefined) {
+      error.details = { ...error.details, operation: error.tool };
+      if (error.corrective_params) error.corrective_params = front.wrap(error.corrective_params);
+      if (error.valid_example) error.valid_example = front.wrap(error.valid_example);
+      error.tool = front.tool;
+    }
+    out["error"] = error as unknown as Record<string, unknown>;
+    rendered = renderError(error);
+  } else if (Array.isArray(out["available_actions"]) && typeof out["suggestion"] === "string") {
+    rendered = renderEnvelope(out as unknown as Envelope);
+  }
+  const content =
+    rendered !== undefined && result.content.length === 1 && result.content[0]?.type === "text"
+      ? [{ type: "text" as const, text: rendered }]
+      : result.content;
+  return { ...result, content, structuredContent: out };
+}
+
+export function isCall(value: unknown): value is ToolCall {
+  return isPlainObject(value) && typeof value["tool"] === "string" && isPlainObject(value["params"]);
+}
+
+export function sanitizeName(raw: string, fallback: string): string {
+  const cleaned = raw
+    .replace(/[^a-zA-Z0-9_-]+/g, "_")
+    .replace(/^[_-]+|[_-]+$/g, "")
+    .slice(0, 64);
+  return cleaned || fallback;
+}
+
+/** What a dispatch tool (`action`) or `invoke_operation` (`name`) accepts before the call is routed to its operation. */
+export function routedCallSchema(operationKey: "action" | "name") {
+  return {
+    type: "object",
+    properties: {
+      [operationKey]: { type: "string", minLength: 1 },
+      params: { type: "object" },
+      [WAIT_ARG]: { type: "boolean" },
+      [WAIT_ALIAS]: { type: "boolean" },
+    },
+    required: [operationKey],
+    additionalProperties: false,
+  };
+}
+
+export function metaTool(
+  name: string,
+  description: string,
+  inputSchema: Record<string, unknown>,
+  example: Record<string, unknown>,
+  full: Record<string, unknown>,
+): ToolData {
+  const properties = inputSchema["properties"] as Record<string, Record<string, unknown>>;
+  const required = inputSchema["required"] as string[];
+  return {
+    name,
+    description,
+    category: "meta",
+    pointer: "",
+    annotations: META_ANNOTATIONS,
+    inputSchema,
+    guidance: {
+      hints: {
+        minimal: { required, optional: Object.keys(properties).filter((key) => !required.includes(key)) },
+        typed: Object.fromEntries(
+          Object.entries(properties).map(([key, schema]) => [
+            key,
+            {
+              type: typeof schema["type"] === "string" ? schema["type"] : "any",
+              required: required.includes(key),
+              ...(schema["default"] !== undefined && { default: schema["default"] }),
+              ...(Array.isArray(schema["enum"]) && { enum: schema["enum"] as unknown[] }),
+            },
+          ]),
+        ),
+        full: { required, properties },
+      },
+      examples: { minimal: example, full },
+      links: [],
+    },
+  };
+}
+
+/**
+ * The operation call a dispatch or discovery tool routes to: the operation's
+ * own arguments, with the front tool's confirmation and wait flags as fields.
+ * A flag the operation's arguments already carry wins over the front tool's.
+ */
+export function invokeOperation(
+  tool: ToolData,
+  params: Record<string, unknown>,
+  frontArgs: Record<string, unknown>,
+  confirmed: boolean,
+  warnings?: string[],
+): Routed {
+  const wait = frontArgs[WAIT_ARG] ?? frontArgs[WAIT_ALIAS];
+  const waitInParams = params[WAIT_ALIAS] !== undefined || params[WAIT_ARG] !== undefined;
+  return {
+    kind: "invoke",
+    tool,
+    args: { ...params },
+    confirmed: confirmed && params[CONFIRM_ARG] === undefined,
+    wait: !waitInParams && wait === true,
+    ...(warnings && { warnings }),
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * tools/list: the mode's tools (per-operation: the API's operations with the
+ * outcome layer's output schemas), then the reserved built-in tools. Built on
+ * the first request and reused.
+ */
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Outcomes } from "../call/outcomes.js";
+import { CONFIRM_ARG, WAIT_ALIAS, WAIT_ARG } from "../call/types.js";
+import { RESERVED_OUTPUT_SCHEMA } from "../guidance/reserved.js";
+import type { ResolvedMode, Surface } from "../modes/types.js";
+import type { ToolData } from "../shared/tool-data.js";
+
+export interface ListingOptions {
+  mode: ResolvedMode;
+  tools: readonly ToolData[];
+  reserved: ReadonlyMap<string, ToolData>;
+  surface: Surface;
+  outcomes: Pick<Outcomes, "outputSchema">;
+  confirmDestructive: boolean;
+}
+
+export function createListTools(options: ListingOptions): () => Tool[] {
+  const { mode, tools, reserved, surface, outcomes, confirmDestructive } = options;
+  let listing: Tool[] | undefined;
+  return () => {
+    // Discovery's search index is built right after the first tools/list is answered, off its critical path.
+    if (listing === undefined && mode === "discovery") setImmediate(() => surface.warmUp()).unref?.();
+    return (listing ??= [
+      ...(mode === "per-operation"
+        ? tools.map((tool) => ({
+            name: tool.name,
+            ...(tool.title !== undefined && { title: tool.title }),
+            description: tool.description,
+            inputSchema: listedInputSchema(tool, confirmDestructive),
+            outputSchema: outcomes.outputSchema(tool),
+            annotations: tool.annotations,
+          }))
+        : surface.listed),
+      ...[...reserved.values()].map((tool) => ({
+        name: tool.name,
+        title: tool.title,
+        description: tool.description,
+        inputSchema: tool.inputSchema as Tool["inputSchema"],
+        outputSchema: RESERVED_OUTPUT_SCHEMA,
+        annotations: tool.annotations,
+      })),
+    ]);
+  };
+}
+
+/**
+ * The inputSchema as listed: the generated one, plus the reserved `_confirm`
+ * flag on destructive tools so clients that check arguments against the
+ * schema (or build forms from it) let it through. The data file, validation
+ * and the upstream request never see `_confirm`.
+ */
+function listedInputSchema(tool: ToolData, confirmDestructive: boolean): Tool["inputSchema"] {
+  const schema = tool.inputSchema as Tool["inputSchema"];
+  const extra: Record<string, object> = {};
+  if (confirmDestructive && tool.annotations.destructiveHint && schema.properties?.[CONFIRM_ARG] === undefined)
+    extra[CONFIRM_ARG] = {
+      type: "boolean",
+      description: "Set to true to confirm this destructive call (ask the user first).",
+    };
+  // Operations that change something are the ones that answer 202 Accepted; `wait` (or `_wait`) waits for them.
+  const method = tool.operation?.method;
+  if (method !== undefined && !["get", "head", "options"].includes(method)) {
+    const name =
+      schema.properties?.[WAIT_ARG] === undefined
+        ? WAIT_ARG
+        : schema.properties?.[WAIT_ALIAS] === undefined
+          ? WAIT_ALIAS
+          : undefined;
+    if (name)
+      extra[name] = {
+        type: "boolean",
+        description:
+          "If the API answers 202 Accepted, wait for the long-running operation to finish and return its result.",
+      };
+  }
+  if (Object.keys(extra).length === 0) return schema;
+  return { ...schema, properties: { ...schema.properties, ...extra } };
+}

@@ -1,0 +1,131 @@
+/**
+ * Upstream authentication from environment variables.
+ *
+ * An operation's `security` is an OR of AND-sets of scheme names. We apply the
+ * first alternative whose credentials are all present, so a deployment that
+ * configures only one of several accepted schemes just works. Credentials are
+ * only ever referred to by env var NAME in errors, never by value.
+ */
+import { RequestBuildError } from "./errors.js";
+import type { ApiData, OperationBinding, SecuritySchemeData } from "../shared/tool-data.js";
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** Where the chosen credentials go on the request; merged in by `buildRequest`. */
+export interface CredentialPlacement {
+  /** Lower-cased header name -> value. */
+  headers: Record<string, string>;
+  query: Array<[name: string, value: string]>;
+  cookies: Array<[name: string, value: string]>;
+}
+
+/** An empty value counts as unset: `FOO_TOKEN=` in a .env file means "not configured". */
+export function readEnv(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value === "" ? undefined : value;
+}
+
+/**
+ * Env vars a scheme cannot work without. Basic auth only requires the
+ * username: several APIs (Stripe among them) take the secret key as the
+ * username with an empty password.
+ */
+function requiredEnvVars(scheme: SecuritySchemeData): string[] {
+  switch (scheme.kind) {
+    case "apiKey":
+    case "bearer":
+      return [scheme.env];
+    case "basic":
+      return [scheme.usernameEnv];
+  }
+}
+
+function schemesOf(api: ApiData, alternative: string[]): SecuritySchemeData[] | undefined {
+  const schemes: SecuritySchemeData[] = [];
+  for (const name of alternative) {
+    const scheme = api.securitySchemes.find((candidate) => candidate.name === name);
+    // A scheme the generator could not map to env vars (e.g. mutualTLS) can never be satisfied here.
+    if (!scheme) return undefined;
+    schemes.push(scheme);
+  }
+  return schemes;
+}
+
+function isSatisfied(schemes: SecuritySchemeData[], env: Env): boolean {
+  return schemes.every((scheme) => requiredEnvVars(scheme).every((name) => readEnv(env, name) !== undefined));
+}
+
+/** The schemes of the first alternative whose env vars are all set; `[]` when none is needed or none is satisfied. */
+export function selectSecurityAlternative(api: ApiData, binding: OperationBinding, env: Env): SecuritySchemeData[] {
+  for (const alternative of binding.security) {
+    const schemes = schemesOf(api, alternative);
+    if (schemes && isSatisfied(schemes, env)) return schemes;
+  }
+  return [];
+}
+
+/**
+ * The env vars to set so that this operation can authenticate, or `[]` when
+ * it already can (or needs no auth). When several alternatives are possible,
+ * names the one that is closest to complete, preferring earlier ones.
+ */
+export function missingCredentials(api: ApiData, binding: OperationBinding, env: Env): string[] {
+  if (binding.security.length === 0) return [];
+  let closest: string[] | undefined;
+  for (const alternative of binding.security) {
+    const schemes = schemesOf(api, alternative);
+    if (!schemes) continue;
+    const missing = schemes.flatMap(requiredEnvVars).filter((name) => readEnv(env, name) === undefined);
+    if (missing.length === 0) return [];
+    if (!closest || missing.length < closest.length) closest = [...new Set(missing)];
+  }
+  // No alternative is expressible through env vars at all: there is nothing useful to name.
+  return closest ?? [];
+}
+
+function assertHeaderSafe(value: string, envVar: string, forbidden = /[\r\n\0]/): void {
+  if (forbidden.test(value)) {
+    throw new RequestBuildError(
+      "header_injection",
+      `The credential in ${envVar} contains a character that cannot be sent in this header (line break, NUL, or ';' in a cookie).`,
+      envVar,
+    );
+  }
+}
+
+/** Credentials of the first satisfied alternative, ready to merge into a request. */
+export function resolveCredentials(api: ApiData, binding: OperationBinding, env: Env): CredentialPlacement {
+  const placement: CredentialPlacement = { headers: {}, query: [], cookies: [] };
+  for (const scheme of selectSecurityAlternative(api, binding, env)) {
+    switch (scheme.kind) {
+      case "apiKey": {
+        const value = readEnv(env, scheme.env) ?? "";
+        if (scheme.in === "header") {
+          assertHeaderSafe(value, scheme.env);
+          placement.headers[scheme.parameterName.toLowerCase()] = value;
+        } else if (scheme.in === "query") {
+          placement.query.push([scheme.parameterName, value]);
+        } else {
+          // Sent verbatim (keys are opaque tokens the server compares byte for byte), so `;` must not split it.
+          assertHeaderSafe(value, scheme.env, /[\r\n\0;]/);
+          placement.cookies.push([scheme.parameterName, value]);
+        }
+        break;
+      }
+      case "bearer": {
+        const token = readEnv(env, scheme.env) ?? "";
+        assertHeaderSafe(token, scheme.env);
+        placement.headers["authorization"] = `Bearer ${token}`;
+        break;
+      }
+      case "basic": {
+        const username = readEnv(env, scheme.usernameEnv) ?? "";
+        const password = readEnv(env, scheme.passwordEnv) ?? "";
+        const encoded = Buffer.from(`${username}:${password}`, "utf8").toString("base64");
+        placement.headers["authorization"] = `Basic ${encoded}`;
+        break;
+      }
+    }
+  }
+  return placement;
+}

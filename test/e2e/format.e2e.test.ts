@@ -1,0 +1,73 @@
+/**
+ * A generated project reads like hand-written code: it ships its own
+ * formatter, its sources pass `npm run format:check` as generated, and
+ * few lines of the whole project (data included) are over 140 characters.
+ */
+import { execFileSync } from "node:child_process";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { generateAndBuild, type BuiltProject } from "../helpers/generated.js";
+import { SAMPLES } from "../helpers/pipeline.js";
+
+function projectFiles(dir: string, root = dir): string[] {
+  return readdirSync(dir).flatMap((entry) => {
+    if (entry === "node_modules" || entry === "dist" || entry === "package-lock.json") return [];
+    const full = join(dir, entry);
+    return statSync(full).isDirectory() ? projectFiles(full, root) : [relative(root, full)];
+  });
+}
+
+/**
+ * Files the MCP SDK move (issue 11) is rewriting, formatted once it lands; until then the only ones
+ * `format:check` may report. Remove them from this list when they are formatted.
+ */
+const FORMATTED_AFTER_ISSUE_11 = ["src/index.ts", "src/runtime/mcp/http.ts", "src/runtime/mcp/server.ts"];
+/**
+ * Target (issue 10): 20. Today the runtime still has ~50 long message strings and the README ~20 table
+ * rows and paragraphs over 140; lower this as they are split, never raise it.
+ */
+const MAX_LONG_LINES = 80;
+
+// petstore: an OpenAPI API; notes-tools: JSON Schema tools with handler stubs and the handler registry.
+describe.each(["petstore.yaml", "notes-tools.schema.json"])("generated from %s", (sample) => {
+  let project: BuiltProject;
+  beforeAll(async () => {
+    project = await generateAndBuild(join(SAMPLES, sample));
+  }, 600_000);
+
+  it("ships a formatter configuration and a format script", () => {
+    const pkg = JSON.parse(readFileSync(join(project.dir, "package.json"), "utf8")) as {
+      scripts: Record<string, string>;
+      devDependencies: Record<string, string>;
+    };
+    expect(pkg.scripts["format"]).toMatch(/prettier --write/);
+    // `prettier --write --check` writes and passes, so checking needs its own script.
+    expect(pkg.scripts["format:check"]).toMatch(/prettier --check/);
+    expect(pkg.devDependencies["prettier"]).toBeDefined();
+    expect(JSON.parse(readFileSync(join(project.dir, ".prettierrc.json"), "utf8")).printWidth).toBeLessThanOrEqual(120);
+  });
+
+  it("passes npm run format:check", () => {
+    let unformatted = "";
+    try {
+      execFileSync("npm", ["run", "format:check"], { cwd: project.dir, encoding: "utf8", stdio: "pipe" });
+    } catch (error) {
+      const { stdout, stderr } = error as { stdout?: string; stderr?: string };
+      unformatted = `${stdout ?? ""}${stderr ?? ""}` || String(error);
+    }
+    const reported = [...unformatted.matchAll(/^\[warn\] (src\/\S+)$/gm)].map((match) => match[1]);
+    expect(reported.filter((file) => !FORMATTED_AFTER_ISSUE_11.includes(file!)), unformatted).toEqual([]);
+    if (reported.length === 0) expect(unformatted).toBe("");
+  });
+
+  it(`has at most ${MAX_LONG_LINES} lines over 140 characters`, () => {
+    const long = projectFiles(project.dir).flatMap((file) =>
+      readFileSync(join(project.dir, file), "utf8")
+        .split("\n")
+        .filter((line) => line.length > 140)
+        .map((line) => `${file}: ${line.slice(0, 80)}…`),
+    );
+    expect(long.length, long.join("\n")).toBeLessThanOrEqual(MAX_LONG_LINES);
+  });
+});
