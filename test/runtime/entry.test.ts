@@ -18,7 +18,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ToolsFile } from "../../templates/server/src/runtime/tool-data.js";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
-const scratch = join(repoRoot, ".cache", `runtime-e2e-${process.pid}`);
+// Under node_modules/.cache, not .cache: .cache may be a symlink to a shared cache, and Node resolves packages from the real path.
+const scratch = join(repoRoot, "node_modules", ".cache", `runtime-e2e-${process.pid}`);
 const fixture = JSON.parse(readFileSync(new URL("../fixtures/runtime-tools.json", import.meta.url), "utf8")) as ToolsFile;
 
 let upstream: HttpServer;

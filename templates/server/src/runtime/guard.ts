@@ -6,7 +6,7 @@
  *   the result                             -> credential values scrubbed (audit.ts)
  *   the audit trail                        -> one JSON line, when configured
  */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import { errorResult } from "./guidance/errors.js";
 import { argumentsTooLargeError } from "./guidance/hardening.js";
 import { AuditTrail, credentialSecrets, scrubResult } from "./audit.js";

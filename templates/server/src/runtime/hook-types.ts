@@ -3,7 +3,7 @@
  * hand-written tool handlers. Kept separate from the server so user code
  * depends on a small, stable surface.
  */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { Env } from "./auth.js";
 import type { CallFailure } from "./outcomes.js";
 import type { BuiltRequest } from "./request.js";

@@ -17,7 +17,7 @@
  * corrective_params, valid_example) into the surface in use, so an agent
  * never sees a call it cannot make.
  */
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
 import { describeTool } from "./guidance/describe.js";
 import { categoryCounts, errorResult, renderError, shortDescription, unknownToolError } from "./guidance/errors.js";
 import { renderEnvelope, type Envelope } from "./guidance/envelope.js";

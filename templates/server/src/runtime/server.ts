@@ -18,7 +18,7 @@
  * instances are cheap wrappers around it, which is what lets the stateless
  * HTTP transport create one per request.
  */
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ResponseCache } from "./guidance/cache.js";
 import { needsConfirmation, prepareArguments, type Validator } from "./guidance/correct.js";
@@ -576,7 +576,7 @@ function plainCall(args: Record<string, unknown>): PreparedCall {
  */
 function listedInputSchema(tool: ToolData, confirmDestructive: boolean): Tool["inputSchema"] {
   const schema = tool.inputSchema as Tool["inputSchema"];
-  const extra: Record<string, object> = {};
+  const extra: Record<string, { type: "boolean"; description: string }> = {};
   if (confirmDestructive && tool.annotations.destructiveHint && schema.properties?.[CONFIRM_ARG] === undefined)
     extra[CONFIRM_ARG] = { type: "boolean", description: "Set to true to confirm this destructive call (ask the user first)." };
   // Operations that change something are the ones that answer 202 Accepted; `wait` (or `_wait`) waits for them.

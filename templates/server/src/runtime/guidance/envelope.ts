@@ -18,7 +18,7 @@
  * the tool's response schema (MCP clients check structuredContent against the
  * advertised outputSchema).
  */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { ToolData } from "../tool-data.js";
 import { responseCache, type ResponseCache } from "./cache.js";
 import { argsFromUrl, parseLinkHeader, resolveLink, type ResolvedAction } from "./links.js";

@@ -50,7 +50,7 @@
  * variables that hold the credentials, never their values; upstream bodies are
  * trimmed and any credential value found in them is redacted.
  */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { ApiData, SecuritySchemeData, ToolData } from "../tool-data.js";
 import type { ArgumentProblems } from "./correct.js";
 import { LIST, SUGGEST, prepareName, rankMatches, type PreparedName } from "./fuzzy.js";
