@@ -8,9 +8,12 @@
 import { handlers } from "./runtime/handlers.js";
 import { hooks } from "./hooks.js";
 import { ConfigError, loadRuntimeConfig, type RuntimeConfig } from "./runtime/config.js";
-import { loadToolsFile } from "./runtime/tool-data.js";
+import { loadToolsFile, type ToolsFile } from "./runtime/tool-data.js";
 import { createServerFromRuntime } from "./runtime/mcp/server.js";
 import { createToolRuntime, type ToolRuntime } from "./runtime/server.js";
+import { ResponseCache } from "./runtime/guidance/cache.js";
+import { createHandleCodec, HandleKeyError, type HandleCodec } from "./runtime/stateless/handles.js";
+import { responseHandleMinter, withStatelessReads } from "./runtime/stateless/reads.js";
 
 function logLine(line: string): void {
   process.stderr.write(`${line}\n`);
@@ -37,11 +40,31 @@ async function main(): Promise<void> {
     throw error;
   }
 
-  // Built on first use, not at start-up: a 2026-07-28 client probes a stdio server with server/discover
-  // in a throwaway copy of the process, which must start fast and touch nothing (no audit file, no compile).
+  let codec: HandleCodec;
+  try {
+    // Signed handles (read_response pages) that any instance sharing <PREFIX>_HANDLE_KEY can serve.
+    codec = createHandleCodec(toolsFile.api.envPrefix, process.env);
+  } catch (error) {
+    if (!(error instanceof HandleKeyError)) throw error;
+    logLine(error.message);
+    process.exitCode = 2;
+    return;
+  }
+  const getRuntime = lazyRuntime(toolsFile, config, codec);
+
+  if (config.transport === "stdio") await serveOnStdio(getRuntime, toolsFile.api.name);
+  else await serveHttp(getRuntime(), config);
+}
+
+/**
+ * The runtime, built on first use rather than at start-up: a 2026-07-28 client probes a stdio server
+ * with server/discover in a throwaway copy of the process, which must start fast and touch nothing
+ * (no audit file opened, no validators compiled).
+ */
+function lazyRuntime(toolsFile: ToolsFile, config: RuntimeConfig, codec: HandleCodec): () => ToolRuntime {
   let runtime: ToolRuntime | undefined;
-  const getRuntime = (): ToolRuntime =>
-    (runtime ??= createToolRuntime(toolsFile, {
+  const build = (): ToolRuntime =>
+    createToolRuntime(toolsFile, {
       handlers,
       hooks,
       timeoutMs: config.timeoutMs,
@@ -51,11 +74,10 @@ async function main(): Promise<void> {
       waitTimeoutMs: config.waitTimeoutMs,
       ...(config.toolMode && { toolMode: config.toolMode }),
       ...(config.filter && { filter: config.filter }),
+      cache: new ResponseCache({ pageBudgetChars: config.responseBudgetChars, mintHandle: responseHandleMinter(codec) }),
       log: logLine,
-    }));
-
-  if (config.transport === "stdio") await serveOnStdio(getRuntime, toolsFile.api.name);
-  else await serveHttp(getRuntime(), config);
+    });
+  return () => (runtime ??= withStatelessReads(build(), codec));
 }
 
 async function serveOnStdio(getRuntime: () => ToolRuntime, name: string): Promise<void> {
