@@ -17,9 +17,9 @@ import type { ApiData } from "./tool-data.js";
 
 export type CallTool<S> = (name: string, args: ToolArguments | undefined, session?: S) => Promise<CallToolResult>;
 
-/** Env vars whose values are secret besides the security schemes' (the MCP endpoint token). */
+/** Env vars whose values are secret besides the security schemes': the MCP endpoint token, the handle signing key. */
 export function extraSecretEnv(api: Pick<ApiData, "envPrefix">): string[] {
-  return [`${api.envPrefix}_MCP_TOKEN`];
+  return [`${api.envPrefix}_MCP_TOKEN`, `${api.envPrefix}_HANDLE_KEY`];
 }
 
 export function guardCallTool<S>(callTool: CallTool<S>, api: ApiData, env: Env, settings: HardeningSettings, log: (line: string) => void): CallTool<S> {
