@@ -10,10 +10,15 @@ import { ResponseCache } from "../../templates/server/src/runtime/guidance/cache
 import { createToolRuntime, type ToolRuntime } from "../../templates/server/src/runtime/server.js";
 import { createHandleCodec, type HandleCodec } from "../../templates/server/src/runtime/stateless/handles.js";
 import { responseHandleMinter, withStatelessReads } from "../../templates/server/src/runtime/stateless/reads.js";
+import { StatelessOperationRegistry } from "../../templates/server/src/runtime/stateless/operations.js";
 import type { ToolsFile } from "../../templates/server/src/runtime/tool-data.js";
 import { json, startUpstream, type Upstream } from "../helpers/upstream.js";
 
-const toolsFile = JSON.parse(readFileSync(new URL("../fixtures/runtime-tools.json", import.meta.url), "utf8")) as ToolsFile;
+const fixture = JSON.parse(readFileSync(new URL("../fixtures/runtime-tools.json", import.meta.url), "utf8")) as ToolsFile;
+const createPet = fixture.tools.find((tool) => tool.name === "create_pet")!;
+/** A long-running operation: 202 Accepted with a status link. */
+const startExport = { ...createPet, name: "start_export", inputSchema: { type: "object", additionalProperties: false }, operation: { ...createPet.operation!, path: "/exports", body: undefined } };
+const toolsFile: ToolsFile = { ...fixture, tools: [...fixture.tools, startExport] };
 const KEY = "k".repeat(40);
 const pets = Array.from({ length: 120 }, (_, i) => ({ id: i, name: `pet-${i}`, tag: "x".repeat(20) }));
 
@@ -26,6 +31,8 @@ beforeAll(async () => {
     listCalls++;
     json(res, 200, pets);
   });
+  upstream.route("POST", /^\/v1\/exports$/, (_req, res) => json(res, 202, { status: "queued" }, { location: "/v1/exports/jobs/7" }));
+  upstream.route("GET", /^\/v1\/exports\/jobs\/7$/, (_req, res) => json(res, 200, { status: "succeeded", result: { id: 7 } }));
 });
 
 afterAll(async () => {
@@ -39,6 +46,7 @@ function instance(codec: HandleCodec, file: ToolsFile = toolsFile): ToolRuntime 
     handlers: { echo: async () => pets },
     responseBudgetChars: 1_500,
     cache: new ResponseCache({ pageBudgetChars: 1_500, mintHandle: responseHandleMinter(codec) }),
+    operations: new StatelessOperationRegistry(codec, (name) => file.tools.find((tool) => tool.name === name)),
     log: () => {},
   });
   return withStatelessReads(runtime, codec);
@@ -114,5 +122,21 @@ describe("read_response across instances", () => {
     const handle = (structured(await a.callTool("list_pets", {}))["detail"] as { handle: string }).handle;
     const refused = await b.callTool("read_response", { handle });
     expect(structured(refused)).toMatchObject({ error: { code: "UNKNOWN_HANDLE", message: expect.stringContaining("PETS_HANDLE_KEY") } });
+  });
+});
+
+describe("operation_status across instances", () => {
+  it("polls an operation another instance started; refuses a handle from another deployment", async () => {
+    const codec = createHandleCodec("PETS", { PETS_HANDLE_KEY: KEY });
+    const [a, b] = [instance(codec), instance(codec)];
+    const started = structured(await a.callTool("start_export", {}));
+    const handle = (started["operation"] as { handle: string }).handle;
+    expect(handle).toMatch(/^op_/);
+    const done = structured(await b.callTool("operation_status", { handle, wait: true }));
+    expect(done["operation"]).toMatchObject({ status: "succeeded" });
+    expect(done["unvalidated_data"] ?? done["data"]).toEqual({ id: 7 });
+
+    const theirs = instance(createHandleCodec("PETS", { PETS_HANDLE_KEY: "t".repeat(40) }));
+    expect(structured(await theirs.callTool("operation_status", { handle }))).toMatchObject({ error: { code: "UNKNOWN_HANDLE" } });
   });
 });

@@ -14,6 +14,7 @@ import { createToolRuntime, type ToolRuntime } from "./runtime/server.js";
 import { ResponseCache } from "./runtime/guidance/cache.js";
 import { createHandleCodec, HandleKeyError, type HandleCodec } from "./runtime/stateless/handles.js";
 import { responseHandleMinter, withStatelessReads } from "./runtime/stateless/reads.js";
+import { StatelessOperationRegistry } from "./runtime/stateless/operations.js";
 
 function logLine(line: string): void {
   process.stderr.write(`${line}\n`);
@@ -75,6 +76,7 @@ function lazyRuntime(toolsFile: ToolsFile, config: RuntimeConfig, codec: HandleC
       ...(config.toolMode && { toolMode: config.toolMode }),
       ...(config.filter && { filter: config.filter }),
       cache: new ResponseCache({ pageBudgetChars: config.responseBudgetChars, mintHandle: responseHandleMinter(codec) }),
+      operations: new StatelessOperationRegistry(codec, (name) => toolsFile.tools.find((tool) => tool.name === name)),
       log: logLine,
     });
   return () => (runtime ??= withStatelessReads(build(), codec));

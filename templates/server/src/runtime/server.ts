@@ -72,6 +72,8 @@ export interface ServerOptions extends HardeningOptions {
   waitTimeoutMs?: number;
   /** Pause between status polls when the upstream sends no Retry-After; default 1000 ms. */
   pollIntervalMs?: number;
+  /** Where long-running operation handles live; default a fresh per-runtime registry (see runtime/stateless/operations.ts). */
+  operations?: OperationRegistry;
 }
 
 /** What a call can ask of the client that made it. */
@@ -147,7 +149,7 @@ export function createToolRuntime(toolsFile: ToolsFile, options: ServerOptions =
   const validators = compileValidators([...tools, ...reserved.values(), ...surface.tools]);
   const outcomeContext: OutcomeContext = { api, tools, toolsByName, validators, budgetChars, timeoutMs, cache };
   const instructions = composeInstructions(api, confirmDestructive, surface);
-  const operations = new OperationRegistry();
+  const operations = options.operations ?? new OperationRegistry();
   let listing: Tool[] | undefined;
   const listTools = (): Tool[] => {
     // Discovery's search index is built right after the first tools/list is answered, off its critical path.

@@ -17,7 +17,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { GuidedError } from "../guidance/types.js";
 
-export type HandleKind = "resp";
+export type HandleKind = "resp" | "op";
 
 export type OpenedHandle<T> =
   | { ok: true; value: T }
