@@ -73,6 +73,23 @@ describe.each(SAMPLE_FILES)("%s: both client generations", (sample) => {
     await http?.stop();
   });
 
+  it.each([
+    ["stdio", async () => (await modernStdioSession(project.dir, env, [], { elicitation: "accept" })).client as unknown as AnyClient],
+    ["HTTP", async () => (await connectModernHttp(http.url, { elicitation: "accept" })) as unknown as AnyClient],
+  ] as const)("v2 Client (2026-07-28) over %s confirms a destructive call through input_required, then it runs", async (_label, connect) => {
+    const destructive = toolsFile.tools.find((tool) => tool.annotations.destructiveHint);
+    if (!destructive) return; // this API has no destructive operation
+    const client = await connect();
+    try {
+      const before = upstream.requests.length;
+      const confirmed = (await client.callTool({ name: destructive.name, arguments: await minimalExample(client, destructive.name) })) as CallToolResult;
+      expect(confirmed.isError, JSON.stringify(confirmed.structuredContent)).toBeFalsy();
+      expect(upstream.requests.length).toBe(before + 1);
+    } finally {
+      await client.close();
+    }
+  });
+
   const connections: [string, () => Promise<AnyClient>][] = [
     ["v1 Client (2025-11-25) over stdio", async () => (await stdioSession(project.dir, env)).client as unknown as AnyClient],
     ["v2 Client (2026-07-28) over stdio", async () => (await modernStdioSession(project.dir, env)).client as unknown as AnyClient],
