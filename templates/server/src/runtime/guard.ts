@@ -24,14 +24,19 @@ export function extraSecretEnv(api: Pick<ApiData, "envPrefix">): string[] {
 
 export function guardCallTool<S>(callTool: CallTool<S>, api: ApiData, env: Env, settings: HardeningSettings, log: (line: string) => void): CallTool<S> {
   const secrets = credentialSecrets(api, env, extraSecretEnv(api));
+  // Opened at the first call, not at start-up: a process that only answers a probe (server/discover) touches no file.
   let audit: AuditTrail | undefined;
-  if (settings.auditLog) {
+  let opened = false;
+  const auditTrail = (): AuditTrail | undefined => {
+    if (opened || !settings.auditLog) return audit;
+    opened = true;
     try {
       audit = new AuditTrail(settings.auditLog, secrets, log);
     } catch (error) {
       log(`${api.name}: cannot open the audit log ${settings.auditLog}: ${error instanceof Error ? error.message : String(error)}; tool calls are NOT audited`);
     }
-  }
+    return audit;
+  };
 
   return async (name, args, session) => {
     const startedAt = performance.now();
@@ -44,12 +49,12 @@ export function guardCallTool<S>(callTool: CallTool<S>, api: ApiData, env: Env, 
       try {
         result = await callTool(name, args, session);
       } catch (error) {
-        audit?.record({ tool: name, args, result: { isError: true, content: [], structuredContent: { error: { code: "INTERNAL_ERROR" } } }, durationMs: performance.now() - startedAt });
+        auditTrail()?.record({ tool: name, args, result: { isError: true, content: [], structuredContent: { error: { code: "INTERNAL_ERROR" } } }, durationMs: performance.now() - startedAt });
         throw error;
       }
     }
     result = scrubResult(result, secrets);
-    audit?.record({ tool: name, args, result, durationMs: performance.now() - startedAt });
+    auditTrail()?.record({ tool: name, args, result, durationMs: performance.now() - startedAt });
     return result;
   };
 }

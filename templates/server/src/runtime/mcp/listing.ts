@@ -2,8 +2,9 @@
  * tools/list in pages. The listing is built once per process in a fixed
  * order (the data file's, then the built-in tools), so every instance of one
  * deployment pages it identically: a cursor from one instance is good on
- * another. A page holds as many tools as fit in PAGE_BUDGET_CHARS of JSON,
- * so small and medium APIs answer in one page (no cursor at all) and only
+ * another. A page holds as many tools as fit in PAGE_BUDGET_BYTES of JSON,
+ * so APIs up to GitHub's size (~5 MB per-operation) answer in one page (no
+ * cursor: clients that never follow cursors still see every tool), and only
  * very large listings (Microsoft Graph per-operation is ~49 MB) are split.
  *
  * The cursor is opaque to clients: base64url of the listing's fingerprint
@@ -14,14 +15,17 @@
 import { createHash } from "node:crypto";
 import { ProtocolError, ProtocolErrorCode, type ListToolsResult, type Tool } from "@modelcontextprotocol/server";
 
-/** JSON characters per page. The v2 client aggregates up to 64 pages, so even a 49 MB listing fits. */
-export const PAGE_BUDGET_CHARS = 4_000_000;
+/**
+ * UTF-8 bytes of JSON per page: under the 10 MB line buffer of the SDK's stdio transports, with room
+ * for the envelope. The v2 client aggregates up to 64 pages, so even a 49 MB listing fits.
+ */
+export const PAGE_BUDGET_BYTES = 8_000_000;
 
 export interface PagedListing {
   page(cursor: string | undefined): ListToolsResult;
 }
 
-export function pagedListing(listTools: () => Tool[], budgetChars = PAGE_BUDGET_CHARS): PagedListing {
+export function pagedListing(listTools: () => Tool[], budgetBytes = PAGE_BUDGET_BYTES): PagedListing {
   let built: { tools: Tool[]; starts: number[]; fingerprint: string } | undefined;
   const build = () => {
     const tools = listTools();
@@ -32,11 +36,12 @@ export function pagedListing(listTools: () => Tool[], budgetChars = PAGE_BUDGET_
     tools.forEach((tool, index) => {
       const json = JSON.stringify(tool);
       hash.update(json);
-      if (size > 0 && size + json.length > budgetChars) {
+      const bytes = Buffer.byteLength(json, "utf8") + 1;
+      if (size > 0 && size + bytes > budgetBytes) {
         starts.push(index);
         size = 0;
       }
-      size += json.length;
+      size += bytes;
     });
     return { tools, starts, fingerprint: hash.digest("base64url").slice(0, 16) };
   };
