@@ -218,3 +218,55 @@ describe("paged tools/list", () => {
     expect(() => other.page("garbage")).toThrow(expect.objectContaining({ code: -32602 }));
   });
 });
+
+describe("cancellation over HTTP", () => {
+  it.each([
+    // A 2025 client that drops its connection (the v1 Client's abort only posts notifications/cancelled, which a stateless server cannot match).
+    [
+      "2025-11-25 (dropped connection)",
+      async (url: URL) => ({
+        callTool: (params: { name: string; arguments: Record<string, unknown> }, _schema: undefined, { signal }: { signal: AbortSignal }) =>
+          fetch(url, {
+            method: "POST",
+            signal,
+            headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+            body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params }),
+          }),
+        close: async () => {},
+      }),
+    ],
+    ["2026-07-28 (v2 Client)", async (url: URL) => (await connectModernHttp(url.href)) as unknown as { callTool: Client["callTool"]; close(): Promise<void> }],
+  ] as const)("%s: aborting the call aborts the handler's signal", async (_label, connect) => {
+    let started = false;
+    let aborted = false;
+    const runtime = createToolRuntime(toolsFile, {
+      ...options(),
+      hooks: {},
+      handlers: {
+        echo: (_args, context) =>
+          new Promise((resolve) => {
+            started = true;
+            context.signal.addEventListener("abort", () => {
+              aborted = true;
+              resolve("stopped");
+            });
+          }),
+      },
+    });
+    const server = await startHttpServer(() => createServerFromRuntime(runtime), { host: "127.0.0.1", port: 0, log: () => {} });
+    try {
+      const client = await connect(server.url);
+      const controller = new AbortController();
+      const pending = client.callTool({ name: "echo", arguments: { message: "wait" } }, undefined, { signal: controller.signal }).catch((error: unknown) => error);
+      for (let i = 0; i < 100 && !started; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(started).toBe(true);
+      controller.abort();
+      await pending;
+      for (let i = 0; i < 100 && !aborted; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(aborted).toBe(true);
+      await client.close();
+    } finally {
+      await server.close();
+    }
+  });
+});
