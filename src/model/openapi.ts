@@ -76,6 +76,7 @@ export function buildOpenApiModel(spec: DereferencedSpec, options: ModelOptions 
     securitySchemes,
     timeoutMs: DEFAULT_TIMEOUT_MS,
     envPrefix: identity.envPrefix,
+    ...readLogo(info["x-logo"]),
   };
   const context = {
     diagnostics,
@@ -474,6 +475,12 @@ export function annotationsFor(method: string, title?: string): ToolAnnotations 
 function readSecurity(security: unknown): string[][] {
   if (!Array.isArray(security)) return [];
   return security.filter(isObject).map((requirement) => Object.keys(requirement));
+}
+
+/** `info.x-logo` (the ReDoc extension) as the MCP server icon; only https and data: URIs, which clients can load safely. */
+function readLogo(logo: unknown): Pick<ApiData, "icons"> {
+  const src = isObject(logo) && typeof logo.url === "string" ? logo.url.trim() : "";
+  return /^(https:\/\/|data:image\/)/i.test(src) ? { icons: [{ src }] } : {};
 }
 
 function readSecuritySchemes(document: SpecObject, envPrefix: string, diagnostics: Diagnostic[]): SecuritySchemeData[] {

@@ -53,18 +53,18 @@ async function stillServing(): Promise<void> {
 
 describe("malformed JSON-RPC over HTTP", () => {
   it.each([
+    // Not JSON at all: Parse error. Valid JSON that is no JSON-RPC request: Invalid Request.
     ["invalid JSON", "{", 400, -32700],
     ["truncated JSON", '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_or', 400, -32700],
     ["an empty body", "", 400, -32700],
-    ["a JSON number", "42", 400, -32700],
-    ["JSON null", "null", 400, -32700],
-    ["not JSON-RPC", JSON.stringify({ hello: "world" }), 400, -32700],
-    ["a wrong jsonrpc version", JSON.stringify({ jsonrpc: "1.0", id: 1, method: "ping" }), 400, -32700],
-    ["an object id", JSON.stringify({ jsonrpc: "2.0", id: { a: 1 }, method: "ping" }), 400, -32700],
-    // The SDK reads an empty batch as "no requests" and accepts it (202), as it does notifications.
-    ["an empty batch", "[]", 202, undefined],
-    ["a batch of garbage", JSON.stringify([1, "two", null]), 400, -32700],
-    ["deeply nested arrays", "[".repeat(5000) + "]".repeat(5000), 400, -32700],
+    ["a JSON number", "42", 400, -32600],
+    ["JSON null", "null", 400, -32600],
+    ["not JSON-RPC", JSON.stringify({ hello: "world" }), 400, -32600],
+    ["a wrong jsonrpc version", JSON.stringify({ jsonrpc: "1.0", id: 1, method: "ping" }), 400, -32600],
+    ["an object id", JSON.stringify({ jsonrpc: "2.0", id: { a: 1 }, method: "ping" }), 400, -32600],
+    ["an empty batch", "[]", 400, -32600],
+    ["a batch of garbage", JSON.stringify([1, "two", null]), 400, -32600],
+    ["deeply nested arrays", "[".repeat(5000) + "]".repeat(5000), 400, -32600],
   ])("answers %s with a JSON-RPC error and keeps serving", async (_label, body, status, code) => {
     const response = await rawPost(server.url, body);
     expect(response.status).toBe(status);

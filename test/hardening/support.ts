@@ -41,7 +41,7 @@ export function dataOf(result: CallToolResult): unknown {
   return (result.structuredContent as { data?: unknown }).data;
 }
 
-/** One raw POST to the MCP endpoint (node:http, so Host can be set too); `body` is sent as-is when a string. */
+/** One raw POST to the MCP endpoint (node:http, so Host can be set too); `body` is sent as-is when a string; `json` is the JSON-RPC answer (from JSON or SSE). */
 export async function rawPost(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; text: string; json: unknown; headers: IncomingHttpHeaders }> {
   const payload = typeof body === "string" ? body : JSON.stringify(body);
   return new Promise((resolve, reject) => {
@@ -52,7 +52,9 @@ export async function rawPost(url: string, body: unknown, headers: Record<string
         const text = Buffer.concat(chunks).toString("utf8");
         let json: unknown;
         try {
-          json = JSON.parse(text);
+          // A 2025-era answer may come as an SSE stream (the SDK's stateless legacy serving): its last `data:` line is the response.
+          const sse = String(res.headers["content-type"] ?? "").startsWith("text/event-stream");
+          json = JSON.parse(sse ? text.split("\n").filter((line) => line.startsWith("data: ")).at(-1)!.slice(6) : text);
         } catch {
           json = undefined;
         }

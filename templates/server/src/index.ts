@@ -8,9 +8,13 @@
 import { handlers } from "./runtime/handlers.js";
 import { hooks } from "./hooks.js";
 import { ConfigError, loadRuntimeConfig, type RuntimeConfig } from "./runtime/config/config.js";
-import { loadToolsFile } from "./runtime/shared/tool-data.js";
+import { loadToolsFile, type ToolsFile } from "./runtime/shared/tool-data.js";
 import { createServerFromRuntime } from "./runtime/mcp/server.js";
 import { createToolRuntime, type ToolRuntime } from "./runtime/server/runtime.js";
+import { ResponseCache } from "./runtime/call/response-cache.js";
+import { createHandleCodec, HandleKeyError, type HandleCodec } from "./runtime/stateless/handles.js";
+import { responseHandleMinter, withStatelessReads } from "./runtime/stateless/reads.js";
+import { StatelessOperationRegistry } from "./runtime/stateless/operations.js";
 
 function logLine(line: string): void {
   process.stderr.write(`${line}\n`);
@@ -37,36 +41,64 @@ async function main(): Promise<void> {
     throw error;
   }
 
-  const runtime = createToolRuntime(toolsFile, {
-    handlers,
-    hooks,
-    timeoutMs: config.timeoutMs,
-    maxResponseBytes: config.maxResponseBytes,
-    responseBudgetChars: config.responseBudgetChars,
-    confirmDestructive: config.confirmDestructive,
-    waitTimeoutMs: config.waitTimeoutMs,
-    ...(config.toolMode && { toolMode: config.toolMode }),
-    ...(config.filter && { filter: config.filter }),
-    log: logLine,
-  });
+  let codec: HandleCodec;
+  try {
+    // Signed handles (read_response pages) that any instance sharing <PREFIX>_HANDLE_KEY can serve.
+    codec = createHandleCodec(toolsFile.api.envPrefix, process.env);
+  } catch (error) {
+    if (!(error instanceof HandleKeyError)) throw error;
+    logLine(error.message);
+    process.exitCode = 2;
+    return;
+  }
+  const getRuntime = lazyRuntime(toolsFile, config, codec);
 
-  if (config.transport === "stdio") await serveStdio(runtime);
-  else await serveHttp(runtime, config);
+  if (config.transport === "stdio") await serveOnStdio(getRuntime, toolsFile.api.name);
+  else await serveHttp(getRuntime(), config);
 }
 
-async function serveStdio(runtime: ToolRuntime): Promise<void> {
+/**
+ * The runtime, built on first use rather than at start-up: a 2026-07-28 client probes a stdio server
+ * with server/discover in a throwaway copy of the process, which must start fast and touch nothing
+ * (no audit file opened, no validators compiled).
+ */
+function lazyRuntime(toolsFile: ToolsFile, config: RuntimeConfig, codec: HandleCodec): () => ToolRuntime {
+  let runtime: ToolRuntime | undefined;
+  const build = (): ToolRuntime =>
+    createToolRuntime(toolsFile, {
+      handlers,
+      hooks,
+      timeoutMs: config.timeoutMs,
+      maxResponseBytes: config.maxResponseBytes,
+      responseBudgetChars: config.responseBudgetChars,
+      confirmDestructive: config.confirmDestructive,
+      waitTimeoutMs: config.waitTimeoutMs,
+      ...(config.toolMode && { toolMode: config.toolMode }),
+      ...(config.filter && { filter: config.filter }),
+      cache: new ResponseCache({ pageBudgetChars: config.responseBudgetChars, mintHandle: responseHandleMinter(codec) }),
+      operations: new StatelessOperationRegistry(codec, (name) => toolsFile.tools.find((tool) => tool.name === name)),
+      log: logLine,
+    });
+  return () => (runtime ??= withStatelessReads(build(), codec));
+}
+
+async function serveOnStdio(getRuntime: () => ToolRuntime, name: string): Promise<void> {
   // User handlers and hooks may use console.log; keep it off the protocol channel.
   console.log = console.info = console.debug = console.error;
-  const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js");
-  const server = createServerFromRuntime(runtime);
-  await server.connect(new StdioServerTransport());
-  logLine(`${runtime.toolsFile.api.name}: ${runtime.toolsFile.tools.length} operations ready on stdio (${runtime.mode} mode)`);
+  const { serveStdio } = await import("@modelcontextprotocol/server/stdio");
+  // Both eras: a 2025 client opens with initialize, a 2026-07-28 one sends requests with their version in _meta.
+  serveStdio(() => createServerFromRuntime(getRuntime(), { cacheScope: "public" }), {
+    onerror: (error) => logLine(`${name}: ${error.message}`),
+  });
+  logLine(`${name}: ready on stdio (MCP 2026-07-28 and 2025-11-25)`);
 }
 
 async function serveHttp(runtime: ToolRuntime, config: RuntimeConfig): Promise<void> {
   // Loaded on demand: the HTTP transport's dependencies would slow every stdio start-up.
   const { startHttpServer } = await import("./runtime/mcp/http.js");
-  const running = await startHttpServer(() => createServerFromRuntime(runtime), {
+  // The listing is the same for every caller; behind an MCP token it still stays out of shared caches.
+  const cacheScope = config.mcpToken === undefined ? "public" : "private";
+  const running = await startHttpServer(() => createServerFromRuntime(runtime, { cacheScope }), {
     host: config.host,
     port: config.port,
     log: logLine,

@@ -3,7 +3,7 @@
  * hand-written tool handlers. Kept separate from the server so user code
  * depends on a small, stable surface.
  */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { Env } from "./upstream/auth.js";
 import type { CallFailure } from "./call/outcomes.js";
 import type { BuiltRequest } from "./upstream/request.js";

@@ -14,7 +14,7 @@
  *   replaced, and long strings are cut so one huge call cannot flood the file.
  */
 import { closeSync, openSync, writeSync } from "node:fs";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { Env } from "../upstream/auth.js";
 import type { ApiData } from "../shared/tool-data.js";
 

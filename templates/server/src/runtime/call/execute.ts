@@ -10,7 +10,7 @@
  * The result is a value (`Execution`); turning it into a tool result is the
  * outcome layer's job.
  */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import { NotImplementedError, type Handler, type HookContext, type Hooks, type ToolHooks } from "../hook-types.js";
 import type { ApiData, OperationBinding, ToolData } from "../shared/tool-data.js";
 import { missingCredentials, type Env } from "../upstream/auth.js";

@@ -6,7 +6,7 @@
  *   the result                             -> credential values scrubbed (audit.ts)
  *   the audit trail                        -> one JSON line, when configured
  */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import { AuditTrail, credentialSecrets, scrubResult } from "./audit.js";
 import type { Env } from "../upstream/auth.js";
 import type { HardeningSettings } from "../config/hardening.js";
@@ -16,9 +16,9 @@ import type { ApiData } from "../shared/tool-data.js";
 
 export type CallTool<S> = (name: string, args: ToolArguments | undefined, session?: S) => Promise<CallToolResult>;
 
-/** Env vars whose values are secret besides the security schemes' (the MCP endpoint token). */
+/** Env vars whose values are secret besides the security schemes': the MCP endpoint token, the handle signing key. */
 export function extraSecretEnv(api: Pick<ApiData, "envPrefix">): string[] {
-  return [`${api.envPrefix}_MCP_TOKEN`];
+  return [`${api.envPrefix}_MCP_TOKEN`, `${api.envPrefix}_HANDLE_KEY`];
 }
 
 export function guardCallTool<S>(
@@ -30,8 +30,12 @@ export function guardCallTool<S>(
   outcomes: Pick<Outcomes, "onArgumentsTooLarge">,
 ): CallTool<S> {
   const secrets = credentialSecrets(api, env, extraSecretEnv(api));
+  // Opened at the first call, not at start-up: a process that only answers a probe (server/discover) touches no file.
   let audit: AuditTrail | undefined;
-  if (settings.auditLog) {
+  let opened = false;
+  const auditTrail = (): AuditTrail | undefined => {
+    if (opened || !settings.auditLog) return audit;
+    opened = true;
     try {
       audit = new AuditTrail(settings.auditLog, secrets, log);
     } catch (error) {
@@ -39,7 +43,8 @@ export function guardCallTool<S>(
         `${api.name}: cannot open the audit log ${settings.auditLog}: ${error instanceof Error ? error.message : String(error)}; tool calls are NOT audited`,
       );
     }
-  }
+    return audit;
+  };
 
   return async (name, args, session) => {
     const startedAt = performance.now();
@@ -54,7 +59,7 @@ export function guardCallTool<S>(
       try {
         result = await callTool(name, args, session);
       } catch (error) {
-        audit?.record({
+        auditTrail()?.record({
           tool: name,
           args,
           result: { isError: true, content: [], structuredContent: { error: { code: "INTERNAL_ERROR" } } },
@@ -64,7 +69,7 @@ export function guardCallTool<S>(
       }
     }
     result = scrubResult(result, secrets);
-    audit?.record({ tool: name, args, result, durationMs: performance.now() - startedAt });
+    auditTrail()?.record({ tool: name, args, result, durationMs: performance.now() - startedAt });
     return result;
   };
 }

@@ -9,7 +9,7 @@
  * clients check it against what they saw in `tools/list` and reject the whole
  * call otherwise.
  */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { ResponseCache } from "./response-cache.js";
 import type { Correction, GuidedError } from "./types.js";
 import type { RequestBuildError } from "../upstream/errors.js";

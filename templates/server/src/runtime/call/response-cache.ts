@@ -37,6 +37,8 @@ export interface ResponseCacheOptions {
   /** Page budget in characters: a page never exceeds it (except a single oversized item). */
   pageBudgetChars?: number;
   now?: () => number;
+  /** Makes the handle for a new entry; default an opaque random one (see runtime/stateless/reads.ts for signed ones). */
+  mintHandle?: (response: CachedResponse) => string;
 }
 
 export interface CachedPage {
@@ -64,6 +66,7 @@ export class ResponseCache {
   readonly maxChars: number;
   readonly pageBudgetChars: number;
   private readonly now: () => number;
+  private readonly mintHandle: (response: CachedResponse) => string;
 
   constructor(options: ResponseCacheOptions = {}) {
     this.maxEntries = options.maxEntries ?? 50;
@@ -71,6 +74,7 @@ export class ResponseCache {
     this.maxChars = options.maxChars ?? 20_000_000;
     this.pageBudgetChars = options.pageBudgetChars ?? DEFAULT_RESPONSE_BUDGET_CHARS;
     this.now = options.now ?? Date.now;
+    this.mintHandle = options.mintHandle ?? (() => `resp_${randomBytes(9).toString("base64url")}`);
   }
 
   get size(): number {
@@ -79,7 +83,7 @@ export class ResponseCache {
 
   /** Stores a response and returns its handle. `serialized` avoids a second JSON.stringify. */
   put(response: CachedResponse, serialized?: string): string {
-    const handle = `resp_${randomBytes(9).toString("base64url")}`;
+    const handle = this.mintHandle(response);
     const text = response.items ? undefined : (serialized ?? JSON.stringify(response.data) ?? "");
     const chars = serialized?.length ?? text?.length ?? (JSON.stringify(response.data) ?? "").length;
     const entry: Entry = { ...response, chars, expires: this.now() + this.ttlMs };

@@ -18,7 +18,7 @@
  * the tool's response schema (MCP clients check structuredContent against the
  * advertised outputSchema).
  */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { ToolData } from "../shared/tool-data.js";
 import type { ResponseCache } from "../call/response-cache.js";
 import { DEFAULT_RESPONSE_BUDGET_CHARS } from "../shared/defaults.js";

@@ -5,7 +5,7 @@
  * runtime's own failure kinds (missing credentials, unsafe requests, handler
  * errors, unimplemented tools, internal bugs).
  */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import type {
   CallFailure,
   ConfirmationAnswer,

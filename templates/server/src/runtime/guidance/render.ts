@@ -3,7 +3,7 @@
  * (Markdown), `renderSchemaHint`, and `errorResult`, the `CallToolResult`
  * (text plus `structuredContent.error`) every failure is returned as.
  */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { GuidedError, HintLevel, Issue } from "../call/types.js";
 import { isPlainObject } from "../shared/json.js";
 import { argumentErrorCode, shortDescription } from "./errors.js";

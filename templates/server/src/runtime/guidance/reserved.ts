@@ -11,7 +11,7 @@
  * preparation (fuzzy key correction, validation, corrective_params) as any
  * API tool.
  */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { ToolData } from "../shared/tool-data.js";
 import { READ_RESPONSE_INPUT_SCHEMA, type ResponseCache } from "../call/response-cache.js";
 import { describeTool, listCategories, type CategoryListing, type ToolDescription } from "./describe.js";

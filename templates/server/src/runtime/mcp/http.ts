@@ -1,9 +1,12 @@
 /**
- * Streamable HTTP, stateless: every POST to /mcp gets a fresh `Server` and
- * transport. Nothing is kept between requests, so any number of clients can
- * talk to one process, each may re-initialize at will, and a restart loses
- * nothing. GET (a standalone SSE stream) and DELETE (ending a session) only
- * mean something with sessions, so they answer 405 as the spec allows.
+ * Streamable HTTP, stateless: every POST to /mcp gets a fresh `Server` from
+ * the SDK's `createMcpHandler`, which serves 2026-07-28 requests (protocol
+ * version and client capabilities in each request's `_meta`) and 2025-era
+ * ones (the initialize handshake, answered per request without sessions)
+ * from the same factory. Nothing is kept between requests, so any number of
+ * clients can talk to one process, each may re-initialize at will, and a
+ * restart loses nothing. GET (a standalone SSE stream) and DELETE (ending a
+ * session) only mean something with sessions, so they answer 405.
  *
  * Statelessness is also what lets several instances run behind a load
  * balancer: any instance can answer any request.
@@ -17,8 +20,8 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { AddressInfo } from "node:net";
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { createMcpHandler, type McpServerFactory } from "@modelcontextprotocol/server";
+import { toNodeHandler } from "@modelcontextprotocol/node";
 
 export interface HttpServerOptions {
   host: string;
@@ -38,13 +41,17 @@ export interface RunningHttpServer {
 
 const LOOPBACK_HOSTNAMES = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
 
-export async function startHttpServer(createMcpServer: () => Server, options: HttpServerOptions): Promise<RunningHttpServer> {
+export async function startHttpServer(createMcpServer: McpServerFactory, options: HttpServerOptions): Promise<RunningHttpServer> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const loopbackOnly = LOOPBACK_HOSTNAMES.has(options.host);
   const expectedToken = options.mcpToken ? digest(options.mcpToken) : undefined;
   if (!loopbackOnly && !expectedToken) {
     log(`Warning: the MCP endpoint listens on ${options.host} without a token; anyone who can reach it can call the API with this server's credentials. Set --mcp-token (or the _MCP_TOKEN env var).`);
   }
+
+  const onerror = (error: Error) => log(`MCP request failed: ${error.stack ?? error.message}`);
+  const mcpHandler = createMcpHandler(createMcpServer, { legacy: "stateless", onerror });
+  const handleMcpPost = toNodeHandler(mcpHandler, { onerror });
 
   const httpServer = createHttpServer((req, res) => {
     route(req, res).catch((error: unknown) => {
@@ -83,18 +90,6 @@ export async function startHttpServer(createMcpServer: () => Server, options: Ht
     await handleMcpPost(req, res);
   }
 
-  async function handleMcpPost(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const server = createMcpServer();
-    // Plain JSON answers: the server sends no progress notifications, so SSE would only add framing.
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    res.on("close", () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(req, res);
-  }
-
   await new Promise<void>((resolve, reject) => {
     httpServer.once("error", reject);
     httpServer.listen(options.port, options.host, () => {
@@ -111,11 +106,13 @@ export async function startHttpServer(createMcpServer: () => Server, options: Ht
   return {
     url,
     httpServer,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
+    close: async () => {
+      await mcpHandler.close();
+      await new Promise<void>((resolve, reject) => {
         httpServer.close((error) => (error ? reject(error) : resolve()));
         httpServer.closeAllConnections();
-      }),
+      });
+    },
   };
 }
 

@@ -2,7 +2,7 @@
  * Discovery mode: `search_operations` → `describe_operation` →
  * `invoke_operation`, over a token index built once (search-index.ts).
  */
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
 import { CONFIRM_ARG, INFO_TOOL, WAIT_ARG, type GuidedError, type HintLevel, type ToolCall } from "../call/types.js";
 import { categoryCounts, shortDescription } from "../guidance/errors.js";
 import { errorResult } from "../guidance/render.js";

@@ -4,7 +4,7 @@
  * operation names in a visible `action` enum, plus the actions `list`
  * (trimmed summaries) and `describe` (`params: { action, level? }`).
  */
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
 import {
   CONFIRM_ARG,
   INFO_TOOL,

@@ -4,7 +4,7 @@
  * the meta-tool data, and `presentWith`, which rewrites every call a result
  * suggests into the mode in use.
  */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import {
   CONFIRM_ARG,
   INFO_TOOL,

@@ -2,7 +2,7 @@
  * What every tool mode provides (a `Surface`), and the names and limits the
  * modes share.
  */
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
 import type { HintLevel, ToolCall } from "../call/types.js";
 import type { ApiData, ToolData, ToolMode } from "../shared/tool-data.js";
 

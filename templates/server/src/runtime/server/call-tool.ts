@@ -9,7 +9,7 @@
  *                   -> execute (call/execute.ts) -> outcome -> long-running (operations.ts)
  *                   -> presented in the tool mode -> transformResult hooks
  */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import { createExecutor, plainCall, type Execution, type Executor } from "../call/execute.js";
 import type { CallFailure, ConfirmationAnswer, OutcomeContext, Outcomes, PreparedCall } from "../call/outcomes.js";
 import { INFO_TOOL, OPERATION_STATUS_TOOL, WAIT_ALIAS, WAIT_ARG } from "../call/types.js";

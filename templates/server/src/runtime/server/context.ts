@@ -3,6 +3,7 @@
  * (runtime.ts) and handed to each part: the call path (call-tool.ts), the
  * long-running operations (operations.ts) and execution (call/execute.ts).
  */
+import type { OperationRegistry } from "../call/long-running.js";
 import type { ResponseCache } from "../call/response-cache.js";
 import type { ConfirmationAnswer, OutcomeContext, Outcomes } from "../call/outcomes.js";
 import type { ToolValidators } from "../call/validation.js";
@@ -42,4 +43,5 @@ export interface RuntimeParts {
   confirmDestructive: boolean;
   waitTimeoutMs: number;
   pollIntervalMs: number;
+  operations: OperationRegistry;
 }

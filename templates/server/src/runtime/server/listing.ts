@@ -3,7 +3,7 @@
  * outcome layer's output schemas), then the reserved built-in tools. Built on
  * the first request and reused.
  */
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/server";
 import type { Outcomes } from "../call/outcomes.js";
 import { CONFIRM_ARG, WAIT_ALIAS, WAIT_ARG } from "../call/types.js";
 import { RESERVED_OUTPUT_SCHEMA } from "../guidance/reserved.js";
@@ -56,7 +56,7 @@ export function createListTools(options: ListingOptions): () => Tool[] {
  */
 function listedInputSchema(tool: ToolData, confirmDestructive: boolean): Tool["inputSchema"] {
   const schema = tool.inputSchema as Tool["inputSchema"];
-  const extra: Record<string, object> = {};
+  const extra: Record<string, { type: "boolean"; description: string }> = {};
   if (confirmDestructive && tool.annotations.destructiveHint && schema.properties?.[CONFIRM_ARG] === undefined)
     extra[CONFIRM_ARG] = {
       type: "boolean",

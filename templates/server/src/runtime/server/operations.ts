@@ -5,12 +5,11 @@
  * Status links are polled with the operation's own credentials, and only on
  * the API's own origin.
  */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import { setTimeout as sleep } from "node:timers/promises";
 import {
   classifyPoll,
   finalResult,
-  OperationRegistry,
   percentDone,
   statusWord,
   type PendingOperation,
@@ -49,8 +48,7 @@ type Poll =
   { kind: "response"; response: UpstreamResponse; request: BuiltRequest } | { kind: "failure"; result: CallToolResult };
 
 export function createOperations(parts: RuntimeParts): LongRunningOperations {
-  const { api, upstream, outcomes, outcomeContext, timeoutMs, maxResponseBytes, waitTimeoutMs, pollIntervalMs } = parts;
-  const operations = new OperationRegistry();
+  const { api, upstream, outcomes, outcomeContext, timeoutMs, maxResponseBytes, waitTimeoutMs, pollIntervalMs, operations } = parts;
 
   async function start(
     tool: ToolData,

@@ -11,9 +11,10 @@
  * secret scrubbing, audit), and the outcome layer (guidance/outcomes.ts by
  * default) that turns each end of a call into a result.
  */
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
 import { guardCallTool } from "../call/guard.js";
 import type { OutcomeContext, Outcomes } from "../call/outcomes.js";
+import { OperationRegistry } from "../call/long-running.js";
 import { ResponseCache } from "../call/response-cache.js";
 import { RESERVED_TOOL_NAMES } from "../call/types.js";
 import { compileValidators, type ToolValidators } from "../call/validation.js";
@@ -64,6 +65,8 @@ export interface ServerOptions extends HardeningOptions {
   waitTimeoutMs?: number;
   /** Pause between status polls when the upstream sends no Retry-After; default 1000 ms. */
   pollIntervalMs?: number;
+  /** Where long-running operation handles live; default a fresh per-runtime registry (see runtime/stateless/operations.ts). */
+  operations?: OperationRegistry;
 }
 
 export interface ToolRuntime {
@@ -129,6 +132,7 @@ export function createToolRuntime(toolsFile: ToolsFile, options: ServerOptions =
     confirmDestructive,
     waitTimeoutMs: options.waitTimeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS,
     pollIntervalMs: options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
+    operations: options.operations ?? new OperationRegistry(),
   };
   const callTool = createCallTool(parts, surface, reserved);
   return {

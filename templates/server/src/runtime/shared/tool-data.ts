@@ -33,6 +33,15 @@ export interface ApiData {
   toolMode?: ToolMode;
   /** With `auto`: per-operation up to this many tools, discovery above. */
   autoThreshold?: number;
+  /** The API's logo (OpenAPI `info.x-logo`), shown by MCP clients next to the server. */
+  icons?: IconData[];
+}
+
+/** An MCP `Icon`: an https or data: URI. */
+export interface IconData {
+  src: string;
+  mimeType?: string;
+  sizes?: string[];
 }
 
 /**
