@@ -4,7 +4,7 @@
  * consecutive requests of one client land on different instances. It records which backend
  * served each JSON-RPC request (method, and tool name for tools/call).
  */
-import { createServer, request as httpRequest, type Server } from "node:http";
+import { Agent, createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 
 export interface Routed {
@@ -24,6 +24,9 @@ export async function startBalancer(backends: string[]): Promise<Balancer> {
   const targets = backends.map((url) => new URL(url));
   const routed: Routed[] = [];
   let next = 0;
+  // A fresh connection per forwarded request: a pooled one could be closed by the backend's 5 s keep-alive timeout
+  // just as a request goes out on it (ECONNRESET), which would test Node's keep-alive race, not the servers.
+  const agent = new Agent({ keepAlive: false });
   const server: Server = createServer((req, res) => {
     const backend = next++ % targets.length;
     const target = targets[backend]!;
@@ -33,7 +36,7 @@ export async function startBalancer(backends: string[]): Promise<Balancer> {
       const body = Buffer.concat(chunks);
       routed.push({ backend, ...describe(body) });
       const upstream = httpRequest(
-        { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host } },
+        { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host }, agent },
         (answer) => {
           res.writeHead(answer.statusCode ?? 502, answer.headers);
           answer.pipe(res);
@@ -43,6 +46,8 @@ export async function startBalancer(backends: string[]): Promise<Balancer> {
       upstream.end(body);
     });
   });
+  // Clients keep connections to the balancer alive: outlast their idle pools, like a real balancer does.
+  server.keepAliveTimeout = 120_000;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {

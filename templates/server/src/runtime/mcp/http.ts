@@ -90,6 +90,11 @@ export async function startHttpServer(createMcpServer: McpServerFactory, options
     await handleMcpPost(req, res);
   }
 
+  // Behind a load balancer: keep idle connections open longer than the balancer does (AWS ALB and nginx: 60 s), else
+  // Node's 5 s default closes one just as the balancer sends a request on it, and the client gets a 502.
+  httpServer.keepAliveTimeout = 65_000;
+  httpServer.headersTimeout = 66_000;
+
   await new Promise<void>((resolve, reject) => {
     httpServer.once("error", reject);
     httpServer.listen(options.port, options.host, () => {
