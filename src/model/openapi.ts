@@ -21,6 +21,8 @@ import type {
 import { ARG_NAME_PATTERN, argName, assignUniqueNames, baseToolName, envName, isPrototypeMember, packageSlug } from "./names.js";
 import { RESERVED_TOOL_NAMES } from "../../templates/server/src/runtime/guidance/types.js";
 import { mergeAllOfObjects, toBoundedJsonSchema, toJsonSchema, type SchemaContext } from "./schema.js";
+import { parameterKey, parsePathKey, planDiscriminators, type PathKey } from "./fragments.js";
+import { planCredentials } from "./credentials.js";
 
 /** `info` and `read_response` are the generated server's own tools: an API tool with such a base name gets `_op`. */
 export function unreservedName(base: string): string {
@@ -82,6 +84,8 @@ export function buildOpenApiModel(spec: DereferencedSpec, options: ModelOptions 
     outputSchemaChars: options.outputSchemaChars ?? 4000,
     defaultSecurity: readSecurity(document.security),
     knownSchemes: new Set(securitySchemes.map((scheme) => scheme.name)),
+    schemes: securitySchemes,
+    envPrefix: identity.envPrefix,
   };
 
   const drafts: ToolDraft[] = [];
@@ -123,6 +127,9 @@ interface OperationContext {
   outputSchemaChars: number;
   defaultSecurity: string[][];
   knownSchemes: Set<string>;
+  /** The API's schemes; a Google-style `key` parameter adds one (see credentials.ts). */
+  schemes: SecuritySchemeData[];
+  envPrefix: string;
 }
 
 function buildOperationTool(
@@ -135,7 +142,10 @@ function buildOperationTool(
 ): ToolDraft {
   const operationId = typeof operation.operationId === "string" && operation.operationId.trim() ? operation.operationId.trim() : undefined;
   const inputContext: SchemaContext = { direction: "input", maxDepth: context.inputDepth, diagnostics: context.diagnostics };
-  const parameters = collectParameters(pathItem, operation, pointer, context.diagnostics);
+  const pathKey = parsePathKey(path);
+  const allParameters = collectParameters(pathItem, operation, pointer, context.diagnostics);
+  const plan = planParameters(pathKey, allParameters, context);
+  const parameters = allParameters.filter(({ parameter }) => !plan.excluded.has(parameterKey(parameter)));
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   const parameterBindings: ParameterBinding[] = [];
@@ -151,9 +161,11 @@ function buildOperationTool(
     const arg = uniqueKey(argName(shared && parameter.in !== "path" ? `${parameter.in}_${parameter.name}` : parameter.name), properties);
     const { schema, json } = parameterSchema(parameter, parameterPointer, inputContext);
     properties[arg] = schema;
-    const isRequired = parameter.in === "path" || parameter.required === true;
+    const isRequired = parameter.in === "path" || parameter.required === true || plan.required.has(parameterKey(parameter));
     if (isRequired) required.push(arg);
-    parameterBindings.push(bindingFor(parameter, arg, isRequired, json));
+    const binding = bindingFor(parameter, arg, isRequired, json);
+    if (parameter.in === "path" && pathKey.greedy.includes(parameter.name)) binding.greedy = true;
+    parameterBindings.push(binding);
   }
 
   const body = buildBody(operation, pointer, properties, required, inputContext);
@@ -176,10 +188,12 @@ function buildOperationTool(
 
   const binding: OperationBinding = {
     method,
-    path,
+    path: pathKey.template,
     parameters: parameterBindings,
     ...(body ? { body } : {}),
     security,
+    ...(plan.fixed.length > 0 ? { fixed: plan.fixed } : {}),
+    ...(plan.credentialParameters.length > 0 ? { credentialParameters: plan.credentialParameters } : {}),
     ...(success?.mediaType ? { responseMediaType: success.mediaType } : {}),
   };
   const tags = Array.isArray(operation.tags) ? operation.tags.filter((tag): tag is string => typeof tag === "string") : [];
@@ -199,6 +213,27 @@ function buildOperationTool(
     operation: binding,
     openapiLinks: success?.links ?? [],
     responseHeaders: success?.headers ?? [],
+  };
+}
+
+interface ParameterPlan {
+  /** `in:name` keys of declared parameters that are not tool arguments: pinned by the path key fragment, or credentials. */
+  excluded: Set<string>;
+  required: Set<string>;
+  fixed: NonNullable<OperationBinding["fixed"]>;
+  credentialParameters: NonNullable<OperationBinding["credentialParameters"]>;
+}
+
+/** What the path key fragment and the security schemes take out of the agent's hands (see fragments.ts, credentials.ts). */
+function planParameters(pathKey: PathKey, parameters: Array<{ parameter: RawParameter }>, context: OperationContext): ParameterPlan {
+  const declared = parameters.map(({ parameter }) => parameter);
+  const discriminators = planDiscriminators(pathKey.tokens, declared);
+  const credentials = planCredentials(declared, context.schemes, context.envPrefix);
+  return {
+    excluded: new Set([...discriminators.pinned, ...credentials.hidden]),
+    required: discriminators.required,
+    fixed: discriminators.fixed,
+    credentialParameters: credentials.credentialParameters,
   };
 }
 
