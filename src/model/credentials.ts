@@ -21,6 +21,8 @@ export interface CredentialPlan {
   hidden: Set<string>;
   /** Schemes whose env var fills a hidden parameter. */
   credentialParameters: Array<{ scheme: string; required: boolean }>;
+  /** Each hidden parameter and the scheme that now carries its value (for the README). */
+  covered: Array<{ in: DeclaredParameter["in"]; name: string; scheme: string }>;
 }
 
 export interface CredentialParameter extends DeclaredParameter {
@@ -43,21 +45,25 @@ export function schemeDuplicating(parameter: DeclaredParameter, schemes: Securit
  * `api_key`, env `<PREFIX>_API_KEY`), so the README and `.env.example` list it.
  */
 export function planCredentials(parameters: CredentialParameter[], schemes: SecuritySchemeData[], envPrefix: string): CredentialPlan {
-  const plan: CredentialPlan = { hidden: new Set(), credentialParameters: [] };
-  const add = (parameter: CredentialParameter, scheme: string) => {
+  const plan: CredentialPlan = { hidden: new Set(), credentialParameters: [], covered: [] };
+  const hide = (parameter: CredentialParameter, scheme: string) => {
     plan.hidden.add(parameterKey(parameter));
+    plan.covered.push({ in: parameter.in, name: parameter.name, scheme });
+  };
+  const add = (parameter: CredentialParameter, scheme: string) => {
+    hide(parameter, scheme);
     if (!plan.credentialParameters.some((entry) => entry.scheme === scheme)) plan.credentialParameters.push({ scheme, required: parameter.required === true });
   };
-  const hasBearer = schemes.some((scheme) => scheme.kind === "bearer");
+  const bearer = schemes.find((scheme) => scheme.kind === "bearer");
   const query = parameters.filter((parameter) => parameter.in === "query");
-  const googleStyle = hasBearer && query.some((parameter) => TOKEN_QUERY_PARAMETERS.has(parameter.name));
+  const googleStyle = bearer !== undefined && query.some((parameter) => TOKEN_QUERY_PARAMETERS.has(parameter.name));
   for (const parameter of parameters) {
     const duplicated = schemeDuplicating(parameter, schemes);
     if (duplicated) {
       add(parameter, duplicated.name);
     } else if (googleStyle && parameter.in === "query" && TOKEN_QUERY_PARAMETERS.has(parameter.name)) {
       // Covered by the bearer scheme, which sends the token in the Authorization header.
-      plan.hidden.add(parameterKey(parameter));
+      hide(parameter, bearer!.name);
     } else if (googleStyle && parameter.in === "query" && parameter.name === GOOGLE_KEY_PARAMETER) {
       add(parameter, googleKeyScheme(schemes, envPrefix).name);
     }

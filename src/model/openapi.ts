@@ -9,6 +9,7 @@ import type {
   ApiData,
   ApiModel,
   BodyBinding,
+  CredentialParameterNote,
   Diagnostic,
   JsonSchema,
   OpenApiLink,
@@ -86,6 +87,7 @@ export function buildOpenApiModel(spec: DereferencedSpec, options: ModelOptions 
     knownSchemes: new Set(securitySchemes.map((scheme) => scheme.name)),
     schemes: securitySchemes,
     envPrefix: identity.envPrefix,
+    credentialParameters: new Map<string, CredentialParameterNote>(),
   };
 
   const drafts: ToolDraft[] = [];
@@ -114,7 +116,8 @@ export function buildOpenApiModel(spec: DereferencedSpec, options: ModelOptions 
     drafts.map((draft) => ({ base: draft.baseName, identity: draft.identity, explicit: draft.explicitName === true || draft.operationId !== undefined })),
   );
   const tools = drafts.map(({ baseName: _baseName, identity: _identity, explicitName: _explicit, ...draft }, index) => ({ ...draft, name: names[index]! }));
-  return { kind: "openapi", api, tools, diagnostics };
+  const credentialParameters = [...context.credentialParameters.values()];
+  return { kind: "openapi", api, tools, diagnostics, ...(credentialParameters.length > 0 ? { credentialParameters } : {}) };
 }
 
 /** A tool before names are made unique across the API. */
@@ -130,6 +133,8 @@ interface OperationContext {
   /** The API's schemes; a Google-style `key` parameter adds one (see credentials.ts). */
   schemes: SecuritySchemeData[];
   envPrefix: string;
+  /** Declared parameters that are credentials, by `in:name:scheme`, for the README. */
+  credentialParameters: Map<string, CredentialParameterNote>;
 }
 
 function buildOperationTool(
@@ -229,6 +234,7 @@ function planParameters(pathKey: PathKey, parameters: Array<{ parameter: RawPara
   const declared = parameters.map(({ parameter }) => parameter);
   const discriminators = planDiscriminators(pathKey.tokens, declared);
   const credentials = planCredentials(declared, context.schemes, context.envPrefix);
+  for (const note of credentials.covered) context.credentialParameters.set(`${note.in}:${note.name}:${note.scheme}`, note);
   return {
     excluded: new Set([...discriminators.pinned, ...credentials.hidden]),
     required: discriminators.required,
