@@ -165,6 +165,7 @@ function buildOperationTool(
     const shared = (locationsByName.get(parameter.name)?.size ?? 0) > 1;
     const arg = uniqueKey(argName(shared && parameter.in !== "path" ? `${parameter.in}_${parameter.name}` : parameter.name), properties);
     const { schema, json } = parameterSchema(parameter, parameterPointer, inputContext);
+    if (!json) warnIfUnserialisable(parameter, schema, parameterPointer, context.diagnostics);
     properties[arg] = schema;
     const isRequired = parameter.in === "path" || parameter.required === true || plan.required.has(parameterKey(parameter));
     if (isRequired) required.push(arg);
@@ -173,7 +174,7 @@ function buildOperationTool(
     parameterBindings.push(binding);
   }
 
-  const body = buildBody(operation, pointer, properties, required, inputContext);
+  const body = bodyAllowed(method, operation, pointer, context.diagnostics) ? buildBody(operation, pointer, properties, required, inputContext) : undefined;
   const inputSchema: JsonSchema = { type: "object", properties, additionalProperties: false };
   if (required.length > 0) inputSchema.required = required;
 
@@ -369,6 +370,53 @@ function bindingFor(parameter: RawParameter, arg: string, required: boolean, jso
     ...(parameter.allowReserved === true ? { allowReserved: true } : {}),
     ...(json ? { json: true } : {}),
   };
+}
+
+/**
+ * HTTP clients (fetch among them) refuse a body on GET and HEAD, so such a
+ * body is not offered to the agent: a call would otherwise fail every time.
+ * Stripe declares an optional form body on each GET, repeating the query.
+ */
+function bodyAllowed(method: HttpMethod, operation: SpecObject, pointer: string, diagnostics: Diagnostic[]): boolean {
+  if (method !== "get" && method !== "head") return true;
+  if (!isObject(operation.requestBody)) return true;
+  const required = operation.requestBody.required === true;
+  diagnostics.push({
+    pointer: childPointer(pointer, "requestBody"),
+    severity: "warning",
+    message: required
+      ? `a ${method.toUpperCase()} request cannot carry a body, so this operation cannot be called faithfully: its required body is left out`
+      : `a ${method.toUpperCase()} request cannot carry a body, so the optional body's fields are not offered`,
+    fix: "move those fields to query parameters, or use POST for an operation that needs a body",
+  });
+  return false;
+}
+
+/**
+ * OpenAPI defines `form`, `simple`, `label`, `matrix` and the delimited styles
+ * only for scalars, flat arrays and flat objects; an array of objects or an
+ * object with nested values (AWS EC2's `TagSpecification`, `Filter`) has no
+ * defined wire form. Such values are sent as JSON text, which the API may not read.
+ */
+function warnIfUnserialisable(parameter: RawParameter, schema: JsonSchema, pointer: string, diagnostics: Diagnostic[]): void {
+  if (parameter.style === "deepObject") return;
+  const items = isObject(schema.items) ? (schema.items as JsonSchema) : undefined;
+  const values = isObject(schema.properties) ? Object.values(schema.properties as Record<string, JsonSchema>) : [];
+  const nested = (items !== undefined && isContainer(items)) || values.some(isContainer);
+  if (!nested) return;
+  diagnostics.push({
+    pointer: childPointer(pointer, "schema"),
+    severity: "warning",
+    message: `${parameter.in} parameter "${parameter.name}" holds nested values, which its style "${parameter.style ?? "default"}" cannot serialise, so this operation cannot be called faithfully: nested values are sent as JSON text`,
+    fix: "use `style: deepObject` (query), `content: application/json`, or flatten the parameter",
+  });
+}
+
+function isContainer(schema: unknown): boolean {
+  if (!isObject(schema)) return false;
+  const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+  if (types.includes("object") || types.includes("array") || isObject(schema.properties) || schema.items !== undefined) return true;
+  return ["allOf", "anyOf", "oneOf"].some((keyword) => Array.isArray(schema[keyword]) && (schema[keyword] as unknown[]).some(isContainer));
 }
 
 /**
