@@ -11,7 +11,7 @@
  * `npm test` runs a fast subset; `CGM_WIRE_FULL=1` (npm run corpus) runs
  * 300+ specs and writes `.cache/corpus/wire.json`.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -58,6 +58,7 @@ const reports: SpecReport[] = [];
 let upstream: CaptureUpstream;
 
 beforeAll(async () => {
+  mkdirSync(join(process.cwd(), ".cache", "corpus"), { recursive: true });
   upstream = await startCaptureUpstream();
 });
 afterAll(async () => {
@@ -122,11 +123,57 @@ describe(`wire contract over ${SPECS.length} specs (${FULL ? "full" : "fast subs
     } finally {
       await client.close();
     }
+    if (FULL) appendFileSync(join(process.cwd(), ".cache", "corpus", "wire-progress.log"), `${new Date().toISOString()} ${name} ${report.calls.length} tools\n`);
     const failed = report.calls.filter((call) => (call.problems.length > 0 || call.missing.length > 0) && !call.excusedBy);
     expect(report.calls.flatMap((call) => call.missing.map((value) => `${call.tool}: ${value}`))).toEqual([]);
     expect(failed.map((call) => `${call.tool} (${call.operation}): ${call.problems.join("; ")}`)).toEqual([]);
     expect(report.corrections.missing).toBe(0);
   }, 600_000);
+});
+
+describe("the requests issue 9 found wrong", () => {
+  it("S3 abort_multipart_upload sends DELETE /{Bucket}/{Key}?uploadId=…, never DeleteObject", async () => {
+    const path = join(DIRECTORY_ROOT, "amazonaws.com/s3.json");
+    const model = await modelFrom(path);
+    const { file } = toolsFileFor(model, model.tools.filter((tool) => ["abort_multipart_upload", "get_bucket_tagging"].includes(tool.name)));
+    const client = await connect(file, { ...credentialEnv(file.api.securitySchemes), [file.api.baseUrlEnv]: upstream.url });
+    try {
+      const abort = await callAndCapture(client, upstream, "abort_multipart_upload", { Bucket: "joL", Key: "Svt", uploadId: "pv0up" });
+      expect(abort.requests.map((request) => `${request.method} ${request.rawUrl}`)).toEqual(["DELETE /joL/Svt?uploadId=pv0up"]);
+      const tagging = await callAndCapture(client, upstream, "get_bucket_tagging", { Bucket: "joL", tagging: true });
+      expect(tagging.requests.map((request) => `${request.method} ${request.rawUrl}`)).toEqual(["GET /joL?tagging=true"]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it.each([
+    ["trello.com.json", ["key", "token"]],
+    ["googleapis.com/drive.json", ["key"]],
+  ])("%s: every tool sends each configured credential exactly once and asks for none", async (spec, names) => {
+    const path = join(DIRECTORY_ROOT, spec);
+    const model = await modelFrom(path);
+    const { file } = toolsFileFor(model, sampleTools(model.tools));
+    const env = credentialEnv(file.api.securitySchemes);
+    const client = await connect(file, { ...env, [file.api.baseUrlEnv]: `${upstream.url}${basePathOf(file.api.baseUrl)}` });
+    const configured = (name: string) => {
+      const scheme = file.api.securitySchemes.find((candidate) => candidate.kind === "apiKey" && candidate.in === "query" && candidate.parameterName === name);
+      return scheme?.kind === "apiKey" ? env[scheme.env] : undefined;
+    };
+    try {
+      for (const tool of file.tools) {
+        for (const name of [...names, "access_token", "oauth_token"]) {
+          expect(tool.operation?.parameters.some((parameter) => parameter.in === "query" && parameter.name === name), `${tool.name} asks for ${name}`).toBe(false);
+        }
+        const { requests } = await callAndCapture(client, upstream, tool.name, synthesiseArguments(tool)!);
+        expect(requests, tool.name).toHaveLength(1);
+        for (const name of names) expect(requests[0]!.query.getAll(name), `${tool.name} ${name}`).toEqual([configured(name)]);
+        if (spec.startsWith("googleapis")) expect(requests[0]!.headers.authorization, tool.name).toMatch(/^Bearer cfg-/);
+      }
+    } finally {
+      await client.close();
+    }
+  });
 });
 
 async function judgeTool(
