@@ -184,6 +184,7 @@ function buildOperationTool(
     : undefined;
 
   const security = operation.security !== undefined ? readSecurity(operation.security) : context.defaultSecurity;
+  if (security.length === 0) warnIfAuthorizationUncovered(pathItem, operation, pointer, context.diagnostics);
   for (const alternative of security) {
     for (const scheme of alternative) {
       if (!context.knownSchemes.has(scheme)) {
@@ -370,6 +371,23 @@ function bindingFor(parameter: RawParameter, arg: string, required: boolean, jso
     ...(parameter.allowReserved === true ? { allowReserved: true } : {}),
     ...(json ? { json: true } : {}),
   };
+}
+
+/**
+ * The `Authorization` header is the security scheme's, never an argument; a
+ * spec that requires it as a parameter but declares no security for the
+ * operation leaves nothing to fill it from (GoToTraining).
+ */
+function warnIfAuthorizationUncovered(pathItem: SpecObject, operation: SpecObject, pointer: string, diagnostics: Diagnostic[]): void {
+  const parameters = [...(Array.isArray(pathItem.parameters) ? pathItem.parameters : []), ...(Array.isArray(operation.parameters) ? operation.parameters : [])];
+  const required = parameters.some((parameter) => isObject(parameter) && parameter.in === "header" && String(parameter.name).toLowerCase() === "authorization" && parameter.required === true);
+  if (!required) return;
+  diagnostics.push({
+    pointer,
+    severity: "warning",
+    message: "the Authorization header is required but no security scheme covers this operation, so this operation cannot be called faithfully: the header is never sent",
+    fix: "declare the security scheme (components.securitySchemes and `security`), or set the header in src/hooks.ts",
+  });
 }
 
 /**

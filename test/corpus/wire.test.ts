@@ -53,7 +53,10 @@ const NAMED = [
 /** Tools that must be in the sample of their spec. */
 const ALWAYS = ["abort_multipart_upload", "get_bucket_tagging", "untag_resource", "describe_scaling_policies"];
 
-const SPECS = [...new Set([...NAMED, GITHUB, ...(FULL ? sampleDirectorySpecs(300, { offset: 0 }) : sampleDirectorySpecs(10, { maxBytes: 300_000, offset: 11 }))])];
+const ONLY = (process.env["CGM_WIRE_ONLY"] ?? "").split(",").filter(Boolean);
+const SAMPLE = [...new Set([...NAMED, GITHUB, ...(FULL ? sampleDirectorySpecs(300, { offset: 0 }) : sampleDirectorySpecs(10, { maxBytes: 300_000, offset: 11 }))])];
+/** `CGM_WIRE_ONLY=a.json,b.json` re-runs just those specs of the sample. */
+const SPECS = ONLY.length > 0 ? SAMPLE.filter((path) => ONLY.some((text) => label(path).includes(text))) : SAMPLE;
 const reports: SpecReport[] = [];
 let upstream: CaptureUpstream;
 
@@ -240,6 +243,6 @@ function writeSummary(): void {
   };
   const dir = join(process.cwd(), ".cache", "corpus");
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, FULL ? "wire.json" : "wire-subset.json"), JSON.stringify({ summary, reports }, null, 2));
+  writeFileSync(join(dir, `${FULL ? "wire" : "wire-subset"}${ONLY.length > 0 ? "-only" : ""}.json`), JSON.stringify({ summary, reports }, null, 2));
   console.log(`wire contract: ${JSON.stringify(summary)}`);
 }

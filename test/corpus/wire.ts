@@ -111,7 +111,7 @@ type JsonObject = Record<string, unknown>;
  * judge), and an empty object or array has no wire form in a query or form body.
  */
 function isStub(schema: JsonObject): boolean {
-  return typeof schema.description === "string" && /contents not constrained here/.test(schema.description) && Object.keys(schema).length === 1;
+  return typeof schema.description === "string" && /contents not constrained here/.test(schema.description) && Object.keys(schema).every((key) => key === "description" || key === "type");
 }
 
 function shape(schema: JsonObject, depth: number): JsonObject {
@@ -243,6 +243,8 @@ export class Judge {
       backend = new OpenAPIBackend({
         definition: structuredClone(this.document) as never,
         quick: true,
+        // The spec's trailing slash is part of its template; openapi-backend would strip it from the request only.
+        ignoreTrailingSlashes: false,
         validate: true,
         ajvOpts: { strict: false, logger: false, ...(kind === "coercing" ? { coerceTypes: true } : {}) } as never,
       });
@@ -283,6 +285,10 @@ export class Judge {
       if (!declared) query.delete(name);
     }
 
+    // Credentials are the security schemes' business, which openapi-backend's request validation does not model.
+    for (const scheme of Object.values(((this.document.components as { securitySchemes?: object } | undefined)?.securitySchemes ?? {}) as Record<string, { type?: string; in?: string; name?: string }>)) {
+      if (scheme.type === "apiKey" && scheme.in === "query" && scheme.name && !declaredParameter(original.operation, this.document.paths?.[original.key], scheme.name)) query.delete(scheme.name);
+    }
     const contentType = String(request.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
     const body = await parseBody(request, contentType);
     const declaredTypes = Object.keys(((original.operation.requestBody as { content?: object } | undefined)?.content ?? {}) as object);
@@ -304,7 +310,7 @@ export class Judge {
       { method: request.method, path: `${path}${search ? `?${search}` : ""}`, headers, ...(body !== undefined ? { body } : {}) } as never,
       { ...routed, path: template } as never,
     );
-    for (const error of result.errors ?? []) if (!tool || !underStub(tool, error.instancePath)) problems.push(`openapi-backend: ${error.instancePath || "/"} ${error.message ?? error.keyword}${error.params && "additionalProperty" in error.params ? ` (${String(error.params.additionalProperty)})` : ""}`);
+    for (const error of result.errors ?? []) if (!tool || !outsideServedSchema(tool, error.instancePath, error.keyword)) problems.push(`openapi-backend: ${error.instancePath || "/"} ${error.message ?? error.keyword}${error.params && "additionalProperty" in error.params ? ` (${String(error.params.additionalProperty)})` : ""}`);
     return problems;
   }
 }
@@ -428,7 +434,7 @@ export function credentialCounts(request: RecordedRequest, env: Record<string, s
  * (past the depth limit, or in a recursion): there our arguments are guesses,
  * and the server says so in a located warning, so it is no wire defect.
  */
-export function underStub(tool: ToolData, instancePath: string): boolean {
+export function outsideServedSchema(tool: ToolData, instancePath: string, keyword: string): boolean {
   const [root, ...rest] = instancePath.split("/").filter(Boolean);
   if (root !== "requestBody" || !tool.operation?.body) return false;
   const body = tool.operation.body;
@@ -441,19 +447,28 @@ export function underStub(tool: ToolData, instancePath: string): boolean {
     schema = arg ? properties[arg] : undefined;
     segments = rest.slice(1);
   }
-  return schema !== undefined && reachesStub(schema, segments);
+  return schema !== undefined && looserThanSpec(schema, segments, keyword);
 }
 
-function reachesStub(schema: JsonObject, segments: string[]): boolean {
+/**
+ * The served schema at this instance path is a stub, or (for `format` and
+ * `enum` complaints) does not carry that keyword: the tool accepted a value
+ * the spec narrows further, so the complaint is about our arguments, not the wire.
+ */
+function looserThanSpec(schema: JsonObject, segments: string[], keyword: string): boolean {
   if (isStub(schema)) return true;
-  const branches = ["allOf", "anyOf", "oneOf"].flatMap((keyword) => (Array.isArray(schema[keyword]) ? (schema[keyword] as JsonObject[]) : []));
-  if (branches.some((branch) => reachesStub(branch, segments))) return true;
+  const branches = ["allOf", "anyOf", "oneOf"].flatMap((name) => (Array.isArray(schema[name]) ? (schema[name] as JsonObject[]) : []));
   const [head, ...tail] = segments;
-  if (head === undefined) return false;
+  if (head === undefined) {
+    if (keyword !== "format" && keyword !== "enum") return false;
+    const has = (node: JsonObject): boolean => node[keyword] !== undefined || ["allOf", "anyOf", "oneOf"].some((name) => Array.isArray(node[name]) && (node[name] as JsonObject[]).some(has));
+    return !has(schema);
+  }
+  if (branches.some((branch) => looserThanSpec(branch, segments, keyword))) return true;
   const property = (schema.properties as Record<string, JsonObject> | undefined)?.[head];
-  if (property && reachesStub(property, tail)) return true;
-  if (/^\d+$/.test(head) && schema.items && typeof schema.items === "object" && reachesStub(schema.items as JsonObject, tail)) return true;
-  return typeof schema.additionalProperties === "object" && reachesStub(schema.additionalProperties as JsonObject, tail);
+  if (property) return looserThanSpec(property, tail, keyword);
+  if (/^\d+$/.test(head) && schema.items && typeof schema.items === "object") return looserThanSpec(schema.items as JsonObject, tail, keyword);
+  return typeof schema.additionalProperties === "object" && looserThanSpec(schema.additionalProperties as JsonObject, tail, keyword);
 }
 
 export function loadOriginal(path: string): SpecDocument {

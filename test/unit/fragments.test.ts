@@ -133,6 +133,18 @@ describe("buildRequest with fixed entries and credential parameters", () => {
     expect(() => buildRequest(api, binding, { Bucket: "b", Key: "../x", uploadId: "u" }, {})).toThrow(/"\." or "\.\."/);
   });
 
+  it("two schemes naming the same query parameter send it once (fec.gov)", () => {
+    const twice: ApiData = {
+      ...api,
+      securitySchemes: [
+        { name: "ApiKeyQueryAuth", kind: "apiKey", in: "query", parameterName: "api_key", env: "F_QUERY" },
+        { name: "apiKey", kind: "apiKey", in: "query", parameterName: "api_key", env: "F_KEY" },
+      ],
+    };
+    const request = buildRequest(twice, { method: "get", path: "/x", parameters: [], security: [["ApiKeyQueryAuth", "apiKey"]] }, {}, { F_QUERY: "q", F_KEY: "k" });
+    expect(request.url.search).toBe("?api_key=q");
+  });
+
   it("names every unset required credential parameter", () => {
     expect(missingCredentials(api, trello, {})).toEqual(["T_API_KEY", "T_API_TOKEN"]);
     expect(missingCredentials(api, trello, { T_API_KEY: "k" })).toEqual(["T_API_TOKEN"]);

@@ -125,7 +125,12 @@ function assertHeaderSafe(value: string, envVar: string, forbidden = /[\r\n\0]/)
 /** Credentials of the first satisfied alternative, ready to merge into a request. */
 export function resolveCredentials(api: ApiData, binding: OperationBinding, env: Env): CredentialPlacement {
   const placement: CredentialPlacement = { headers: {}, query: [], cookies: [] };
+  const placed = new Set<string>();
   for (const scheme of schemesToSend(api, binding, env)) {
+    // Two schemes naming the same parameter (fec.gov's query `api_key` twice) still send it once.
+    const slot = scheme.kind === "apiKey" ? `${scheme.in}:${scheme.in === "header" ? scheme.parameterName.toLowerCase() : scheme.parameterName}` : "header:authorization";
+    if (placed.has(slot)) continue;
+    placed.add(slot);
     switch (scheme.kind) {
       case "apiKey": {
         const value = readEnv(env, scheme.env) ?? "";
