@@ -76,7 +76,7 @@ function label(path: string): string {
 /** A located generation warning on this operation: the documented reason it cannot be called faithfully. */
 function excuse(tool: ToolData, diagnostics: Diagnostic[]): string | undefined {
   const pathItem = tool.pointer.slice(0, tool.pointer.lastIndexOf("/"));
-  const located = (pointer: string) => pointer.startsWith(`${tool.pointer}/`) || pointer.startsWith(`${pathItem}/parameters/`);
+  const located = (pointer: string) => pointer === tool.pointer || pointer.startsWith(`${tool.pointer}/`) || pointer.startsWith(`${pathItem}/parameters/`);
   const found = diagnostics.find((diagnostic) => diagnostic.severity === "warning" && located(diagnostic.pointer) && /cannot be called faithfully/.test(diagnostic.message));
   return found && `${found.pointer}: ${found.message}`;
 }

@@ -143,9 +143,9 @@ export function credentialEnv(schemes: SecuritySchemeData[]): Record<string, str
   const env: Record<string, string> = {};
   for (const scheme of schemes) {
     if (scheme.kind === "basic") {
-      env[scheme.usernameEnv] = `cfg-${scheme.usernameEnv}`;
-      env[scheme.passwordEnv] = `cfg-${scheme.passwordEnv}`;
-    } else env[scheme.env] = `cfg-${scheme.env}`;
+      env[scheme.usernameEnv] = `cfg-${scheme.usernameEnv}-end`;
+      env[scheme.passwordEnv] = `cfg-${scheme.passwordEnv}-end`;
+    } else env[scheme.env] = `cfg-${scheme.env}-end`; // `-end`: no value is a prefix of another (`X_KEY` vs `X_KEY_HEADER`)
   }
   return env;
 }
@@ -249,6 +249,8 @@ export class Judge {
         ajvOpts: { strict: false, logger: false, ...(kind === "coercing" ? { coerceTypes: true } : {}) } as never,
       });
       await backend.init();
+      // OpenAPI: a readOnly property listed in `required` is required in responses only; openapi-backend ignores that.
+      dropReadOnlyRequired(backend.definition);
       this.backends.set(kind, backend);
     }
     return backend;
@@ -305,14 +307,44 @@ export class Judge {
       const name = parameter.name?.toLowerCase() ?? "";
       if (parameter.in === "header" && parameter.schema?.type === "array" && typeof headers[name] === "string") headers[name] = headers[name]!.split(",") as never;
     }
-    const search = query.toString();
     const result = backend.validateRequest(
-      { method: request.method, path: `${path}${search ? `?${search}` : ""}`, headers, ...(body !== undefined ? { body } : {}) } as never,
+      { method: request.method, path, query: queryObject(query, original, this.document), headers, ...(body !== undefined ? { body } : {}) } as never,
       { ...routed, path: template } as never,
     );
     for (const error of result.errors ?? []) if (!tool || !outsideServedSchema(tool, error.instancePath, error.keyword)) problems.push(`openapi-backend: ${error.instancePath || "/"} ${error.message ?? error.keyword}${error.params && "additionalProperty" in error.params ? ` (${String(error.params.additionalProperty)})` : ""}`);
     return problems;
   }
+}
+
+/**
+ * The query as openapi-backend expects it: bracketed keys nested as qs does
+ * (deepObject, `expand[0]`), except keys that are a declared parameter's whole
+ * name (Amadeus's `page[limit]`), which stay flat; repeated keys become arrays.
+ */
+function queryObject(query: URLSearchParams, original: OriginalOperation, document: SpecDocument): Record<string, unknown> {
+  const declared = new Set(
+    ([...((document.paths?.[original.key]?.parameters as unknown[]) ?? []), ...((original.operation.parameters as unknown[]) ?? [])] as Array<{ in?: string; name?: string }>)
+      .filter((parameter) => parameter.in === "query" && parameter.name)
+      .map((parameter) => parameter.name!),
+  );
+  const flat: Record<string, unknown> = {};
+  const nested = new URLSearchParams();
+  for (const [key, value] of query) {
+    if (declared.has(key)) flat[key] = key in flat ? [flat[key], value].flat() : value;
+    else nested.append(key, value);
+  }
+  return { ...(parseQuery(nested.toString(), { depth: 20, arrayLimit: 100 }) as Record<string, unknown>), ...flat };
+}
+
+function dropReadOnlyRequired(node: unknown, seen = new Set<unknown>()): void {
+  if (!node || typeof node !== "object" || seen.has(node)) return;
+  seen.add(node);
+  const object = node as Record<string, unknown>;
+  if (Array.isArray(object.required) && object.properties && typeof object.properties === "object") {
+    const properties = object.properties as Record<string, { readOnly?: boolean } | undefined>;
+    object.required = (object.required as string[]).filter((name) => properties[name]?.readOnly !== true);
+  }
+  for (const value of Object.values(object)) dropReadOnlyRequired(value, seen);
 }
 
 function dropUncompilablePatterns(node: unknown, seen = new Set<unknown>()): number {
