@@ -34,7 +34,11 @@ function isMarker(token: string): boolean {
 
 export function parsePathKey(key: string): PathKey {
   const at = key.indexOf("#");
-  const raw = at < 0 ? key : key.slice(0, at);
+  const beforeFragment = at < 0 ? key : key.slice(0, at);
+  // A path key can also carry a literal query (freetv-app's `/services?funcs=GetLatestNews&mobile=1`): the same fixed entries.
+  const question = beforeFragment.indexOf("?");
+  const raw = question < 0 ? beforeFragment : beforeFragment.slice(0, question);
+  const literalQuery = question < 0 ? "" : beforeFragment.slice(question + 1);
   const greedy: string[] = [];
   const template = raw.replace(/\{([^{}]+)\+\}/g, (_whole, name: string) => {
     greedy.push(name);
@@ -42,7 +46,7 @@ export function parsePathKey(key: string): PathKey {
   });
   const fragment = at < 0 ? "" : key.slice(at + 1);
   const tokens: FragmentToken[] = [];
-  for (const part of fragment.split("&")) {
+  for (const part of [...literalQuery.split("&"), ...fragment.split("&")]) {
     if (part === "" || isMarker(part)) continue;
     const equals = part.indexOf("=");
     tokens.push(equals < 0 ? { name: part } : { name: part.slice(0, equals), value: part.slice(equals + 1) });

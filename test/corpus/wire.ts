@@ -266,7 +266,10 @@ export class Judge {
   /** Everything wrong with `request` as a call of `original`. */
   async judge(original: OriginalOperation, request: RecordedRequest, basePath: string, tool?: ToolData): Promise<string[]> {
     const problems: string[] = [];
-    const [template = "/", fragment = ""] = original.key.split("#");
+    const [beforeFragment = "/", afterFragment = ""] = original.key.split("#");
+    // A literal query in the path key names fixed parameters just as a fragment does.
+    const [template = "/", literalQuery = ""] = beforeFragment.split("?");
+    const fragment = [literalQuery, afterFragment].filter(Boolean).join("&");
     if (request.method.toLowerCase() !== original.method) problems.push(`method ${request.method}, spec says ${original.method.toUpperCase()}`);
     const path = request.path.startsWith(basePath) ? request.path.slice(basePath.length) || "/" : request.path;
     if (!new RegExp(pathPattern(template)).test(path)) problems.push(`path ${path} does not match the template ${template}`);
@@ -276,7 +279,7 @@ export class Judge {
     const query = new URLSearchParams(request.query);
     for (const token of fragment.split("&").filter((part) => part && !part.endsWith("!") && part !== "disambiguation_dummy")) {
       const [name = "", value] = token.split("=");
-      const declared = declaredParameter(original.operation, this.document.paths?.[original.key], name);
+      const declared = declaredParameter(parametersOf(original, this.document), name);
       if (declared?.in === "header") {
         const sent = request.headers[name.toLowerCase()];
         if (sent === undefined || (value !== undefined && sent !== value)) problems.push(`fragment #${token}: header ${name} is ${sent === undefined ? "missing" : `"${String(sent)}"`}`);
@@ -289,7 +292,7 @@ export class Judge {
 
     // Credentials are the security schemes' business, which openapi-backend's request validation does not model.
     for (const scheme of Object.values(((this.document.components as { securitySchemes?: object } | undefined)?.securitySchemes ?? {}) as Record<string, { type?: string; in?: string; name?: string }>)) {
-      if (scheme.type === "apiKey" && scheme.in === "query" && scheme.name && !declaredParameter(original.operation, this.document.paths?.[original.key], scheme.name)) query.delete(scheme.name);
+      if (scheme.type === "apiKey" && scheme.in === "query" && scheme.name && !declaredParameter(parametersOf(original, this.document), scheme.name)) query.delete(scheme.name);
     }
     const contentType = String(request.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
     const body = await parseBody(request, contentType);
@@ -303,7 +306,7 @@ export class Judge {
     if (!routed) return [...problems, `openapi-backend has no operation for ${original.method} ${original.key}`];
     // openapi-backend does not split `simple`-style header arrays (`a,b`); the style says they are comma-separated.
     const headers = { ...(request.headers as Record<string, string>) };
-    for (const parameter of [...((this.document.paths?.[original.key]?.parameters as unknown[]) ?? []), ...((original.operation.parameters as unknown[]) ?? [])] as Array<{ in?: string; name?: string; schema?: { type?: string } }>) {
+    for (const parameter of parametersOf(original, this.document) as Array<{ in?: string; name?: string; schema?: { type?: string } }>) {
       const name = parameter.name?.toLowerCase() ?? "";
       if (parameter.in === "header" && parameter.schema?.type === "array" && typeof headers[name] === "string") headers[name] = headers[name]!.split(",") as never;
     }
@@ -323,7 +326,7 @@ export class Judge {
  */
 function queryObject(query: URLSearchParams, original: OriginalOperation, document: SpecDocument): Record<string, unknown> {
   const declared = new Set(
-    ([...((document.paths?.[original.key]?.parameters as unknown[]) ?? []), ...((original.operation.parameters as unknown[]) ?? [])] as Array<{ in?: string; name?: string }>)
+    (parametersOf(original, document) as Array<{ in?: string; name?: string }>)
       .filter((parameter) => parameter.in === "query" && parameter.name)
       .map((parameter) => parameter.name!),
   );
@@ -369,8 +372,27 @@ function pathPattern(template: string): string {
   return `^${template.split(/\{[^}]+\}/).map(literal).join("[^/]+")}/?$`;
 }
 
-function declaredParameter(operation: Record<string, unknown>, item: Record<string, unknown> | undefined, name: string): { in: string } | undefined {
-  const all = [...((item?.parameters as unknown[]) ?? []), ...((operation.parameters as unknown[]) ?? [])] as Array<{ name?: string; in?: string }>;
+/** The operation's parameters and its path item's, local `$ref`s resolved (the judge's copy is not dereferenced). */
+function parametersOf(original: OriginalOperation, document: SpecDocument): unknown[] {
+  const resolve = (node: unknown): unknown => {
+    let current = node as { $ref?: string } | undefined;
+    for (let hops = 0; current && typeof current.$ref === "string" && current.$ref.startsWith("#/") && hops < 20; hops++) {
+      current = current.$ref
+        .slice(2)
+        .split("/")
+        .reduce<unknown>((at, segment) => (at as Record<string, unknown> | undefined)?.[segment.replace(/~1/g, "/").replace(/~0/g, "~")], document) as { $ref?: string } | undefined;
+    }
+    return current;
+  };
+  const listed = [...((document.paths?.[original.key]?.parameters as unknown[]) ?? []), ...((original.operation.parameters as unknown[]) ?? [])];
+  return listed.map(resolve).map((parameter) => {
+    const schema = resolve((parameter as { schema?: unknown } | undefined)?.schema);
+    return parameter && typeof parameter === "object" ? { ...parameter, ...(schema ? { schema } : {}) } : parameter;
+  });
+}
+
+function declaredParameter(parameters: unknown[], name: string): { in: string } | undefined {
+  const all = parameters as Array<{ name?: string; in?: string }>;
   return (
     all.find((parameter) => parameter.in === "query" && parameter.name === name) ??
     all.find((parameter) => parameter.in === "header" && parameter.name?.toLowerCase() === name.toLowerCase())

@@ -24,6 +24,7 @@ describe("parsePathKey", () => {
     ["/{roleAssignmentId}#disambiguation_dummy", "/{roleAssignmentId}", [], []],
     ["/analyze#overload=stream", "/analyze", [{ name: "overload", value: "stream" }], []],
     ["#tagging", "/", [{ name: "tagging" }], []],
+    ["/services?funcs=GetLatestNews&mobile=1", "/services", [{ name: "funcs", value: "GetLatestNews" }, { name: "mobile", value: "1" }], []],
   ])("%s", (key, template, tokens, greedy) => {
     expect(parsePathKey(key)).toEqual({ template, tokens, greedy });
   });
