@@ -251,6 +251,7 @@ export class Judge {
       await backend.init();
       // OpenAPI: a readOnly property listed in `required` is required in responses only; openapi-backend ignores that.
       dropReadOnlyRequired(backend.definition);
+      toDraft7Keywords(backend.definition);
       this.backends.set(kind, backend);
     }
     return backend;
@@ -337,6 +338,26 @@ function queryObject(query: URLSearchParams, original: OriginalOperation, docume
     else nested.append(key, value);
   }
   return { ...(parseQuery(nested.toString(), { depth: 20, arrayLimit: 100 }) as Record<string, unknown>), ...flat };
+}
+
+/**
+ * OpenAPI 3.0 writes `exclusiveMaximum: true` beside `maximum`; openapi-backend's
+ * Ajv reads draft-07, where it is a number. `nullable` without `type` means nothing
+ * in 3.0 either, and Ajv refuses it. Same meaning, in the validator's dialect.
+ */
+function toDraft7Keywords(node: unknown, seen = new Set<unknown>()): void {
+  if (!node || typeof node !== "object" || seen.has(node)) return;
+  seen.add(node);
+  const object = node as Record<string, unknown>;
+  for (const [flag, bound] of [["exclusiveMaximum", "maximum"], ["exclusiveMinimum", "minimum"]] as const) {
+    if (typeof object[flag] !== "boolean") continue;
+    if (object[flag] === true && typeof object[bound] === "number") {
+      object[flag] = object[bound];
+      delete object[bound];
+    } else delete object[flag];
+  }
+  if (object.nullable !== undefined && object.type === undefined) delete object.nullable;
+  for (const value of Object.values(object)) toDraft7Keywords(value, seen);
 }
 
 function dropReadOnlyRequired(node: unknown, seen = new Set<unknown>()): void {
