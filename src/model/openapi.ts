@@ -199,7 +199,7 @@ function buildOperationTool(
     parameters: parameterBindings,
     ...(body ? { body } : {}),
     security,
-    ...(plan.fixed.length > 0 ? { fixed: plan.fixed } : {}),
+    ...(plan.fixed.length > 0 || declaredAccept(pathItem, operation) ? { fixed: [...plan.fixed, ...declaredAccept(pathItem, operation)] } : {}),
     ...(plan.credentialParameters.length > 0 ? { credentialParameters: plan.credentialParameters } : {}),
     ...(success?.mediaType ? { responseMediaType: success.mediaType } : {}),
   };
@@ -371,6 +371,17 @@ function bindingFor(parameter: RawParameter, arg: string, required: boolean, jso
     ...(parameter.allowReserved === true ? { allowReserved: true } : {}),
     ...(json ? { json: true } : {}),
   };
+}
+
+/**
+ * `Accept` is the transport's header, not an argument; but a required one the
+ * spec pins to a single value (MediaLive's thumbnail: `image/jpeg`) is sent as is.
+ */
+function declaredAccept(pathItem: SpecObject, operation: SpecObject): NonNullable<OperationBinding["fixed"]> {
+  const parameters = [...(Array.isArray(pathItem.parameters) ? pathItem.parameters : []), ...(Array.isArray(operation.parameters) ? operation.parameters : [])];
+  const accept = parameters.find((parameter) => isObject(parameter) && parameter.in === "header" && String(parameter.name).toLowerCase() === "accept" && parameter.required === true);
+  const values = isObject(accept) && isObject(accept.schema) && Array.isArray(accept.schema.enum) ? accept.schema.enum : [];
+  return values.length === 1 && typeof values[0] === "string" ? [{ in: "header", name: "Accept", value: values[0] }] : [];
 }
 
 /**

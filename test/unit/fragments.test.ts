@@ -170,6 +170,12 @@ describe("real specs", () => {
     expect(Object.keys(tool.inputSchema.properties as object)).toEqual(expect.arrayContaining(["MaxResults", "NextToken"]));
   });
 
+  it("MediaLive: a required Accept pinned to one value is sent as is (`#accept`)", async () => {
+    const model = await modelFrom(`${DIRECTORY_ROOT}/amazonaws.com/medialive.json`);
+    const tool = model.tools.find((candidate) => candidate.operationId === "DescribeInputDeviceThumbnail")!;
+    expect(tool.operation?.fixed).toContainEqual({ in: "header", name: "Accept", value: "image/jpeg" });
+  });
+
   it.each([["trello.com.json", ["key", "token"]], ["googleapis.com/drive.json", ["key", "access_token", "oauth_token"]]])("%s: no tool asks for a credential", async (spec, names) => {
     const model = await modelFrom(`${DIRECTORY_ROOT}/${spec}`);
     expect(model.tools.length).toBeGreaterThan(20);
