@@ -6,6 +6,7 @@
 import type {
   ApiData,
   JsonSchema,
+  ParameterBinding,
   OperationBinding,
   ToolAnnotations,
   ToolGuidance,
@@ -74,6 +75,14 @@ export interface ApiModel {
   api: ApiData;
   tools: ToolModel[];
   diagnostics: Diagnostic[];
+  /** Declared parameters that are credentials: not tool arguments, their value comes from `scheme`'s env var. */
+  credentialParameters?: CredentialParameterNote[];
+}
+
+export interface CredentialParameterNote {
+  in: ParameterBinding["in"];
+  name: string;
+  scheme: string;
 }
 
 /** A tool with its generation-time guidance attached: what `emit` writes to data/tools.json. */

@@ -9,6 +9,7 @@ import type {
   ApiData,
   ApiModel,
   BodyBinding,
+  CredentialParameterNote,
   Diagnostic,
   JsonSchema,
   OpenApiLink,
@@ -23,6 +24,8 @@ import { RESERVED_TOOL_NAMES } from "../../templates/server/src/runtime/call/typ
 import { mergeAllOfObjects, toBoundedJsonSchema, toJsonSchema, type SchemaContext } from "./schema.js";
 import { adoptExample, spreadBodyExample } from "./spec-examples.js";
 import { htmlToMarkdown, isEmptyBody } from "./spec-cleanup.js";
+import { parameterKey, parsePathKey, planDiscriminators, type PathKey } from "./fragments.js";
+import { planCredentials } from "./credentials.js";
 
 /** `info` and `read_response` are the generated server's own tools: an API tool with such a base name gets `_op`. */
 export function unreservedName(base: string): string {
@@ -85,6 +88,9 @@ export function buildOpenApiModel(spec: DereferencedSpec, options: ModelOptions 
     outputSchemaChars: options.outputSchemaChars ?? 4000,
     defaultSecurity: readSecurity(document.security),
     knownSchemes: new Set(securitySchemes.map((scheme) => scheme.name)),
+    schemes: securitySchemes,
+    envPrefix: identity.envPrefix,
+    credentialParameters: new Map<string, CredentialParameterNote>(),
   };
 
   const drafts: ToolDraft[] = [];
@@ -113,7 +119,8 @@ export function buildOpenApiModel(spec: DereferencedSpec, options: ModelOptions 
     drafts.map((draft) => ({ base: draft.baseName, identity: draft.identity, explicit: draft.explicitName === true || draft.operationId !== undefined })),
   );
   const tools = drafts.map(({ baseName: _baseName, identity: _identity, explicitName: _explicit, ...draft }, index) => ({ ...draft, name: names[index]! }));
-  return { kind: "openapi", api, tools, diagnostics };
+  const credentialParameters = [...context.credentialParameters.values()];
+  return { kind: "openapi", api, tools, diagnostics, ...(credentialParameters.length > 0 ? { credentialParameters } : {}) };
 }
 
 /** A tool before names are made unique across the API. */
@@ -126,6 +133,11 @@ interface OperationContext {
   outputSchemaChars: number;
   defaultSecurity: string[][];
   knownSchemes: Set<string>;
+  /** The API's schemes; a Google-style `key` parameter adds one (see credentials.ts). */
+  schemes: SecuritySchemeData[];
+  envPrefix: string;
+  /** Declared parameters that are credentials, by `in:name:scheme`, for the README. */
+  credentialParameters: Map<string, CredentialParameterNote>;
 }
 
 function buildOperationTool(
@@ -138,7 +150,10 @@ function buildOperationTool(
 ): ToolDraft {
   const operationId = typeof operation.operationId === "string" && operation.operationId.trim() ? operation.operationId.trim() : undefined;
   const inputContext: SchemaContext = { direction: "input", maxDepth: context.inputDepth, diagnostics: context.diagnostics };
-  const parameters = collectParameters(pathItem, operation, pointer, context.diagnostics);
+  const pathKey = parsePathKey(path);
+  const allParameters = collectParameters(pathItem, operation, pointer, context.diagnostics);
+  const plan = planParameters(pathKey, allParameters, context);
+  const parameters = allParameters.filter(({ parameter }) => !plan.excluded.has(parameterKey(parameter)));
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   const parameterBindings: ParameterBinding[] = [];
@@ -153,13 +168,16 @@ function buildOperationTool(
     const shared = (locationsByName.get(parameter.name)?.size ?? 0) > 1;
     const arg = uniqueKey(argName(shared && parameter.in !== "path" ? `${parameter.in}_${parameter.name}` : parameter.name), properties);
     const { schema, json } = parameterSchema(parameter, parameterPointer, inputContext);
+    if (!json) warnIfUnserialisable(parameter, schema, parameterPointer, context.diagnostics);
     properties[arg] = schema;
-    const isRequired = parameter.in === "path" || parameter.required === true;
+    const isRequired = parameter.in === "path" || parameter.required === true || plan.required.has(parameterKey(parameter));
     if (isRequired) required.push(arg);
-    parameterBindings.push(bindingFor(parameter, arg, isRequired, json));
+    const binding = bindingFor(parameter, arg, isRequired, json);
+    if (parameter.in === "path" && pathKey.greedy.includes(parameter.name)) binding.greedy = true;
+    parameterBindings.push(binding);
   }
 
-  const body = buildBody(operation, pointer, properties, required, inputContext);
+  const body = bodyAllowed(method, operation, pointer, context.diagnostics) ? buildBody(operation, pointer, properties, required, inputContext) : undefined;
   const inputSchema: JsonSchema = { type: "object", properties, additionalProperties: false };
   if (required.length > 0) inputSchema.required = required;
 
@@ -169,6 +187,7 @@ function buildOperationTool(
     : undefined;
 
   const security = operation.security !== undefined ? readSecurity(operation.security) : context.defaultSecurity;
+  if (security.length === 0) warnIfAuthorizationUncovered(pathItem, operation, pointer, context.diagnostics);
   for (const alternative of security) {
     for (const scheme of alternative) {
       if (!context.knownSchemes.has(scheme)) {
@@ -179,10 +198,12 @@ function buildOperationTool(
 
   const binding: OperationBinding = {
     method,
-    path,
+    path: pathKey.template,
     parameters: parameterBindings,
     ...(body ? { body } : {}),
     security,
+    ...(plan.fixed.length > 0 || declaredAccept(pathItem, operation) ? { fixed: [...plan.fixed, ...declaredAccept(pathItem, operation)] } : {}),
+    ...(plan.credentialParameters.length > 0 ? { credentialParameters: plan.credentialParameters } : {}),
     ...(success?.mediaType ? { responseMediaType: success.mediaType } : {}),
   };
   const tags = Array.isArray(operation.tags) ? operation.tags.filter((tag): tag is string => typeof tag === "string") : [];
@@ -202,6 +223,28 @@ function buildOperationTool(
     operation: binding,
     openapiLinks: success?.links ?? [],
     responseHeaders: success?.headers ?? [],
+  };
+}
+
+interface ParameterPlan {
+  /** `in:name` keys of declared parameters that are not tool arguments: pinned by the path key fragment, or credentials. */
+  excluded: Set<string>;
+  required: Set<string>;
+  fixed: NonNullable<OperationBinding["fixed"]>;
+  credentialParameters: NonNullable<OperationBinding["credentialParameters"]>;
+}
+
+/** What the path key fragment and the security schemes take out of the agent's hands (see fragments.ts, credentials.ts). */
+function planParameters(pathKey: PathKey, parameters: Array<{ parameter: RawParameter }>, context: OperationContext): ParameterPlan {
+  const declared = parameters.map(({ parameter }) => parameter);
+  const discriminators = planDiscriminators(pathKey.tokens, declared);
+  const credentials = planCredentials(declared, context.schemes, context.envPrefix);
+  for (const note of credentials.covered) context.credentialParameters.set(`${note.in}:${note.name}:${note.scheme}`, note);
+  return {
+    excluded: new Set([...discriminators.pinned, ...credentials.hidden]),
+    required: discriminators.required,
+    fixed: discriminators.fixed,
+    credentialParameters: credentials.credentialParameters,
   };
 }
 
@@ -331,6 +374,81 @@ function bindingFor(parameter: RawParameter, arg: string, required: boolean, jso
     ...(parameter.allowReserved === true ? { allowReserved: true } : {}),
     ...(json ? { json: true } : {}),
   };
+}
+
+/**
+ * `Accept` is the transport's header, not an argument; but a required one the
+ * spec pins to a single value (MediaLive's thumbnail: `image/jpeg`) is sent as is.
+ */
+function declaredAccept(pathItem: SpecObject, operation: SpecObject): NonNullable<OperationBinding["fixed"]> {
+  const parameters = [...(Array.isArray(pathItem.parameters) ? pathItem.parameters : []), ...(Array.isArray(operation.parameters) ? operation.parameters : [])];
+  const accept = parameters.find((parameter) => isObject(parameter) && parameter.in === "header" && String(parameter.name).toLowerCase() === "accept" && parameter.required === true);
+  const values = isObject(accept) && isObject(accept.schema) && Array.isArray(accept.schema.enum) ? accept.schema.enum : [];
+  return values.length === 1 && typeof values[0] === "string" ? [{ in: "header", name: "Accept", value: values[0] }] : [];
+}
+
+/**
+ * The `Authorization` header is the security scheme's, never an argument; a
+ * spec that requires it as a parameter but declares no security for the
+ * operation leaves nothing to fill it from (GoToTraining).
+ */
+function warnIfAuthorizationUncovered(pathItem: SpecObject, operation: SpecObject, pointer: string, diagnostics: Diagnostic[]): void {
+  const parameters = [...(Array.isArray(pathItem.parameters) ? pathItem.parameters : []), ...(Array.isArray(operation.parameters) ? operation.parameters : [])];
+  const required = parameters.some((parameter) => isObject(parameter) && parameter.in === "header" && String(parameter.name).toLowerCase() === "authorization" && parameter.required === true);
+  if (!required) return;
+  diagnostics.push({
+    pointer,
+    severity: "warning",
+    message: "the Authorization header is required but no security scheme covers this operation, so this operation cannot be called faithfully: the header is never sent",
+    fix: "declare the security scheme (components.securitySchemes and `security`), or set the header in src/hooks.ts",
+  });
+}
+
+/**
+ * HTTP clients (fetch among them) refuse a body on GET and HEAD, so such a
+ * body is not offered to the agent: a call would otherwise fail every time.
+ * Stripe declares an optional form body on each GET, repeating the query.
+ */
+function bodyAllowed(method: HttpMethod, operation: SpecObject, pointer: string, diagnostics: Diagnostic[]): boolean {
+  if (method !== "get" && method !== "head") return true;
+  if (!isObject(operation.requestBody)) return true;
+  const required = operation.requestBody.required === true;
+  diagnostics.push({
+    pointer: childPointer(pointer, "requestBody"),
+    severity: "warning",
+    message: required
+      ? `a ${method.toUpperCase()} request cannot carry a body, so this operation cannot be called faithfully: its required body is left out`
+      : `a ${method.toUpperCase()} request cannot carry a body, so the optional body's fields are not offered`,
+    fix: "move those fields to query parameters, or use POST for an operation that needs a body",
+  });
+  return false;
+}
+
+/**
+ * OpenAPI defines `form`, `simple`, `label`, `matrix` and the delimited styles
+ * only for scalars, flat arrays and flat objects; an array of objects or an
+ * object with nested values (AWS EC2's `TagSpecification`, `Filter`) has no
+ * defined wire form. Such values are sent as JSON text, which the API may not read.
+ */
+function warnIfUnserialisable(parameter: RawParameter, schema: JsonSchema, pointer: string, diagnostics: Diagnostic[]): void {
+  if (parameter.style === "deepObject") return;
+  const items = isObject(schema.items) ? (schema.items as JsonSchema) : undefined;
+  const values = isObject(schema.properties) ? Object.values(schema.properties as Record<string, JsonSchema>) : [];
+  const nested = (items !== undefined && isContainer(items)) || values.some(isContainer);
+  if (!nested) return;
+  diagnostics.push({
+    pointer: childPointer(pointer, "schema"),
+    severity: "warning",
+    message: `${parameter.in} parameter "${parameter.name}" holds nested values, which its style "${parameter.style ?? "default"}" cannot serialise, so this operation cannot be called faithfully: nested values are sent as JSON text`,
+    fix: "use `style: deepObject` (query), `content: application/json`, or flatten the parameter",
+  });
+}
+
+function isContainer(schema: unknown): boolean {
+  if (!isObject(schema)) return false;
+  const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+  if (types.includes("object") || types.includes("array") || isObject(schema.properties) || schema.items !== undefined) return true;
+  return ["allOf", "anyOf", "oneOf"].some((keyword) => Array.isArray(schema[keyword]) && (schema[keyword] as unknown[]).some(isContainer));
 }
 
 /**

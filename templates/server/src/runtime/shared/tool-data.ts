@@ -197,6 +197,27 @@ export interface OperationBinding {
   security: string[][];
   /** Media type of the success response, if declared. */
   responseMediaType?: string;
+  /**
+   * Sent on every call whatever the arguments: what the spec's path key
+   * fragment names (`/{Bucket}#tagging` sends `?tagging`, `/#X-Amz-Target=S.Op`
+   * the header `X-Amz-Target: S.Op`). Query entries precede the arguments'.
+   */
+  fixed?: FixedParameter[];
+  /**
+   * Security schemes whose credential the spec also declares as a parameter of
+   * this operation (Trello's `key` and `token`, Google's `key`): never asked of
+   * the agent, sent from the scheme's env var when set, and only once even when
+   * the chosen security alternative carries it too. `required` ones count as
+   * missing credentials when unset.
+   */
+  credentialParameters?: Array<{ scheme: string; required: boolean }>;
+}
+
+export interface FixedParameter {
+  in: "query" | "header";
+  name: string;
+  /** Absent: a bare query key (`?uploads`). */
+  value?: string;
 }
 
 export interface ParameterBinding {
@@ -212,6 +233,8 @@ export interface ParameterBinding {
   allowReserved?: boolean;
   /** The parameter's content is JSON-encoded (OpenAPI `content: application/json`). */
   json?: boolean;
+  /** A greedy path parameter (`{Key+}`): its `/` separate segments instead of being encoded. */
+  greedy?: boolean;
 }
 
 export type BodyBinding =

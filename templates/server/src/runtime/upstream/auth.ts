@@ -65,11 +65,40 @@ export function selectSecurityAlternative(api: ApiData, binding: OperationBindin
 }
 
 /**
+ * The chosen alternative plus every configured scheme the spec also declares
+ * as a parameter of the operation (Trello's `key` and `token`), each once.
+ */
+function schemesToSend(api: ApiData, binding: OperationBinding, env: Env): SecuritySchemeData[] {
+  const chosen = selectSecurityAlternative(api, binding, env);
+  for (const { scheme: name } of binding.credentialParameters ?? []) {
+    const scheme = api.securitySchemes.find((candidate) => candidate.name === name);
+    if (scheme && !chosen.includes(scheme) && isSatisfied([scheme], env)) chosen.push(scheme);
+  }
+  return chosen;
+}
+
+/** Env vars of required credential parameters that are not set. */
+function missingCredentialParameters(api: ApiData, binding: OperationBinding, env: Env): string[] {
+  return (binding.credentialParameters ?? [])
+    .filter((entry) => entry.required)
+    .flatMap(({ scheme: name }) => {
+      const scheme = api.securitySchemes.find((candidate) => candidate.name === name);
+      return scheme ? requiredEnvVars(scheme).filter((envVar) => readEnv(env, envVar) === undefined) : [];
+    });
+}
+
+/**
  * The env vars to set so that this operation can authenticate, or `[]` when
  * it already can (or needs no auth). When several alternatives are possible,
  * names the one that is closest to complete, preferring earlier ones.
  */
 export function missingCredentials(api: ApiData, binding: OperationBinding, env: Env): string[] {
+  const parameters = missingCredentialParameters(api, binding, env);
+  const schemes = missingSchemeCredentials(api, binding, env);
+  return [...new Set([...schemes, ...parameters])];
+}
+
+function missingSchemeCredentials(api: ApiData, binding: OperationBinding, env: Env): string[] {
   if (binding.security.length === 0) return [];
   let closest: string[] | undefined;
   for (const alternative of binding.security) {
@@ -96,7 +125,12 @@ function assertHeaderSafe(value: string, envVar: string, forbidden = /[\r\n\0]/)
 /** Credentials of the first satisfied alternative, ready to merge into a request. */
 export function resolveCredentials(api: ApiData, binding: OperationBinding, env: Env): CredentialPlacement {
   const placement: CredentialPlacement = { headers: {}, query: [], cookies: [] };
-  for (const scheme of selectSecurityAlternative(api, binding, env)) {
+  const placed = new Set<string>();
+  for (const scheme of schemesToSend(api, binding, env)) {
+    // Two schemes naming the same parameter (fec.gov's query `api_key` twice) still send it once.
+    const slot = scheme.kind === "apiKey" ? `${scheme.in}:${scheme.in === "header" ? scheme.parameterName.toLowerCase() : scheme.parameterName}` : "header:authorization";
+    if (placed.has(slot)) continue;
+    placed.add(slot);
     switch (scheme.kind) {
       case "apiKey": {
         const value = readEnv(env, scheme.env) ?? "";

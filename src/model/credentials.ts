@@ -1,0 +1,82 @@
+/**
+ * Parameters that are really credentials. Some specs declare the credential
+ * twice: as an apiKey security scheme and as an ordinary parameter of each
+ * operation (Trello's `key` and `token`). Google's discovery-derived specs
+ * list `access_token`, `oauth_token` and `key` as plain query parameters
+ * beside their OAuth2 scheme. Asking the agent for such a value would put a
+ * secret into the conversation and send it twice; instead the parameter
+ * leaves the tool's input and its value comes from configuration.
+ */
+import type { SecuritySchemeData } from "../../templates/server/src/runtime/shared/tool-data.js";
+import { parameterKey, type DeclaredParameter } from "./fragments.js";
+import { envName } from "./names.js";
+
+/** Query parameters carrying the OAuth2 access token, which the bearer scheme already sends in `Authorization`. */
+const TOKEN_QUERY_PARAMETERS = new Set(["access_token", "oauth_token"]);
+/** Google's API key parameter: "Required unless you provide an OAuth 2.0 token". */
+const GOOGLE_KEY_PARAMETER = "key";
+
+export interface CredentialPlan {
+  /** `in:name` keys of parameters that leave the tool's input. */
+  hidden: Set<string>;
+  /** Schemes whose env var fills a hidden parameter. */
+  credentialParameters: Array<{ scheme: string; required: boolean }>;
+  /** Each hidden parameter and the scheme that now carries its value (for the README). */
+  covered: Array<{ in: DeclaredParameter["in"]; name: string; scheme: string }>;
+}
+
+export interface CredentialParameter extends DeclaredParameter {
+  required?: boolean;
+}
+
+/** The apiKey scheme sending exactly this parameter (same location, same name; header names case-insensitive). */
+export function schemeDuplicating(parameter: DeclaredParameter, schemes: SecuritySchemeData[]): SecuritySchemeData | undefined {
+  return schemes.find(
+    (scheme) =>
+      scheme.kind === "apiKey" &&
+      scheme.in === parameter.in &&
+      (parameter.in === "header" ? scheme.parameterName.toLowerCase() === parameter.name.toLowerCase() : scheme.parameterName === parameter.name),
+  );
+}
+
+/**
+ * Which of an operation's parameters are credentials. `schemes` may grow: the
+ * first Google-style `key` parameter adds an apiKey scheme for it (named
+ * `api_key`, env `<PREFIX>_API_KEY`), so the README and `.env.example` list it.
+ */
+export function planCredentials(parameters: CredentialParameter[], schemes: SecuritySchemeData[], envPrefix: string): CredentialPlan {
+  const plan: CredentialPlan = { hidden: new Set(), credentialParameters: [], covered: [] };
+  const hide = (parameter: CredentialParameter, scheme: string) => {
+    plan.hidden.add(parameterKey(parameter));
+    plan.covered.push({ in: parameter.in, name: parameter.name, scheme });
+  };
+  const add = (parameter: CredentialParameter, scheme: string) => {
+    hide(parameter, scheme);
+    if (!plan.credentialParameters.some((entry) => entry.scheme === scheme)) plan.credentialParameters.push({ scheme, required: parameter.required === true });
+  };
+  const bearer = schemes.find((scheme) => scheme.kind === "bearer");
+  const query = parameters.filter((parameter) => parameter.in === "query");
+  const googleStyle = bearer !== undefined && query.some((parameter) => TOKEN_QUERY_PARAMETERS.has(parameter.name));
+  for (const parameter of parameters) {
+    const duplicated = schemeDuplicating(parameter, schemes);
+    if (duplicated) {
+      add(parameter, duplicated.name);
+    } else if (googleStyle && parameter.in === "query" && TOKEN_QUERY_PARAMETERS.has(parameter.name)) {
+      // Covered by the bearer scheme, which sends the token in the Authorization header.
+      hide(parameter, bearer!.name);
+    } else if (googleStyle && parameter.in === "query" && parameter.name === GOOGLE_KEY_PARAMETER) {
+      add(parameter, googleKeyScheme(schemes, envPrefix).name);
+    }
+  }
+  return plan;
+}
+
+function googleKeyScheme(schemes: SecuritySchemeData[], envPrefix: string): SecuritySchemeData {
+  const existing = schemes.find((scheme) => scheme.kind === "apiKey" && scheme.in === "query" && scheme.parameterName === GOOGLE_KEY_PARAMETER);
+  if (existing) return existing;
+  let name = "api_key";
+  for (let counter = 2; schemes.some((scheme) => scheme.name === name); counter++) name = `api_key_${counter}`;
+  const scheme: SecuritySchemeData = { name, kind: "apiKey", in: "query", parameterName: GOOGLE_KEY_PARAMETER, env: envName(envPrefix, name) };
+  schemes.push(scheme);
+  return scheme;
+}
