@@ -18,7 +18,7 @@ import type { ToolMode } from "../templates/server/src/runtime/tool-data.js";
 import { compileInputValidators } from "./model/validators.js";
 import { normaliseSpec } from "./normalise/index.js";
 import { compareTools, formatReport, type ChangeReport } from "./report/index.js";
-import { hashContent, isUpToDate, readManifest, writeProject, type Manifest, type WriteResult } from "./write/index.js";
+import { hashContent, isUpToDate, readGeneratedBase, readManifest, unresolvedConflicts, writeProject, type Manifest, type WriteResult } from "./write/index.js";
 
 export interface GenerateOptions {
   from: string;
@@ -51,6 +51,8 @@ export interface GenerateResult {
   reportText?: string;
   /** With `check`: the generated files that differ from the project's. */
   stale?: string[];
+  /** With `check`: generated files that still hold merge conflict markers (also counted in `stale`). */
+  conflicted?: string[];
 }
 
 export function generatorVersion(): string {
@@ -87,7 +89,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
 
   const outDir = resolve(options.out ?? `./${guided.api.name}`);
   const previousManifest = await readManifest(outDir);
-  const previousTools = previousManifest ? readPreviousTools(outDir) : undefined;
+  const previousTools = previousManifest ? await readPreviousTools(outDir, previousManifest) : undefined;
   const report = previousTools ? compareTools(previousTools, guided.tools.map(toToolData)) : undefined;
   const reportText = report ? formatReport(report, `${guided.api.title} ${guided.api.version}`) : undefined;
   const manifestBase: Omit<Manifest, "files"> = {
@@ -98,9 +100,11 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
 
   if (options.check) {
     if (!previousManifest) throw new GeneratorError(outDir, "is not a generated project (no .guided-mcp/manifest.json)", "generate it first, or point --out at the project");
-    const { differing } = isUpToDate(previousManifest, files);
+    const { differing: changed } = isUpToDate(previousManifest, files);
+    const conflicted = await unresolvedConflicts(outDir, previousManifest);
+    const differing = [...new Set([...changed, ...conflicted])].sort();
     const write: WriteResult = { outDir, fresh: false, plan: [], manifest: { ...manifestBase, files: {} } };
-    return { model: guided, files, write, diagnostics: guided.diagnostics, timings, stale: differing, ...(report ? { report, reportText } : {}) };
+    return { model: guided, files, write, diagnostics: guided.diagnostics, timings, stale: differing, conflicted, ...(report ? { report, reportText } : {}) };
   }
 
   const write = await timed("write", () =>
@@ -143,11 +147,13 @@ export async function regenerationOptions(projectDir: string): Promise<GenerateO
   };
 }
 
-function readPreviousTools(outDir: string): ToolData[] | undefined {
+/** The tools of the last generation: from its pristine base when kept, so the user's own edits are not reported as API changes. */
+async function readPreviousTools(outDir: string, manifest: Manifest): Promise<ToolData[] | undefined> {
   const path = resolve(outDir, TOOLS_DATA_PATH);
-  if (!existsSync(path)) return undefined;
+  const text = (await readGeneratedBase(outDir, manifest, TOOLS_DATA_PATH)) ?? (existsSync(path) ? readFileSync(path, "utf8") : undefined);
+  if (text === undefined) return undefined;
   try {
-    return (JSON.parse(readFileSync(path, "utf8")) as { tools: ToolData[] }).tools;
+    return (JSON.parse(text) as { tools: ToolData[] }).tools;
   } catch {
     return undefined;
   }
