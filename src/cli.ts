@@ -11,6 +11,7 @@ import { join, relative, resolve } from "node:path";
 import yargs, { type Argv } from "yargs";
 import { hideBin } from "yargs/helpers";
 import { formatDiagnostic, GeneratorError } from "./diagnostics.js";
+import { parseShipList, SHIP_TARGETS, type ShipTarget } from "./emit/ship.js";
 import { DEFAULT_TEMPLATES } from "./emit/templates.js";
 import { isEmptyFilter, parseList, type ToolFilter } from "../templates/server/src/runtime/filter.js";
 import type { ToolMode } from "../templates/server/src/runtime/tool-data.js";
@@ -42,6 +43,7 @@ type CommonArgs = {
   "allow-remote-refs": boolean;
   "allow-external-refs": boolean;
   quiet: boolean;
+  ship?: string | undefined;
 };
 
 function commonOptions<T>(args: Argv<T>) {
@@ -59,7 +61,8 @@ function commonOptions<T>(args: Argv<T>) {
     .option("include-ops", { type: "string", describe: "Only operations whose tool name or operationId matches one of these globs" })
     .option("exclude-ops", { type: "string", describe: "Leave out operations matching any of these globs" })
     .option("methods", { type: "string", describe: "Only these HTTP methods, e.g. get,post" })
-    .option("read-only", { type: "boolean", default: false, describe: "Only safe methods (GET/HEAD/OPTIONS)" });
+    .option("read-only", { type: "boolean", default: false, describe: "Only safe methods (GET/HEAD/OPTIONS)" })
+    .option("ship", { type: "string", describe: `Distribution files to generate: a comma-separated list of ${SHIP_TARGETS.join(", ")}, or all (default), or none` });
 }
 
 export async function main(argv: string[] = hideBin(process.argv)): Promise<number> {
@@ -193,6 +196,7 @@ function commonGenerateOptions(args: CommonArgs): Omit<GenerateOptions, "from"> 
   return {
     ...(isEmptyFilter(filter) ? {} : { filter }),
     ...(args.tools ? { toolMode: args.tools } : {}),
+    ...shipOption(args.ship),
     force: args.force,
     dryRun: args["dry-run"],
     check: args.check,
@@ -203,6 +207,15 @@ function commonGenerateOptions(args: CommonArgs): Omit<GenerateOptions, "from"> 
       if (!args.quiet) process.stderr.write(`  ${message}\n`);
     },
   };
+}
+
+function shipOption(value: string | undefined): { ship?: ShipTarget[] } {
+  try {
+    const ship = parseShipList(value);
+    return ship ? { ship } : {};
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
 }
 
 function listOption<K extends keyof ToolFilter>(key: K, value: string | undefined): Partial<ToolFilter> {

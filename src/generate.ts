@@ -8,6 +8,7 @@ import { isAbsolute, relative, resolve } from "node:path";
 import { dereferenceSpec } from "./dereference/index.js";
 import { GeneratorError } from "./diagnostics.js";
 import { emitProject, toToolData, TOOLS_DATA_PATH, type EmittedFile } from "./emit/index.js";
+import type { ShipTarget } from "./emit/ship.js";
 import { loadTemplateHelpers, packageRoot } from "./emit/templates.js";
 import { addGuidance } from "./guidance/index.js";
 import { isUrl, loadSpec } from "./load/index.js";
@@ -36,6 +37,8 @@ export interface GenerateOptions {
   filter?: ToolFilter;
   /** How tools are exposed; the server can override it when it starts. Default `auto`. */
   toolMode?: ToolMode;
+  /** Distribution files to write (default all: MCPB manifest, MCP Registry server.json, Dockerfile). */
+  ship?: ShipTarget[];
   /** Receives progress lines (the CLI prints them to stderr). */
   onProgress?: (message: string) => void;
 }
@@ -84,7 +87,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   const version = generatorVersion();
   const helpers = await loadTemplateHelpers(options.templatesDir);
   const files = await timed("emit", () =>
-    emitProject(guided, { generatorVersion: version, helpers, ...(options.templatesDir ? { templatesDir: options.templatesDir } : {}) }),
+    emitProject(guided, { generatorVersion: version, helpers, ...(options.templatesDir ? { templatesDir: options.templatesDir } : {}), ...(options.ship ? { ship: options.ship } : {}) }),
   );
 
   const outDir = resolve(options.out ?? `./${guided.api.name}`);
@@ -133,7 +136,7 @@ export async function regenerationOptions(projectDir: string): Promise<GenerateO
   const dir = resolve(projectDir);
   const manifest = await readManifest(dir);
   if (!manifest) throw new GeneratorError(dir, "is not a generated project (no .guided-mcp/manifest.json)", "run it inside a project made by create-guided-mcp, or pass its folder");
-  const recorded = manifest.options as { name?: string; templates?: string; allowRemoteRefs?: boolean; allowExternalRefs?: boolean; filter?: ToolFilter; toolMode?: ToolMode };
+  const recorded = manifest.options as { name?: string; templates?: string; allowRemoteRefs?: boolean; allowExternalRefs?: boolean; filter?: ToolFilter; toolMode?: ToolMode; ship?: ShipTarget[] };
   const from = isUrl(manifest.spec.source) || isAbsolute(manifest.spec.source) ? manifest.spec.source : resolve(dir, manifest.spec.source);
   return {
     from,
@@ -144,6 +147,7 @@ export async function regenerationOptions(projectDir: string): Promise<GenerateO
     ...(recorded.allowExternalRefs ? { allowExternalRefs: true } : {}),
     ...(recorded.filter ? { filter: recorded.filter } : {}),
     ...(recorded.toolMode ? { toolMode: recorded.toolMode } : {}),
+    ...(recorded.ship ? { ship: recorded.ship } : {}),
   };
 }
 
@@ -173,5 +177,6 @@ function recordedOptions(options: GenerateOptions, outDir: string): Record<strin
     ...(options.allowExternalRefs ? { allowExternalRefs: true } : {}),
     ...(options.filter && !isEmptyFilter(options.filter) ? { filter: options.filter } : {}),
     ...(options.toolMode ? { toolMode: options.toolMode } : {}),
+    ...(options.ship ? { ship: options.ship } : {}),
   };
 }
