@@ -9,6 +9,7 @@ import type { GuidedApiModel, GuidedTool, ToolData } from "../model/ir.js";
 import type { ToolsFile } from "../../templates/server/src/runtime/tool-data.js";
 import { identifier } from "./escape.js";
 import { MCPB_MANIFEST_PATH, mcpbManifest, REGISTRY_SERVER_PATH, registryServer, SHIP_TARGETS, SHIP_TEMPLATE_OUTPUTS, shipContext, type ShipTarget } from "./ship.js";
+import { TEST_EXPECTATIONS_PATH, testExpectations } from "./test-suite.js";
 import { createHandlebars, readTemplates, renderTemplate, type TemplateFile } from "./templates.js";
 
 export type FileOwner = "generator" | "user";
@@ -70,6 +71,7 @@ export function emitProject(model: GuidedApiModel, options: EmitOptions): Emitte
   }
 
   files.push({ path: TOOLS_DATA_PATH, content: toolsDataJson(model), owner: "generator" });
+  files.push({ path: TEST_EXPECTATIONS_PATH, content: JSON.stringify(testExpectations(model), null, 2) + "\n", owner: "generator" });
   if (ship.includes("mcpb")) files.push({ path: MCPB_MANIFEST_PATH, content: JSON.stringify(mcpbManifest(model), null, 2) + "\n", owner: "generator" });
   if (ship.includes("registry")) files.push({ path: REGISTRY_SERVER_PATH, content: JSON.stringify(registryServer(model), null, 2) + "\n", owner: "generator" });
   checkTypeScript(files, templates);
