@@ -113,7 +113,7 @@ describe("npx-style start through the bin", () => {
 
     // The same built project packs into an MCP bundle with its own `npm run bundle`.
     execFileSync("npm", ["run", "bundle", "--silent"], { cwd: out, stdio: "pipe" });
-    const bundle = readFileSync(join(out, "petstore-mcp.mcpb"));
+    const bundle = readFileSync(join(out, "server.mcpb"));
     expect(bundle.subarray(0, 2).toString("latin1")).toBe("PK"); // a zip archive
     expect(bundle.includes(Buffer.from("manifest.json"))).toBe(true);
     expect(bundle.includes(Buffer.from("dist/index.js"))).toBe(true);
