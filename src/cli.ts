@@ -11,7 +11,7 @@ import { join, relative, resolve } from "node:path";
 import yargs, { type Argv } from "yargs";
 import { hideBin } from "yargs/helpers";
 import { formatDiagnostic, GeneratorError } from "./diagnostics.js";
-import { parseShipList, SHIP_TARGETS, type ShipTarget } from "./emit/ship.js";
+import { parseShipList, REGISTRY_NAME_PATTERN, SHIP_TARGETS, type ShipTarget } from "./emit/ship.js";
 import { DEFAULT_TEMPLATES } from "./emit/templates.js";
 import { isEmptyFilter, parseList, type ToolFilter } from "../templates/server/src/runtime/filter.js";
 import type { ToolMode } from "../templates/server/src/runtime/tool-data.js";
@@ -44,6 +44,7 @@ type CommonArgs = {
   "allow-external-refs": boolean;
   quiet: boolean;
   ship?: string | undefined;
+  "mcp-name"?: string | undefined;
 };
 
 function commonOptions<T>(args: Argv<T>) {
@@ -62,6 +63,7 @@ function commonOptions<T>(args: Argv<T>) {
     .option("exclude-ops", { type: "string", describe: "Leave out operations matching any of these globs" })
     .option("methods", { type: "string", describe: "Only these HTTP methods, e.g. get,post" })
     .option("read-only", { type: "boolean", default: false, describe: "Only safe methods (GET/HEAD/OPTIONS)" })
+    .option("mcp-name", { type: "string", describe: "MCP Registry name for server.json and package.json mcpName, e.g. io.github.you/petstore-mcp" })
     .option("ship", { type: "string", describe: `Distribution files to generate: a comma-separated list of ${SHIP_TARGETS.join(", ")}, or all (default), or none` });
 }
 
@@ -197,6 +199,7 @@ function commonGenerateOptions(args: CommonArgs): Omit<GenerateOptions, "from"> 
     ...(isEmptyFilter(filter) ? {} : { filter }),
     ...(args.tools ? { toolMode: args.tools } : {}),
     ...shipOption(args.ship),
+    ...mcpNameOption(args["mcp-name"]),
     force: args.force,
     dryRun: args["dry-run"],
     check: args.check,
@@ -216,6 +219,12 @@ function shipOption(value: string | undefined): { ship?: ShipTarget[] } {
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
+}
+
+function mcpNameOption(value: string | undefined): { mcpName?: string } {
+  if (value === undefined) return {};
+  if (!REGISTRY_NAME_PATTERN.test(value)) throw new UsageError(`--mcp-name ${value} is not a registry name: use <reverse-DNS namespace>/<name>, e.g. io.github.you/petstore-mcp`);
+  return { mcpName: value };
 }
 
 function listOption<K extends keyof ToolFilter>(key: K, value: string | undefined): Partial<ToolFilter> {

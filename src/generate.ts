@@ -39,6 +39,8 @@ export interface GenerateOptions {
   toolMode?: ToolMode;
   /** Distribution files to write (default all: MCPB manifest, MCP Registry server.json, Dockerfile). */
   ship?: ShipTarget[];
+  /** MCP Registry name for server.json and package.json `mcpName`, e.g. `io.github.me/petstore-mcp`. */
+  mcpName?: string;
   /** Receives progress lines (the CLI prints them to stderr). */
   onProgress?: (message: string) => void;
 }
@@ -87,7 +89,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   const version = generatorVersion();
   const helpers = await loadTemplateHelpers(options.templatesDir);
   const files = await timed("emit", () =>
-    emitProject(guided, { generatorVersion: version, helpers, ...(options.templatesDir ? { templatesDir: options.templatesDir } : {}), ...(options.ship ? { ship: options.ship } : {}) }),
+    emitProject(guided, { generatorVersion: version, helpers, ...(options.templatesDir ? { templatesDir: options.templatesDir } : {}), ...(options.ship ? { ship: options.ship } : {}), ...(options.mcpName ? { mcpName: options.mcpName } : {}) }),
   );
 
   const outDir = resolve(options.out ?? `./${guided.api.name}`);
@@ -136,7 +138,7 @@ export async function regenerationOptions(projectDir: string): Promise<GenerateO
   const dir = resolve(projectDir);
   const manifest = await readManifest(dir);
   if (!manifest) throw new GeneratorError(dir, "is not a generated project (no .guided-mcp/manifest.json)", "run it inside a project made by create-guided-mcp, or pass its folder");
-  const recorded = manifest.options as { name?: string; templates?: string; allowRemoteRefs?: boolean; allowExternalRefs?: boolean; filter?: ToolFilter; toolMode?: ToolMode; ship?: ShipTarget[] };
+  const recorded = manifest.options as { name?: string; templates?: string; allowRemoteRefs?: boolean; allowExternalRefs?: boolean; filter?: ToolFilter; toolMode?: ToolMode; ship?: ShipTarget[]; mcpName?: string };
   const from = isUrl(manifest.spec.source) || isAbsolute(manifest.spec.source) ? manifest.spec.source : resolve(dir, manifest.spec.source);
   return {
     from,
@@ -148,6 +150,7 @@ export async function regenerationOptions(projectDir: string): Promise<GenerateO
     ...(recorded.filter ? { filter: recorded.filter } : {}),
     ...(recorded.toolMode ? { toolMode: recorded.toolMode } : {}),
     ...(recorded.ship ? { ship: recorded.ship } : {}),
+    ...(recorded.mcpName ? { mcpName: recorded.mcpName } : {}),
   };
 }
 
@@ -178,5 +181,6 @@ function recordedOptions(options: GenerateOptions, outDir: string): Record<strin
     ...(options.filter && !isEmptyFilter(options.filter) ? { filter: options.filter } : {}),
     ...(options.toolMode ? { toolMode: options.toolMode } : {}),
     ...(options.ship ? { ship: options.ship } : {}),
+    ...(options.mcpName ? { mcpName: options.mcpName } : {}),
   };
 }

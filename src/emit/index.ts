@@ -28,6 +28,8 @@ export interface EmitOptions {
   helpers?: Record<string, (...args: never[]) => unknown>;
   /** Which distribution files to write (default all: MCPB manifest, registry server.json, Dockerfile). */
   ship?: readonly ShipTarget[];
+  /** The MCP Registry name (`server.json` name, `mcpName`); default a placeholder namespace. */
+  mcpName?: string;
 }
 
 const PROJECT_PREFIX = "server/";
@@ -43,7 +45,7 @@ export function emitProject(model: GuidedApiModel, options: EmitOptions): Emitte
   const templates = readTemplates(options.templatesDir);
   const handlebars = createHandlebars(options.helpers);
   const ship = options.ship ?? SHIP_TARGETS;
-  const context = { ...templateContext(model, options), ship: shipContext(model, ship) };
+  const context = { ...templateContext(model, options), ship: shipContext(model, ship, options.mcpName) };
   const files: EmittedFile[] = [];
 
   for (const template of templates.values()) {
@@ -73,7 +75,7 @@ export function emitProject(model: GuidedApiModel, options: EmitOptions): Emitte
   files.push({ path: TOOLS_DATA_PATH, content: toolsDataJson(model), owner: "generator" });
   files.push({ path: TEST_EXPECTATIONS_PATH, content: JSON.stringify(testExpectations(model), null, 2) + "\n", owner: "generator" });
   if (ship.includes("mcpb")) files.push({ path: MCPB_MANIFEST_PATH, content: JSON.stringify(mcpbManifest(model), null, 2) + "\n", owner: "generator" });
-  if (ship.includes("registry")) files.push({ path: REGISTRY_SERVER_PATH, content: JSON.stringify(registryServer(model), null, 2) + "\n", owner: "generator" });
+  if (ship.includes("registry")) files.push({ path: REGISTRY_SERVER_PATH, content: JSON.stringify(registryServer(model, options.mcpName), null, 2) + "\n", owner: "generator" });
   checkTypeScript(files, templates);
   return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

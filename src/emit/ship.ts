@@ -29,9 +29,12 @@ export const INITIAL_VERSION = "0.1.0";
 export const REGISTRY_SCHEMA = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json";
 const REGISTRY_DESCRIPTION_MAX = 100;
 
-/** The registry name (reverse-DNS namespace / server), also `mcpName` in package.json. The owner must replace the namespace. */
-export function registryName(model: GuidedApiModel): string {
-  return `io.github.your-github-user/${model.api.name}`;
+/** What the MCP Registry accepts as a server name: a reverse-DNS namespace, one slash, the server's name. */
+export const REGISTRY_NAME_PATTERN = /^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/;
+
+/** The registry name, also `mcpName` in package.json: `--mcp-name`, else a placeholder namespace the owner replaces. */
+export function registryName(model: GuidedApiModel, mcpName?: string): string {
+  return mcpName ?? `io.github.your-github-user/${model.api.name}`;
 }
 
 export interface ShipContext {
@@ -41,8 +44,8 @@ export interface ShipContext {
   mcpName: string;
 }
 
-export function shipContext(model: GuidedApiModel, targets: readonly ShipTarget[]): ShipContext {
-  return { mcpb: targets.includes("mcpb"), registry: targets.includes("registry"), docker: targets.includes("docker"), mcpName: registryName(model) };
+export function shipContext(model: GuidedApiModel, targets: readonly ShipTarget[], mcpName?: string): ShipContext {
+  return { mcpb: targets.includes("mcpb"), registry: targets.includes("registry"), docker: targets.includes("docker"), mcpName: registryName(model, mcpName) };
 }
 
 interface Credential {
@@ -94,7 +97,7 @@ export function mcpbManifest(model: GuidedApiModel): Record<string, unknown> {
 }
 
 /** MCP Registry entry: the npm package (stdio, run with npx) and the HTTP remote (the Docker image behind a URL you choose). */
-export function registryServer(model: GuidedApiModel): Record<string, unknown> {
+export function registryServer(model: GuidedApiModel, mcpName?: string): Record<string, unknown> {
   const { api } = model;
   const description = `MCP server for ${api.title}`;
   const environmentVariables = [
@@ -103,7 +106,7 @@ export function registryServer(model: GuidedApiModel): Record<string, unknown> {
   ];
   return {
     $schema: REGISTRY_SCHEMA,
-    name: registryName(model),
+    name: registryName(model, mcpName),
     title: api.title.slice(0, 100),
     description: description.length > REGISTRY_DESCRIPTION_MAX ? `${description.slice(0, REGISTRY_DESCRIPTION_MAX - 1)}…` : description,
     version: INITIAL_VERSION,

@@ -13,6 +13,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { describe, expect, it } from "vitest";
 import { generate } from "../../src/generate.js";
+import { runCli } from "../helpers/cli.js";
 import { SAMPLES } from "../helpers/pipeline.js";
 import { buildProject, installDeps } from "../helpers/project.js";
 
@@ -84,6 +85,20 @@ describe("--ship chooses the distribution files", () => {
     expect(pkg.scripts.bundle).toBeUndefined();
     expect(pkg.devDependencies["@anthropic-ai/mcpb"]).toBeUndefined();
     expect(readJson(join(out, ".guided-mcp", "manifest.json")).options.ship).toEqual(["docker"]);
+  });
+});
+
+describe("--mcp-name", () => {
+  it("names the server in server.json and package.json alike, is kept by regenerate, and refuses a malformed name", async () => {
+    const out = join(scratch(), "project");
+    const first = runCli([join(SAMPLES, "petstore.yaml"), "--out", out, "--mcp-name", "io.github.acme/petstore"], { quiet: true });
+    expect(first.code, first.stderr).toBe(0);
+    expect(readJson(join(out, "server.json")).name).toBe("io.github.acme/petstore");
+    expect(readJson(join(out, "package.json")).mcpName).toBe("io.github.acme/petstore");
+    expect(runCli(["regenerate", out, "--check"], { quiet: true }).code).toBe(0);
+    const bad = runCli([join(SAMPLES, "petstore.yaml"), "--out", join(scratch(), "x"), "--mcp-name", "no-namespace"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--mcp-name no-namespace is not a registry name: use <reverse-DNS namespace>\/<name>/);
   });
 });
 
