@@ -1,21 +1,30 @@
 /**
  * The command line: a thin layer over `generate()`. Exit codes: 0 success,
  * 1 bad input (the message names the file and location) or, with --check, a
- * stale project; 2 usage error.
+ * stale project; 2 usage error; 130 prompts cancelled (Ctrl-C).
+ *
+ * Without a spec, a person at a terminal is asked for it (see interactive.ts);
+ * with a spec on the command line, flags and defaults apply and nothing is asked.
  */
 import { cpSync, existsSync, readdirSync } from "node:fs";
-import { relative, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import yargs, { type Argv } from "yargs";
 import { hideBin } from "yargs/helpers";
 import { formatDiagnostic, GeneratorError } from "./diagnostics.js";
+import { parseShipList, REGISTRY_NAME_PATTERN, SHIP_TARGETS, type ShipTarget } from "./emit/ship.js";
 import { DEFAULT_TEMPLATES } from "./emit/templates.js";
 import { isEmptyFilter, parseList, type ToolFilter } from "../templates/server/src/runtime/shared/filter.js";
 import type { ToolMode } from "../templates/server/src/runtime/shared/tool-data.js";
+import { DEFAULT_AUTO_THRESHOLD } from "../templates/server/src/runtime/shared/defaults.js";
 import { generate, regenerationOptions, type GenerateOptions, type GenerateResult } from "./generate.js";
+import { askMissing, currentPromptContext, PromptCancelled, whyNotInteractive } from "./interactive.js";
+import { detectPackageManager, installAndBuild, type PackageManager } from "./install.js";
+import type { PlannedFile } from "./write/index.js";
 
 const EXIT_BAD_INPUT = 1;
 const EXIT_STALE = 1;
 const EXIT_USAGE = 2;
+const EXIT_CANCELLED = 130;
 const MAX_LISTED_WARNINGS = 20;
 
 class UsageError extends Error {}
@@ -35,6 +44,8 @@ type CommonArgs = {
   "allow-remote-refs": boolean;
   "allow-external-refs": boolean;
   quiet: boolean;
+  ship?: string | undefined;
+  "mcp-name"?: string | undefined;
 };
 
 function commonOptions<T>(args: Argv<T>) {
@@ -52,7 +63,9 @@ function commonOptions<T>(args: Argv<T>) {
     .option("include-ops", { type: "string", describe: "Only operations whose tool name or operationId matches one of these globs" })
     .option("exclude-ops", { type: "string", describe: "Leave out operations matching any of these globs" })
     .option("methods", { type: "string", describe: "Only these HTTP methods, e.g. get,post" })
-    .option("read-only", { type: "boolean", default: false, describe: "Only safe methods (GET/HEAD/OPTIONS)" });
+    .option("read-only", { type: "boolean", default: false, describe: "Only safe methods (GET/HEAD/OPTIONS)" })
+    .option("mcp-name", { type: "string", describe: "MCP Registry name for server.json and package.json mcpName, e.g. io.github.you/petstore-mcp" })
+    .option("ship", { type: "string", describe: `Distribution files to generate: a comma-separated list of ${SHIP_TARGETS.join(", ")}, or all (default), or none` });
 }
 
 export async function main(argv: string[] = hideBin(process.argv)): Promise<number> {
@@ -65,22 +78,18 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
     .scriptName("create-guided-mcp")
     .usage("Generate a TypeScript MCP server whose tools guide agents to success.")
     .command(
-      "$0",
+      "$0 [spec]",
       "Generate a project from an API description (or update an earlier generation)",
       (args) =>
         commonOptions(args)
-          .option("from", { type: "string", describe: "OpenAPI 2.0/3.0/3.1 or JSON Schema document: a file path or an http(s) URL", demandOption: "pass the API description with --from" })
+          .positional("spec", { type: "string", describe: "The API description (same as --from)" })
+          .option("from", { type: "string", describe: "OpenAPI 2.0/3.0/3.1 or JSON Schema document: a file path or an http(s) URL" })
           .option("out", { type: "string", describe: "Output folder (default ./<api-name>-mcp)" })
-          .option("name", { type: "string", describe: "Server name (default: from info.title)" }),
-      (args) =>
-        run(() =>
-          runGenerate({
-            from: args.from,
-            ...(args.out ? { out: args.out } : {}),
-            ...(args.name ? { name: args.name } : {}),
-            ...commonGenerateOptions(args),
-          }),
-        )(),
+          .option("name", { type: "string", describe: "Server name (default: from info.title)" })
+          .option("yes", { alias: "y", type: "boolean", default: false, describe: "Never prompt; missing inputs are a usage error (also without a terminal, with CI set, or under an AI agent)" })
+          .option("install", { type: "boolean", describe: "Install dependencies and build with the package manager that ran this (default when prompting)" })
+          .option("skip-install", { type: "boolean", default: false, describe: "Do not install or build" }),
+      (args) => run(() => runFirst(args))(),
     )
     .command(
       "regenerate [dir]",
@@ -104,7 +113,8 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
           .option("out", { type: "string", default: "./guided-mcp-templates", describe: "Where to copy the default templates" }),
       (args) => run(async () => ejectTemplates(args.out))(),
     )
-    .example("$0 --from openapi.yaml", "Generate ./<api-name>-mcp from a local spec")
+    .example("$0", "In a terminal: asks for the spec, folder and tool mode, then installs and builds")
+    .example("$0 openapi.yaml", "Generate ./<api-name>-mcp from a local spec")
     .example("$0 --from https://example.com/openapi.json --out petstore-mcp", "Generate from a URL")
     .example("$0 --from openapi.yaml --dry-run", "List the tools and files that would be written")
     .example("$0 --from tools.schema.json --out my-tools", "JSON Schema input: tools whose handlers you write")
@@ -136,6 +146,47 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
   return exitCode ?? 0;
 }
 
+type FirstRunArgs = CommonArgs & {
+  spec?: string | undefined;
+  from?: string | undefined;
+  out?: string | undefined;
+  name?: string | undefined;
+  yes: boolean;
+  install?: boolean | undefined;
+  "skip-install": boolean;
+};
+
+/** The default command: flags as given, or prompts for a person who gave no spec. */
+async function runFirst(args: FirstRunArgs): Promise<number> {
+  if (args.spec && args.from && args.spec !== args.from) throw new UsageError(`the spec is given twice (${args.spec} and --from ${args.from}); pass it once`);
+  if (args.install && args["skip-install"]) throw new UsageError("--install and --skip-install contradict each other; pass one");
+  const manager = detectPackageManager(process.env.npm_config_user_agent);
+  const explicitInstall = args["skip-install"] ? false : args.install;
+  let from = args.from ?? args.spec;
+  let prompted: Awaited<ReturnType<typeof askMissing>> | undefined;
+  if (!from) {
+    const why = whyNotInteractive(currentPromptContext(args.yes));
+    if (why) throw new UsageError(`Missing required argument: from\npass the API description as the first argument or with --from (no prompts: ${why})`);
+    try {
+      prompted = await askMissing({ out: args.out, toolMode: args.tools, install: explicitInstall, name: args.name, allowRemoteRefs: args["allow-remote-refs"], allowExternalRefs: args["allow-external-refs"] }, DEFAULT_AUTO_THRESHOLD, manager);
+    } catch (error) {
+      if (error instanceof PromptCancelled) return EXIT_CANCELLED;
+      throw error;
+    }
+    from = prompted.from;
+  }
+  const out = prompted?.out ?? args.out;
+  const toolMode = prompted?.toolMode ?? args.tools;
+  const options: GenerateOptions = {
+    from,
+    ...(out ? { out } : {}),
+    ...(args.name ? { name: args.name } : {}),
+    ...commonGenerateOptions({ ...args, tools: toolMode, quiet: args.quiet || prompted !== undefined }),
+  };
+  const install = (prompted?.install ?? explicitInstall ?? false) && !options.dryRun && !options.check;
+  return runGenerate(options, install ? manager : undefined);
+}
+
 function commonGenerateOptions(args: CommonArgs): Omit<GenerateOptions, "from"> {
   const filter: ToolFilter = {
     ...listOption("includeTags", args["include-tags"]),
@@ -148,6 +199,8 @@ function commonGenerateOptions(args: CommonArgs): Omit<GenerateOptions, "from"> 
   return {
     ...(isEmptyFilter(filter) ? {} : { filter }),
     ...(args.tools ? { toolMode: args.tools } : {}),
+    ...shipOption(args.ship),
+    ...mcpNameOption(args["mcp-name"]),
     force: args.force,
     dryRun: args["dry-run"],
     check: args.check,
@@ -160,15 +213,39 @@ function commonGenerateOptions(args: CommonArgs): Omit<GenerateOptions, "from"> 
   };
 }
 
+function shipOption(value: string | undefined): { ship?: ShipTarget[] } {
+  try {
+    const ship = parseShipList(value);
+    return ship ? { ship } : {};
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+function mcpNameOption(value: string | undefined): { mcpName?: string } {
+  if (value === undefined) return {};
+  if (!REGISTRY_NAME_PATTERN.test(value)) throw new UsageError(`--mcp-name ${value} is not a registry name: use <reverse-DNS namespace>/<name>, e.g. io.github.you/petstore-mcp`);
+  return { mcpName: value };
+}
+
 function listOption<K extends keyof ToolFilter>(key: K, value: string | undefined): Partial<ToolFilter> {
   const list = parseList(value);
   return list ? { [key]: list } : {};
 }
 
-async function runGenerate(options: GenerateOptions): Promise<number> {
+async function runGenerate(options: GenerateOptions, installWith?: PackageManager): Promise<number> {
   try {
     const result = await generate(options);
-    process.stdout.write(summary(result, options));
+    if (installWith) {
+      process.stderr.write(`Installing dependencies and building with ${installWith}…\n`);
+      try {
+        installAndBuild(result.write.outDir, installWith);
+      } catch (error) {
+        process.stdout.write(summary(result, options));
+        throw error;
+      }
+    }
+    process.stdout.write(summary(result, options, installWith));
     return options.check && result.stale && result.stale.length > 0 ? EXIT_STALE : 0;
   } catch (error) {
     if (error instanceof GeneratorError) {
@@ -199,13 +276,17 @@ function printable(text: string): string {
   return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "\uFFFD");
 }
 
-function summary(result: GenerateResult, options: GenerateOptions): string {
+function summary(result: GenerateResult, options: GenerateOptions, installedWith?: PackageManager): string {
   const lines: string[] = [];
   const { model, write } = result;
   const out = relative(process.cwd(), write.outDir) || ".";
   if (options.check) {
     const stale = result.stale ?? [];
-    lines.push(stale.length === 0 ? `${out} is up to date with ${options.from}.` : `${out} is stale: ${stale.length} generated file(s) would change (${stale.slice(0, 5).join(", ")}${stale.length > 5 ? ", …" : ""}). Run create-guided-mcp regenerate ${out}.`);
+    const conflicted = result.conflicted ?? [];
+    const changing = stale.filter((path) => !conflicted.includes(path));
+    if (stale.length === 0) lines.push(`${out} is up to date with ${options.from}.`);
+    if (changing.length > 0) lines.push(`${out} is stale: ${changing.length} generated file(s) would change (${changing.slice(0, 5).join(", ")}${changing.length > 5 ? ", …" : ""}). Run create-guided-mcp regenerate ${out}.`);
+    for (const path of conflicted) lines.push(`${join(out, path)} has unresolved conflict markers (<<<<<<< yours … >>>>>>> generated): resolve them.`);
   } else if (options.dryRun) {
     lines.push(`Dry run: nothing written. ${model.tools.length} tools from ${model.api.title}:`);
     for (const tool of model.tools) {
@@ -216,7 +297,7 @@ function summary(result: GenerateResult, options: GenerateOptions): string {
     for (const entry of write.plan) lines.push(`  ${entry.action.padEnd(10)} ${entry.path}`);
   } else {
     lines.push(`${write.fresh ? "Generated" : "Regenerated"} ${model.tools.length} tools for ${model.api.title} in ${out}`);
-    for (const entry of write.plan.filter((item) => item.action === "conflict")) lines.push(`  kept your edit of ${entry.path}; the new version is ${entry.path}.new`);
+    lines.push(...mergeLines(write.plan));
   }
   if (result.reportText && result.report && result.report.changes.length > 0) lines.push("", result.reportText.trimEnd(), "");
   const warnings = result.diagnostics;
@@ -225,9 +306,33 @@ function summary(result: GenerateResult, options: GenerateOptions): string {
     for (const diagnostic of warnings.slice(0, MAX_LISTED_WARNINGS)) lines.push(`  ${diagnostic.severity}: ${formatDiagnostic(diagnostic)}`);
     if (warnings.length > MAX_LISTED_WARNINGS) lines.push(`  … and ${warnings.length - MAX_LISTED_WARNINGS} more`);
   }
-  if (!options.dryRun && !options.check && write.fresh) {
-    lines.push("Next:", `  cd ${out}`, "  npm install && npm run build", "  npm start            # stdio; or: npm start -- --transport http --port 3000");
-    lines.push("  See README.md there for credentials and client configuration.");
-  }
+  if (!options.dryRun && !options.check && write.fresh) lines.push(...nextSteps(result, out, installedWith));
   return printable(lines.join("\n")) + "\n";
+}
+
+/** What happened to generated files the user had edited: merged, conflicting, or (without a base) parked beside. */
+function mergeLines(plan: PlannedFile[]): string[] {
+  const lines: string[] = [];
+  for (const entry of plan) {
+    const notes = (entry.notes ?? []).map((note) => `    ${note}`);
+    if (entry.action === "merged") lines.push(`  merged your edits of ${entry.path} with the new generation`, ...notes);
+    else if (entry.action === "conflict") lines.push(`  CONFLICT in ${entry.path}:`, ...notes);
+    else if (entry.action === "kept-edit") lines.push(`  kept your edit of ${entry.path} (the generator has no change for it)`);
+    else if (entry.action === "sidecar") lines.push(`  kept your edit of ${entry.path}; no merge base was recorded (generated by an older version), so the new version is ${entry.path}.new`);
+  }
+  return lines;
+}
+
+/** The one next command, then how to connect the two Claude clients (the README has the rest). */
+function nextSteps(result: GenerateResult, out: string, installedWith: PackageManager | undefined): string[] {
+  const { api } = result.model;
+  const entry = join(result.write.outDir, "dist", "index.js");
+  const envs = api.securitySchemes.flatMap((scheme) => (scheme.kind === "basic" ? [scheme.usernameEnv, scheme.passwordEnv] : [scheme.env]));
+  const claudeCode = `claude mcp add ${api.name}${envs.map((env) => ` -e ${env}=…`).join("")} -- node ${entry}`;
+  const lines = [`README: ${join(out, "README.md")} (credentials, every client, the tools)`];
+  if (installedWith) lines.push(`Installed and built with ${installedWith}. Next, connect Claude Code:`, `  ${claudeCode}`);
+  else lines.push("Next:", `  cd ${out} && npm install && npm run build`, "Then connect Claude Code:", `  ${claudeCode}`);
+  lines.push(`Claude Desktop: add "${api.name}" to mcpServers in claude_desktop_config.json with command "node" and args ["${entry}"]${envs.length > 0 ? `, and env ${envs.join(", ")}` : ""}.`);
+  lines.push("Try it without a client: npm start (stdio), or npm start -- --transport http --port 3000.");
+  return lines;
 }

@@ -8,6 +8,7 @@ import { isAbsolute, relative, resolve } from "node:path";
 import { dereferenceSpec } from "./dereference/index.js";
 import { GeneratorError } from "./diagnostics.js";
 import { emitProject, toToolData, TOOLS_DATA_PATH, type EmittedFile } from "./emit/index.js";
+import type { ShipTarget } from "./emit/ship.js";
 import { loadTemplateHelpers, packageRoot } from "./emit/templates.js";
 import { openExampleCache, type ExampleCache } from "./cache/index.js";
 import { computeOutcomesInParallel, shouldUseWorker } from "./parallel/index.js";
@@ -21,7 +22,7 @@ import type { ToolMode } from "../templates/server/src/runtime/shared/tool-data.
 import { compileInputValidators, uncompilableSchema } from "./model/validators.js";
 import { normaliseSpec } from "./normalise/index.js";
 import { compareTools, formatReport, type ChangeReport } from "./report/index.js";
-import { hashContent, isUpToDate, readManifest, writeProject, type Manifest, type WriteResult } from "./write/index.js";
+import { hashContent, isUpToDate, readGeneratedBase, readManifest, unresolvedConflicts, writeProject, type Manifest, type WriteResult } from "./write/index.js";
 
 export interface GenerateOptions {
   from: string;
@@ -39,6 +40,10 @@ export interface GenerateOptions {
   filter?: ToolFilter;
   /** How tools are exposed; the server can override it when it starts. Default `auto`. */
   toolMode?: ToolMode;
+  /** Distribution files to write (default all: MCPB manifest, MCP Registry server.json, Dockerfile). */
+  ship?: ShipTarget[];
+  /** MCP Registry name for server.json and package.json `mcpName`, e.g. `io.github.me/petstore-mcp`. */
+  mcpName?: string;
   /** Receives progress lines (the CLI prints them to stderr). */
   onProgress?: (message: string) => void;
 }
@@ -56,6 +61,8 @@ export interface GenerateResult {
   stale?: string[];
   /** Tools whose example outcome came from the project's cache (hits) or was computed (misses). */
   exampleCache: { hits: number; misses: number };
+  /** With `check`: generated files that still hold merge conflict markers (also counted in `stale`). */
+  conflicted?: string[];
 }
 
 export function generatorVersion(): string {
@@ -88,11 +95,11 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   if (hits > 0) progress(`cache: ${hits} of ${hits + misses} tools' examples reused`);
   const helpers = await loadTemplateHelpers(options.templatesDir);
   const files = await timed("emit", () =>
-    emitProject(guided, { generatorVersion: version, helpers, ...(options.templatesDir ? { templatesDir: options.templatesDir } : {}) }),
+    emitProject(guided, { generatorVersion: version, helpers, ...(options.templatesDir ? { templatesDir: options.templatesDir } : {}), ...(options.ship ? { ship: options.ship } : {}), ...(options.mcpName ? { mcpName: options.mcpName } : {}) }),
   );
 
   const previousManifest = await readManifest(outDir);
-  const previousTools = previousManifest ? readPreviousTools(outDir) : undefined;
+  const previousTools = previousManifest ? await readPreviousTools(outDir, previousManifest) : undefined;
   const report = previousTools ? compareTools(previousTools, guided.tools.map(toToolData)) : undefined;
   const reportText = report ? formatReport(report, `${guided.api.title} ${guided.api.version}`) : undefined;
   const manifestBase: Omit<Manifest, "files"> = {
@@ -103,9 +110,11 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
 
   if (options.check) {
     if (!previousManifest) throw new GeneratorError(outDir, "is not a generated project (no .guided-mcp/manifest.json)", "generate it first, or point --out at the project");
-    const { differing } = isUpToDate(previousManifest, files);
+    const { differing: changed } = isUpToDate(previousManifest, files);
+    const conflicted = await unresolvedConflicts(outDir, previousManifest);
+    const differing = [...new Set([...changed, ...conflicted])].sort();
     const write: WriteResult = { outDir, fresh: false, plan: [], manifest: { ...manifestBase, files: {} } };
-    return { model: guided, files, write, diagnostics: guided.diagnostics, timings, stale: differing, exampleCache: cacheStats, ...(report ? { report, reportText } : {}) };
+    return { model: guided, files, write, diagnostics: guided.diagnostics, timings, stale: differing, conflicted, exampleCache: cacheStats, ...(report ? { report, reportText } : {}) };
   }
 
   const write = await timed("write", () =>
@@ -178,7 +187,7 @@ export async function regenerationOptions(projectDir: string): Promise<GenerateO
   const dir = resolve(projectDir);
   const manifest = await readManifest(dir);
   if (!manifest) throw new GeneratorError(dir, "is not a generated project (no .guided-mcp/manifest.json)", "run it inside a project made by create-guided-mcp, or pass its folder");
-  const recorded = manifest.options as { name?: string; templates?: string; allowRemoteRefs?: boolean; allowExternalRefs?: boolean; filter?: ToolFilter; toolMode?: ToolMode };
+  const recorded = manifest.options as { name?: string; templates?: string; allowRemoteRefs?: boolean; allowExternalRefs?: boolean; filter?: ToolFilter; toolMode?: ToolMode; ship?: ShipTarget[]; mcpName?: string };
   const from = isUrl(manifest.spec.source) || isAbsolute(manifest.spec.source) ? manifest.spec.source : resolve(dir, manifest.spec.source);
   return {
     from,
@@ -189,14 +198,18 @@ export async function regenerationOptions(projectDir: string): Promise<GenerateO
     ...(recorded.allowExternalRefs ? { allowExternalRefs: true } : {}),
     ...(recorded.filter ? { filter: recorded.filter } : {}),
     ...(recorded.toolMode ? { toolMode: recorded.toolMode } : {}),
+    ...(recorded.ship ? { ship: recorded.ship } : {}),
+    ...(recorded.mcpName ? { mcpName: recorded.mcpName } : {}),
   };
 }
 
-function readPreviousTools(outDir: string): ToolData[] | undefined {
+/** The tools of the last generation: from its pristine base when kept, so the user's own edits are not reported as API changes. */
+async function readPreviousTools(outDir: string, manifest: Manifest): Promise<ToolData[] | undefined> {
   const path = resolve(outDir, TOOLS_DATA_PATH);
-  if (!existsSync(path)) return undefined;
+  const text = (await readGeneratedBase(outDir, manifest, TOOLS_DATA_PATH)) ?? (existsSync(path) ? readFileSync(path, "utf8") : undefined);
+  if (text === undefined) return undefined;
   try {
-    return (JSON.parse(readFileSync(path, "utf8")) as { tools: ToolData[] }).tools;
+    return (JSON.parse(text) as { tools: ToolData[] }).tools;
   } catch {
     return undefined;
   }
@@ -216,5 +229,7 @@ function recordedOptions(options: GenerateOptions, outDir: string): Record<strin
     ...(options.allowExternalRefs ? { allowExternalRefs: true } : {}),
     ...(options.filter && !isEmptyFilter(options.filter) ? { filter: options.filter } : {}),
     ...(options.toolMode ? { toolMode: options.toolMode } : {}),
+    ...(options.ship ? { ship: options.ship } : {}),
+    ...(options.mcpName ? { mcpName: options.mcpName } : {}),
   };
 }

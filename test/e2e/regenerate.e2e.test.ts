@@ -1,12 +1,16 @@
 /**
  * The regeneration story end to end: generate and build; the user edits the
- * hooks, overrides a handler, hand-edits a generated file and adds a file of
- * their own; the spec changes (an operation added, one removed, a required
- * parameter added, one renamed); regeneration keeps all the user's work,
- * reports each change with the right breaking label, and the rebuilt server
- * answers the new tool through a real MCP client.
+ * hooks, overrides a handler, hand-edits generated files (two TypeScript
+ * files and a tool description in data/tools.json) and adds a file of their
+ * own; the spec changes (an operation added, one removed, a required
+ * parameter added, one renamed) and so does the generator (a templates
+ * override stands in for a new generator version); regeneration merges the
+ * user's edits three ways (clean where they do not overlap, conflict markers
+ * and a report line where they do), reports each change with the right
+ * breaking label, and the rebuilt server answers the new tool through a real
+ * MCP client.
  */
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,7 +18,7 @@ import { generate } from "../../src/generate.js";
 import { connectStdio } from "../helpers/mcp.js";
 import { SAMPLES } from "../helpers/pipeline.js";
 import { runCli } from "../helpers/cli.js";
-import { buildProject, installDeps } from "../helpers/project.js";
+import { buildProject, installDeps, REPO_ROOT } from "../helpers/project.js";
 import { json, startUpstream, type Upstream } from "../helpers/upstream.js";
 
 const HOOKS = `import { defineHooks } from "./runtime/hook-types.js";
@@ -63,7 +67,21 @@ describe("regeneration keeps the user's work", () => {
     const editedPath = join(out, "src", "runtime", "config", "config.ts");
     const edited = readFileSync(editedPath, "utf8") + "\n// my local tweak\n";
     writeFileSync(editedPath, edited);
+    const conflictingPath = join(out, "src", "runtime", "call", "audit.ts");
+    writeFileSync(conflictingPath, readFileSync(conflictingPath, "utf8").replace(" * Credential hygiene and the opt-in audit trail (design pattern 10).", " * Credential hygiene and the audit trail: my wording."));
+    const toolsPath = join(out, "data", "tools.json");
+    const toolsData = JSON.parse(readFileSync(toolsPath, "utf8")) as { tools: Array<{ name: string; description: string }> };
+    toolsData.tools.find((tool) => tool.name === "list_pets")!.description = "List the pets, newest first (our wording).";
+    writeFileSync(toolsPath, JSON.stringify(toolsData, null, 2) + "\n");
     writeFileSync(join(out, ".env"), "PETSTORE_API_KEY=secret\n");
+
+    // The generator changes too: a templates override stands in for a new generator version.
+    const templates = join(dir, "templates");
+    mkdirSync(join(templates, "server", "src", "runtime", "config"), { recursive: true });
+    mkdirSync(join(templates, "server", "src", "runtime", "call"), { recursive: true });
+    const templateRuntime = join(REPO_ROOT, "templates", "server", "src", "runtime");
+    writeFileSync(join(templates, "server", "src", "runtime", "config", "config.ts"), readFileSync(join(templateRuntime, "config", "config.ts"), "utf8").replace(" * Runtime configuration: command-line", " * Runtime configuration (generator v2): command-line"));
+    writeFileSync(join(templates, "server", "src", "runtime", "call", "audit.ts"), readFileSync(join(templateRuntime, "call", "audit.ts"), "utf8").replace("(design pattern 10).", "(design pattern 10, generator v2)."));
 
     // 3. The spec changes.
     writeFileSync(
@@ -79,29 +97,52 @@ describe("regeneration keeps the user's work", () => {
     expect(cli(["regenerate", out, "--check"]).code).toBe(1);
 
     // 4. Regenerate.
-    const regenerated = cli(["regenerate", out]);
+    const regenerated = cli(["regenerate", out, "--templates", templates]);
     expect(regenerated.code).toBe(0);
-    expect(regenerated.stdout).toContain(`kept your edit of src/runtime/config/config.ts; the new version is src/runtime/config/config.ts.new`);
+    // Deliberate change: edited generated files used to be kept with the new version parked beside them as .new.
+    expect(regenerated.stdout).toContain("merged your edits of src/runtime/config/config.ts with the new generation");
+    expect(regenerated.stdout).toContain("merged your edits of data/tools.json with the new generation");
+    expect(regenerated.stdout).toMatch(/CONFLICT in src\/runtime\/call\/audit\.ts:\n {4}1 place\(s\) where you and the generator changed the same lines/);
     expect(regenerated.stdout).toContain("- BREAKING removed: `search_pets`");
     expect(regenerated.stdout).toContain("- BREAKING renamed: `get_owner` → `fetch_owner`");
     expect(regenerated.stdout).toMatch(/BREAKING changed: `get_pet`\n  - BREAKING: new required parameter `tenant`/);
     expect(regenerated.stdout).toContain("- added: `get_health`");
+    expect(regenerated.stdout).not.toContain("changed: `list_pets`"); // the user's own description edit is not an API change
     expect(readFileSync(join(out, "CHANGELOG.md"), "utf8")).toContain("- BREAKING renamed: `get_owner` → `fetch_owner`");
 
     expect(readFileSync(join(out, "src", "hooks.ts"), "utf8")).toBe(HOOKS);
     expect(readFileSync(join(out, "src", "my-cache.ts"), "utf8")).toBe(MY_FILE);
-    expect(readFileSync(editedPath, "utf8")).toBe(edited);
-    expect(existsSync(`${editedPath}.new`)).toBe(true);
+    // The TypeScript edit survives and the file gets the generator's change; no .new file.
+    const merged = readFileSync(editedPath, "utf8");
+    expect(merged).toContain("// my local tweak");
+    expect(merged).toContain(" * Runtime configuration (generator v2): command-line");
+    expect(merged).toBe(edited.replace(" * Runtime configuration: command-line", " * Runtime configuration (generator v2): command-line"));
+    expect(existsSync(`${editedPath}.new`)).toBe(false);
+    // The conflicting edit: markers around that line only.
+    const conflicted = readFileSync(conflictingPath, "utf8");
+    expect(conflicted).toContain("<<<<<<< yours\n * Credential hygiene and the audit trail: my wording.\n=======\n * Credential hygiene and the opt-in audit trail (design pattern 10, generator v2).\n>>>>>>> generated\n");
+    expect(conflicted.match(/^<<<<<<< /gm)).toHaveLength(1);
+    // The edited description survives the spec change that added get_health.
+    const regeneratedTools = (JSON.parse(readFileSync(toolsPath, "utf8")) as { tools: Array<{ name: string; description: string }> }).tools;
+    expect(regeneratedTools.find((tool) => tool.name === "list_pets")!.description).toBe("List the pets, newest first (our wording).");
+    expect(regeneratedTools.map((tool) => tool.name)).toEqual(expect.arrayContaining(["get_health", "fetch_owner"]));
+    expect(regeneratedTools.map((tool) => tool.name)).not.toContain("search_pets");
     expect(readFileSync(join(out, ".env"), "utf8")).toBe("PETSTORE_API_KEY=secret\n");
 
-    // 5b. --check passes afterwards.
+    // 5b. --check fails while conflict markers remain, and passes once they are resolved.
+    const unresolved = cli(["regenerate", out, "--check"]);
+    expect(unresolved.code).toBe(1);
+    expect(unresolved.stdout).toMatch(/src\/runtime\/call\/audit\.ts has unresolved conflict markers/);
+    writeFileSync(conflictingPath, conflicted.replace(/<<<<<<< yours\n(.*\n)=======\n.*\n>>>>>>> generated\n/, "$1"));
     expect(cli(["regenerate", out, "--check"]).code).toBe(0);
 
     // The project still builds, and the new and renamed tools answer.
     buildProject(out);
     const client = await connectStdio(out, { PETSTORE_BASE_URL: `${upstream.url}/v1`, PETSTORE_API_KEY: "k" });
     try {
-      const names = (await client.listTools()).tools.map((tool) => tool.name);
+      const listed = (await client.listTools()).tools;
+      expect(listed.find((tool) => tool.name === "list_pets")!.description).toMatch(/^List the pets, newest first \(our wording\)\./);
+      const names = listed.map((tool) => tool.name);
       expect(names).toEqual(expect.arrayContaining(["get_health", "fetch_owner"]));
       expect(names).not.toContain("search_pets");
       const health = await client.callTool({ name: "get_health", arguments: {} });

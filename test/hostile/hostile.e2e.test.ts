@@ -80,7 +80,7 @@ describe("a hostile spec", () => {
     const pkg = JSON.parse(readFileSync(join(project.dir, "package.json"), "utf8")) as { name: string; description: string; scripts: Record<string, string> };
     expect(pkg.description).toBe(`MCP server for ${spec.info.title}`);
     expect(pkg.name).toMatch(/^[a-z0-9-]+$/);
-    expect(Object.keys(pkg.scripts).sort()).toEqual(["build", "format", "format:check", "start", "start:http", "test"]);
+    expect(Object.keys(pkg.scripts).sort()).toEqual(["build", "bundle", "format", "format:check", "start", "start:http", "test"]); // bundle: the MCPB pack (--ship mcpb, the default)
     expect(Object.values(pkg.scripts).join(" ")).not.toMatch(/exit|pwned|script>/);
   });
 

@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 /**
  * Entry point: `node dist/index.js [--transport stdio|http] [--port N] [--host H]
  * [--tools per-operation|dispatch|discovery|auto] [--include-tags a,b] ...` (see `--help`).
