@@ -76,7 +76,10 @@ function lazyRuntime(toolsFile: ToolsFile, config: RuntimeConfig, codec: HandleC
       waitTimeoutMs: config.waitTimeoutMs,
       ...(config.toolMode && { toolMode: config.toolMode }),
       ...(config.filter && { filter: config.filter }),
-      cache: new ResponseCache({ pageBudgetChars: config.responseBudgetChars, mintHandle: responseHandleMinter(codec) }),
+      cache: new ResponseCache({
+        pageBudgetChars: config.responseBudgetChars,
+        mintHandle: responseHandleMinter(codec),
+      }),
       operations: new StatelessOperationRegistry(codec, (name) => toolsFile.tools.find((tool) => tool.name === name)),
       log: logLine,
     });
@@ -117,6 +120,6 @@ async function serveHttp(runtime: ToolRuntime, config: RuntimeConfig): Promise<v
 }
 
 main().catch((error: unknown) => {
-  logLine(`Fatal: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+  logLine(`Fatal: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   process.exit(1);
 });

@@ -52,9 +52,15 @@ interface Received {
 const toolsFile = JSON.parse(readFileSync(new URL("../../data/tools.json", import.meta.url), "utf8")) as ToolsFile;
 const expectations = JSON.parse(readFileSync(new URL("./expectations.json", import.meta.url), "utf8")) as Expectations;
 const { api } = toolsFile;
-const scope = expectations.sampled ? `a sample of ${expectations.tools.length} of the ${expectations.totalTools} tools` : `all ${expectations.tools.length} tools with an example`;
+const scope = expectations.sampled
+  ? `a sample of ${expectations.tools.length} of the ${expectations.totalTools} tools`
+  : `all ${expectations.tools.length} tools with an example`;
 const httpTools = expectations.tools.filter((tool) => !tool.handler && tool.request);
-const credentialQueryNames = new Set(api.securitySchemes.flatMap((scheme) => (scheme.kind === "apiKey" && scheme.in === "query" ? [scheme.parameterName] : [])));
+const credentialQueryNames = new Set(
+  api.securitySchemes.flatMap((scheme) =>
+    scheme.kind === "apiKey" && scheme.in === "query" ? [scheme.parameterName] : [],
+  ),
+);
 
 let upstream: HttpServer;
 let received: Received[] = [];
@@ -66,16 +72,24 @@ beforeAll(async () => {
     let body = "";
     req.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
     req.on("end", () => {
-      received.push({ method: req.method ?? "", url: new URL(req.url ?? "/", "http://upstream.test"), headers: req.headers, body });
+      received.push({
+        method: req.method ?? "",
+        url: new URL(req.url ?? "/", "http://upstream.test"),
+        headers: req.headers,
+        body,
+      });
       res.writeHead(200, { "content-type": "application/json" }).end("{}");
     });
   });
   await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
   const { port } = upstream.address() as AddressInfo;
-  basePath = api.baseUrl.startsWith("http") ? new URL(api.baseUrl).pathname.replace(/\/$/, "") : api.baseUrl.replace(/\/$/, "");
+  basePath = api.baseUrl.startsWith("http")
+    ? new URL(api.baseUrl).pathname.replace(/\/$/, "")
+    : api.baseUrl.replace(/\/$/, "");
   const env: Record<string, string> = { [api.baseUrlEnv]: `http://127.0.0.1:${port}${basePath}` };
   for (const scheme of api.securitySchemes) {
-    if (scheme.kind === "basic") Object.assign(env, { [scheme.usernameEnv]: "test-user", [scheme.passwordEnv]: "test-password" });
+    if (scheme.kind === "basic")
+      Object.assign(env, { [scheme.usernameEnv]: "test-user", [scheme.passwordEnv]: "test-password" });
     else env[scheme.env] = "test-credential";
   }
   runtime = createToolRuntime(toolsFile, { env, hooks, handlers, toolMode: "per-operation", log: () => {} });
@@ -90,37 +104,64 @@ beforeEach(() => {
 });
 
 describe(`examples (${scope})`, () => {
-  it.each(expectations.tools.map((tool) => [tool.name, tool] as const))("%s: the example passes the tool's validator", (_name, expected) => {
-    const tool = toolsFile.tools.find((candidate) => candidate.name === expected.name);
-    expect(tool, `tool ${expected.name} is in data/tools.json`).toBeDefined();
-    expect(runtime.validators.validateArguments(tool!, expected.args)).toEqual({ valid: true });
-  });
+  it.each(expectations.tools.map((tool) => [tool.name, tool] as const))(
+    "%s: the example passes the tool's validator",
+    (_name, expected) => {
+      const tool = toolsFile.tools.find((candidate) => candidate.name === expected.name);
+      expect(tool, `tool ${expected.name} is in data/tools.json`).toBeDefined();
+      expect(runtime.validators.validateArguments(tool!, expected.args)).toEqual({ valid: true });
+    },
+  );
 
-  it.skipIf(httpTools.length === 0).each(httpTools.map((tool) => [tool.name, tool] as const))("%s: the example builds the expected HTTP request", async (_name, expected) => {
-    const request = expected.request!;
-    const result = await runtime.callTool(expected.name, { ...expected.args, _confirm: true });
-    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
-    expect(received).toHaveLength(1);
-    const actual = received[0]!;
-    expect(actual.method).toBe(request.method);
-    if (!request.unchecked.some((part) => part.startsWith("path parameter"))) expect(actual.url.pathname).toBe(`${basePath}${request.path}`);
-    // Query parameters whose serialisation was not derived (e.g. deepObject) are left out on both sides, as are credentials.
-    const uncheckedQuery = new Set(request.unchecked.filter((part) => part.startsWith("query parameter ")).map((part) => part.slice("query parameter ".length)));
-    const query = [...actual.url.searchParams.entries()].filter(([name]) => !credentialQueryNames.has(name) && ![...uncheckedQuery].some((unchecked) => name === unchecked || name.startsWith(`${unchecked}[`)));
-    expect(sortPairs(query)).toEqual(sortPairs(request.query));
-    for (const [name, value] of Object.entries(request.headers)) expect(actual.headers[name]).toBe(value);
-    if (request.body !== undefined) expect(JSON.parse(actual.body)).toEqual(request.body);
-  });
+  it.skipIf(httpTools.length === 0).each(httpTools.map((tool) => [tool.name, tool] as const))(
+    "%s: the example builds the expected HTTP request",
+    async (_name, expected) => {
+      const request = expected.request!;
+      const result = await runtime.callTool(expected.name, { ...expected.args, _confirm: true });
+      expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+      expect(received).toHaveLength(1);
+      const actual = received[0]!;
+      expect(actual.method).toBe(request.method);
+      if (!request.unchecked.some((part) => part.startsWith("path parameter")))
+        expect(actual.url.pathname).toBe(`${basePath}${request.path}`);
+      // Query parameters whose serialisation was not derived (e.g. deepObject) are left out on both sides, as are credentials.
+      const uncheckedQuery = new Set(
+        request.unchecked
+          .filter((part) => part.startsWith("query parameter "))
+          .map((part) => part.slice("query parameter ".length)),
+      );
+      const query = [...actual.url.searchParams.entries()].filter(
+        ([name]) =>
+          !credentialQueryNames.has(name) &&
+          ![...uncheckedQuery].some((unchecked) => name === unchecked || name.startsWith(`${unchecked}[`)),
+      );
+      expect(sortPairs(query)).toEqual(sortPairs(request.query));
+      for (const [name, value] of Object.entries(request.headers)) expect(actual.headers[name]).toBe(value);
+      if (request.body !== undefined) expect(JSON.parse(actual.body)).toEqual(request.body);
+    },
+  );
 });
 
 describe("guided errors", () => {
   const target = expectations.tools.find((tool) => Object.keys(tool.args).length > 0) ?? expectations.tools[0];
 
   it.skipIf(!target)("a corrupted call returns a guided error naming the problem and a fix", async () => {
-    const corrupted = { ...Object.fromEntries(Object.entries(target!.args).map(([key, value]) => [key, typeof value === "string" ? 12345 : "not-a-valid-value"])), surely_not_a_parameter: true };
+    const corrupted = {
+      ...Object.fromEntries(
+        Object.entries(target!.args).map(([key, value]) => [
+          key,
+          typeof value === "string" ? 12345 : "not-a-valid-value",
+        ]),
+      ),
+      surely_not_a_parameter: true,
+    };
     const result = await runtime.callTool(target!.name, corrupted);
     expect(result.isError).toBe(true);
-    const error = (result.structuredContent as { error: { code: string; message: string; issues: Array<{ field: string; fix: string }> } }).error;
+    const error = (
+      result.structuredContent as {
+        error: { code: string; message: string; issues: Array<{ field: string; fix: string }> };
+      }
+    ).error;
     expect(error.code).toMatch(/^[A-Z_]+$/);
     expect(error.issues.length).toBeGreaterThan(0);
     expect(error.issues.every((issue) => issue.fix.length > 0)).toBe(true);

@@ -17,7 +17,12 @@
  * carry `Authorization: Bearer <token>`, else 401. A client that drops its
  * connection cancels its in-flight calls (their upstream requests are aborted).
  */
-import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server as HttpServer,
+  type ServerResponse,
+} from "node:http";
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { createMcpHandler, type McpServerFactory } from "@modelcontextprotocol/server";
@@ -41,12 +46,17 @@ export interface RunningHttpServer {
 
 const LOOPBACK_HOSTNAMES = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
 
-export async function startHttpServer(createMcpServer: McpServerFactory, options: HttpServerOptions): Promise<RunningHttpServer> {
+export async function startHttpServer(
+  createMcpServer: McpServerFactory,
+  options: HttpServerOptions,
+): Promise<RunningHttpServer> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const loopbackOnly = LOOPBACK_HOSTNAMES.has(options.host);
   const expectedToken = options.mcpToken ? digest(options.mcpToken) : undefined;
   if (!loopbackOnly && !expectedToken) {
-    log(`Warning: the MCP endpoint listens on ${options.host} without a token; anyone who can reach it can call the API with this server's credentials. Set --mcp-token (or the _MCP_TOKEN env var).`);
+    log(
+      `Warning: the MCP endpoint listens on ${options.host} without a token; anyone who can reach it can call the API with this server's credentials. Set --mcp-token (or the _MCP_TOKEN env var).`,
+    );
   }
 
   const onerror = (error: Error) => log(`MCP request failed: ${error.stack ?? error.message}`);
@@ -55,7 +65,7 @@ export async function startHttpServer(createMcpServer: McpServerFactory, options
 
   const httpServer = createHttpServer((req, res) => {
     route(req, res).catch((error: unknown) => {
-      log(`HTTP request failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+      log(`HTTP request failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
       if (!res.headersSent) sendJsonRpcError(res, 500, -32603, "Internal server error");
       else res.end();
     });
@@ -147,5 +157,7 @@ function hostnameOf(url: string): string | undefined {
 }
 
 function sendJsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
-  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
+  res
+    .writeHead(status, { "content-type": "application/json" })
+    .end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
 }

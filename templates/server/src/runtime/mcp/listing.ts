@@ -54,7 +54,10 @@ export function pagedListing(listTools: () => Tool[], budgetBytes = PAGE_BUDGET_
       const from = starts[pageIndex]!;
       const to = starts[pageIndex + 1] ?? tools.length;
       const next = pageIndex + 1 < starts.length ? encodeCursor(fingerprint, pageIndex + 1) : undefined;
-      return { tools: from === 0 && to === tools.length ? tools : tools.slice(from, to), ...(next !== undefined && { nextCursor: next }) };
+      return {
+        tools: from === 0 && to === tools.length ? tools : tools.slice(from, to),
+        ...(next !== undefined && { nextCursor: next }),
+      };
     },
   };
 }

@@ -104,14 +104,25 @@ export function createServerFromRuntime(runtime: ToolRuntime, options: McpLayerO
     const { name } = request.params;
     const modern = ctx.mcpReq.envelope !== undefined;
     const confirmation = modern ? modernConfirmation(ctx) : legacyConfirmation(server);
-    const session: CallSession = { signal: ctx.mcpReq.signal, ...(confirmation.confirm && { confirm: confirmation.confirm }), ...progressReporter(request.params._meta?.progressToken, ctx) };
+    const session: CallSession = {
+      signal: ctx.mcpReq.signal,
+      ...(confirmation.confirm && { confirm: confirmation.confirm }),
+      ...progressReporter(request.params._meta?.progressToken, ctx),
+    };
     const result = await runtime.callTool(name, request.params.arguments, session);
     const ask = confirmation.pending();
     if (ask !== undefined) {
-      return inputRequired({ inputRequests: { [CONFIRM_KEY]: inputRequired.elicit({ mode: "form", message: ask, requestedSchema: CONFIRM_SCHEMA }) } });
+      return inputRequired({
+        inputRequests: {
+          [CONFIRM_KEY]: inputRequired.elicit({ mode: "form", message: ask, requestedSchema: CONFIRM_SCHEMA }),
+        },
+      });
     }
     // Array (or other non-object) structuredContent is fine on 2026-07-28; 2025 needs an object, so the SDK wraps it there.
-    return server.projectCallToolResult(result, shared.outputSchemas().get(name) as Record<string, unknown> | undefined);
+    return server.projectCallToolResult(
+      result,
+      shared.outputSchemas().get(name) as Record<string, unknown> | undefined,
+    );
   });
   return server;
 }
@@ -164,7 +175,10 @@ function legacyConfirmation(server: Server): Confirmation {
   return {
     confirm: async (message, signal) => {
       // A raw request: elicitInput insists on `elicitation.form`, which clients from before form/url modes do not send.
-      const answer: ElicitResult = await server.request({ method: "elicitation/create", params: { message, requestedSchema: CONFIRM_SCHEMA } }, { signal });
+      const answer: ElicitResult = await server.request(
+        { method: "elicitation/create", params: { message, requestedSchema: CONFIRM_SCHEMA } },
+        { signal },
+      );
       if (answer.action !== "accept") return answer.action;
       return answer.content?.[CONFIRM_KEY] === true ? "accept" : "decline";
     },
@@ -178,10 +192,16 @@ function canAskForm(capabilities: ClientCapabilities | undefined): boolean {
   return elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
 }
 
-function progressReporter(progressToken: string | number | undefined, ctx: ServerContext): Pick<CallSession, "progress"> {
+function progressReporter(
+  progressToken: string | number | undefined,
+  ctx: ServerContext,
+): Pick<CallSession, "progress"> {
   if (progressToken === undefined) return {};
   return {
     progress: (progress, total, message) =>
-      ctx.mcpReq.notify({ method: "notifications/progress", params: { progressToken, progress, ...(total !== undefined && { total }), message } }),
+      ctx.mcpReq.notify({
+        method: "notifications/progress",
+        params: { progressToken, progress, ...(total !== undefined && { total }), message },
+      }),
   };
 }

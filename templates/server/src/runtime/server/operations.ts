@@ -7,13 +7,7 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { setTimeout as sleep } from "node:timers/promises";
-import {
-  classifyPoll,
-  finalResult,
-  percentDone,
-  statusWord,
-  type PendingOperation,
-} from "../call/long-running.js";
+import { classifyPoll, finalResult, percentDone, statusWord, type PendingOperation } from "../call/long-running.js";
 import type { CallSuccess, PreparedCall } from "../call/outcomes.js";
 import { INFO_TOOL, OPERATION_STATUS_TOOL, type GuidedError, type ToolCall } from "../call/types.js";
 import { renderEnvelope, type Envelope } from "../guidance/envelope.js";
@@ -48,7 +42,17 @@ type Poll =
   { kind: "response"; response: UpstreamResponse; request: BuiltRequest } | { kind: "failure"; result: CallToolResult };
 
 export function createOperations(parts: RuntimeParts): LongRunningOperations {
-  const { api, upstream, outcomes, outcomeContext, timeoutMs, maxResponseBytes, waitTimeoutMs, pollIntervalMs, operations } = parts;
+  const {
+    api,
+    upstream,
+    outcomes,
+    outcomeContext,
+    timeoutMs,
+    maxResponseBytes,
+    waitTimeoutMs,
+    pollIntervalMs,
+    operations,
+  } = parts;
 
   async function start(
     tool: ToolData,

@@ -40,14 +40,21 @@ const SIGNATURE_CHARS = 22; // 128 bits of the HMAC, base64url
 export class HandleKeyError extends Error {}
 
 /** The codec for a deployment: its key from `<PREFIX>_HANDLE_KEY`, else a random per-process key. */
-export function createHandleCodec(envPrefix: string, env: Record<string, string | undefined>, now: () => number = Date.now): HandleCodec {
+export function createHandleCodec(
+  envPrefix: string,
+  env: Record<string, string | undefined>,
+  now: () => number = Date.now,
+): HandleCodec {
   const keyEnv = `${envPrefix}_HANDLE_KEY`;
   const configured = env[keyEnv];
   if (configured !== undefined && configured.length < MIN_KEY_CHARS) {
-    throw new HandleKeyError(`${keyEnv}: the handle key has ${configured.length} characters — use at least ${MIN_KEY_CHARS} random ones (e.g. \`openssl rand -base64 32\`), the same on every instance.`);
+    throw new HandleKeyError(
+      `${keyEnv}: the handle key has ${configured.length} characters — use at least ${MIN_KEY_CHARS} random ones (e.g. \`openssl rand -base64 32\`), the same on every instance.`,
+    );
   }
   const key = configured !== undefined ? Buffer.from(configured, "utf8") : randomBytes(32);
-  const sign = (kind: HandleKind, payload: string) => createHmac("sha256", key).update(`${kind}|${payload}`).digest("base64url").slice(0, SIGNATURE_CHARS);
+  const sign = (kind: HandleKind, payload: string) =>
+    createHmac("sha256", key).update(`${kind}|${payload}`).digest("base64url").slice(0, SIGNATURE_CHARS);
   const pattern = (kind: HandleKind) => new RegExp(`^${kind}_([A-Za-z0-9_-]+)\\.([A-Za-z0-9_-]{${SIGNATURE_CHARS}})$`);
 
   return {
@@ -55,7 +62,15 @@ export function createHandleCodec(envPrefix: string, env: Record<string, string 
     keyEnv,
     mint(kind, value, ttlMs) {
       // `n`: two handles for the same value are still two handles (each names its own cache entry).
-      const payload = Buffer.from(JSON.stringify({ k: kind, x: Math.ceil((now() + ttlMs) / 1000), n: randomBytes(6).toString("base64url"), v: value }), "utf8").toString("base64url");
+      const payload = Buffer.from(
+        JSON.stringify({
+          k: kind,
+          x: Math.ceil((now() + ttlMs) / 1000),
+          n: randomBytes(6).toString("base64url"),
+          v: value,
+        }),
+        "utf8",
+      ).toString("base64url");
       return `${kind}_${payload}.${sign(kind, payload)}`;
     },
     open<T>(kind: HandleKind, handle: string): OpenedHandle<T> {
@@ -88,7 +103,16 @@ export function foreignHandleError(tool: string, handle: string, codec: HandleCo
     message: `The handle '${handle.slice(0, 40)}…' cannot be used: ${why}. Re-run the original call to get a fresh handle.`,
     severity: "medium",
     tool,
-    issues: [{ field: "handle", code: "INVALID_VALUE", problem: "not a handle this server issued", received: handle.slice(0, 80), expected: "the exact handle from a recent response", fix: "Copy the handle from the response that offered it, or re-run that call" }],
+    issues: [
+      {
+        field: "handle",
+        code: "INVALID_VALUE",
+        problem: "not a handle this server issued",
+        received: handle.slice(0, 80),
+        expected: "the exact handle from a recent response",
+        fix: "Copy the handle from the response that offered it, or re-run that call",
+      },
+    ],
     suggestions: {},
     next_steps: ["Re-run the call that returned the handle; its result carries a fresh one."],
   };

@@ -39,7 +39,16 @@ export class StatelessOperationRegistry extends OperationRegistry {
     const startedAt = Date.now();
     const args = JSON.stringify(call.args).length <= MAX_SEALED_ARGS_CHARS ? call.args : {};
     const sealed: SealedOperation = { t: tool.name, u: statusUrl.href, p: pollable, a: args, s: startedAt };
-    const entry: PendingOperation = { handle: this.codec.mint("op", sealed, HANDLE_TTL_MS), tool, call, statusUrl, pollable, state: "running", startedAt, polls: 0 };
+    const entry: PendingOperation = {
+      handle: this.codec.mint("op", sealed, HANDLE_TTL_MS),
+      tool,
+      call,
+      statusUrl,
+      pollable,
+      state: "running",
+      startedAt,
+      polls: 0,
+    };
     this.remember(entry);
     return entry;
   }

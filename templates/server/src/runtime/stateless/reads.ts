@@ -31,13 +31,20 @@ export function responseHandleMinter(codec: HandleCodec): (response: CachedRespo
 
 /** The runtime, with read_response pages served from a re-run when this instance does not hold the response. */
 export function withStatelessReads(runtime: ToolRuntime, codec: HandleCodec): ToolRuntime {
-  const readOnly = new Set(runtime.toolsFile.tools.filter((tool) => tool.annotations.readOnlyHint).map((tool) => tool.name));
+  const readOnly = new Set(
+    runtime.toolsFile.tools.filter((tool) => tool.annotations.readOnlyHint).map((tool) => tool.name),
+  );
 
-  async function readElsewhere(args: ToolArguments, missed: CallToolResult, session?: AbortSignal | CallSession): Promise<CallToolResult> {
+  async function readElsewhere(
+    args: ToolArguments,
+    missed: CallToolResult,
+    session?: AbortSignal | CallSession,
+  ): Promise<CallToolResult> {
     const handle = args["handle"];
     if (typeof handle !== "string" || !codec.isSigned("resp", handle)) return missed;
     const opened = codec.open<ToolCall>("resp", handle);
-    if (!opened.ok && opened.reason !== "expired") return errorResult(foreignHandleError(READ_RESPONSE_TOOL, handle, codec));
+    if (!opened.ok && opened.reason !== "expired")
+      return errorResult(foreignHandleError(READ_RESPONSE_TOOL, handle, codec));
     if (!opened.ok || !readOnly.has(opened.value.tool)) return missed;
     const call = opened.value;
     const fresh = await runtime.callTool(call.tool, call.params as ToolArguments, session);
@@ -70,5 +77,8 @@ export function withStatelessReads(runtime: ToolRuntime, codec: HandleCodec): To
 }
 
 function isExpired(result: CallToolResult): boolean {
-  return result.isError === true && (result.structuredContent as { error?: { code?: unknown } } | undefined)?.error?.code === "RESPONSE_EXPIRED";
+  return (
+    result.isError === true &&
+    (result.structuredContent as { error?: { code?: unknown } } | undefined)?.error?.code === "RESPONSE_EXPIRED"
+  );
 }

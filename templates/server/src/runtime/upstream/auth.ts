@@ -128,7 +128,10 @@ export function resolveCredentials(api: ApiData, binding: OperationBinding, env:
   const placed = new Set<string>();
   for (const scheme of schemesToSend(api, binding, env)) {
     // Two schemes naming the same parameter (fec.gov's query `api_key` twice) still send it once.
-    const slot = scheme.kind === "apiKey" ? `${scheme.in}:${scheme.in === "header" ? scheme.parameterName.toLowerCase() : scheme.parameterName}` : "header:authorization";
+    const slot =
+      scheme.kind === "apiKey"
+        ? `${scheme.in}:${scheme.in === "header" ? scheme.parameterName.toLowerCase() : scheme.parameterName}`
+        : "header:authorization";
     if (placed.has(slot)) continue;
     placed.add(slot);
     switch (scheme.kind) {

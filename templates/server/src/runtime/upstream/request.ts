@@ -47,7 +47,12 @@ export function buildRequest(api: ApiData, binding: OperationBinding, args: Args
   // What the spec's path key fragment names (S3's `?uploadId`, AWS's `X-Amz-Target`), computed by the generator.
   for (const fixed of binding.fixed ?? []) {
     if (fixed.in === "header") headers[fixed.name.toLowerCase()] = fixed.value ?? "";
-    else queryPairs.push(fixed.value === undefined ? encodeURIComponent(fixed.name) : `${encodeURIComponent(fixed.name)}=${encodeURIComponent(fixed.value)}`);
+    else
+      queryPairs.push(
+        fixed.value === undefined
+          ? encodeURIComponent(fixed.name)
+          : `${encodeURIComponent(fixed.name)}=${encodeURIComponent(fixed.value)}`,
+      );
   }
 
   for (const parameter of binding.parameters) {
@@ -174,7 +179,9 @@ function serializePathParameter(parameter: ParameterBinding, value: unknown): st
   const normalised = parameter.json ? JSON.stringify(value) : value;
   // encodeURIComponent always: a value can never contribute `/`, `?`, `#` or a raw `%` to the path;
   // only a greedy parameter (`{Key+}`) keeps its `/` as segment separators (the `..` check below still applies).
-  const encode: Encoder = parameter.greedy ? (text) => text.split("/").map(encodeURIComponent).join("/") : encodeURIComponent;
+  const encode: Encoder = parameter.greedy
+    ? (text) => text.split("/").map(encodeURIComponent).join("/")
+    : encodeURIComponent;
   let serialised: string;
   switch (parameter.style) {
     case "label":
