@@ -16,6 +16,7 @@ import { DEFAULT_TEMPLATES } from "./emit/templates.js";
 import { isEmptyFilter, parseList, type ToolFilter } from "../templates/server/src/runtime/shared/filter.js";
 import type { ToolMode } from "../templates/server/src/runtime/shared/tool-data.js";
 import { DEFAULT_AUTO_THRESHOLD } from "../templates/server/src/runtime/shared/defaults.js";
+import { credentialEnvNames } from "../templates/server/src/runtime/shared/credentials.js";
 import { generate, regenerationOptions, type GenerateOptions, type GenerateResult } from "./generate.js";
 import { askMissing, currentPromptContext, PromptCancelled, whyNotInteractive } from "./interactive.js";
 import { detectPackageManager, installAndBuild, type PackageManager } from "./install.js";
@@ -327,7 +328,7 @@ function mergeLines(plan: PlannedFile[]): string[] {
 function nextSteps(result: GenerateResult, out: string, installedWith: PackageManager | undefined): string[] {
   const { api } = result.model;
   const entry = join(result.write.outDir, "dist", "index.js");
-  const envs = api.securitySchemes.flatMap((scheme) => (scheme.kind === "basic" ? [scheme.usernameEnv, scheme.passwordEnv] : [scheme.env]));
+  const envs = credentialEnvNames(api.securitySchemes);
   const claudeCode = `claude mcp add ${api.name}${envs.map((env) => ` -e ${env}=…`).join("")} -- node ${entry}`;
   const lines = [`README: ${join(out, "README.md")} (credentials, every client, the tools)`];
   if (installedWith) lines.push(`Installed and built with ${installedWith}. Next, connect Claude Code:`, `  ${claudeCode}`);

@@ -6,6 +6,7 @@
 import { createRequire } from "node:module";
 import { GeneratorError } from "../diagnostics.js";
 import type { GuidedApiModel, GuidedTool, ToolData } from "../model/ir.js";
+import { schemeEnvNames } from "../../templates/server/src/runtime/shared/credentials.js";
 import { DEFAULT_AUTO_THRESHOLD } from "../../templates/server/src/runtime/shared/defaults.js";
 import type { ToolsFile } from "../../templates/server/src/runtime/shared/tool-data.js";
 import { identifier } from "./escape.js";
@@ -140,7 +141,7 @@ function templateContext(model: GuidedApiModel, options: EmitOptions) {
     credentials: model.api.securitySchemes.map((scheme) => ({
       scheme: scheme.name,
       kind: scheme.kind,
-      envs: scheme.kind === "basic" ? [scheme.usernameEnv, scheme.passwordEnv] : [scheme.env],
+      envs: schemeEnvNames(scheme),
       parameters: (model.credentialParameters ?? []).filter((note) => note.scheme === scheme.name).map((note) => `${note.in} \`${note.name}\``).join(", "),
     })),
     credentialParameters: (model.credentialParameters ?? []).map((note) => `\`${note.name}\``).filter((name, index, all) => all.indexOf(name) === index).join(", "),

@@ -3,7 +3,9 @@
  * operation, with the user's hooks around it.
  *
  *   handler (hooks.handlers, then the generated registry) | HTTP operation
- *   HTTP: credentials checked -> request built -> beforeRequest hooks -> upstream -> afterResponse hooks
+ *   HTTP: credentials checked -> OAuth2 tokens fetched (client credentials) -> request built
+ *         -> beforeRequest hooks -> upstream (a 401 to a fetched token: a fresh token, sent once more)
+ *         -> afterResponse hooks
  *   a failure -> onError hooks (the tool's own first), else the outcome layer
  *   every result -> transformResult hooks
  *
@@ -14,6 +16,7 @@ import type { CallToolResult } from "@modelcontextprotocol/server";
 import { NotImplementedError, type Handler, type HookContext, type Hooks, type ToolHooks } from "../hook-types.js";
 import type { ApiData, OperationBinding, ToolData } from "../shared/tool-data.js";
 import { missingCredentials, type Env } from "../upstream/auth.js";
+import type { ClientCredentialsTokens } from "../upstream/oauth.js";
 import { RequestBuildError } from "../upstream/errors.js";
 import { buildRequest, type BuiltRequest } from "../upstream/request.js";
 import type { ResilientUpstream } from "../upstream/resilience.js";
@@ -30,6 +33,7 @@ export interface ExecutorOptions {
   hooks: Hooks;
   handlers: Record<string, Handler>;
   upstream: ResilientUpstream;
+  tokens: ClientCredentialsTokens;
   outcomes: Outcomes;
   outcomeContext: OutcomeContext;
   log: (line: string) => void;
@@ -51,7 +55,8 @@ export interface Executor {
 }
 
 export function createExecutor(options: ExecutorOptions): Executor {
-  const { api, env, hooks, handlers, upstream, outcomes, outcomeContext, log, timeoutMs, maxResponseBytes } = options;
+  const { api, env, hooks, handlers, upstream, tokens, outcomes, outcomeContext, log, timeoutMs, maxResponseBytes } =
+    options;
   const hooksFor = (tool: ToolData): ToolHooks[] =>
     [hooks, hooks.tools?.[tool.name]].filter((entry) => entry !== undefined);
 
@@ -84,11 +89,37 @@ export function createExecutor(options: ExecutorOptions): Executor {
     const missing = missingCredentials(api, operation, env);
     if (missing.length > 0) return fail({ kind: "missing_credentials", envVars: missing });
 
+    let sent = await send(tool, operation, context);
+    // A token the server fetched itself may have been revoked or expired early: a fresh one, one more try.
+    if (sent.ok && sent.response.status === 401 && sent.tokens.size > 0)
+      sent = await send(tool, operation, context, sent.tokens);
+    if (!sent.ok) return sent.execution;
+    const { request, response } = sent;
+    if (!response.ok) return fail({ kind: "http_status", request, response });
+    const statusUrl = response.status === 202 ? findStatusLink(response) : undefined;
+    return { ok: true, success: { data: response.body, request, response }, ...(statusUrl && { statusUrl }) };
+  }
+
+  type Sent =
+    | { ok: true; request: BuiltRequest; response: UpstreamResponse; tokens: ReadonlyMap<string, string> }
+    | { ok: false; execution: Execution };
+
+  /** Builds and sends the request once, with hooks; `refused`: OAuth2 tokens the API answered 401 to. */
+  async function send(
+    tool: ToolData,
+    operation: OperationBinding,
+    context: HookContext,
+    refused?: ReadonlyMap<string, string>,
+  ): Promise<Sent> {
     let request: BuiltRequest;
+    let fetched: Map<string, string>;
     try {
-      request = buildRequest(api, operation, context.args, env);
+      fetched = await tokens.forCall(api, operation, refused);
+      request = buildRequest(api, operation, context.args, env, fetched);
     } catch (error) {
-      if (error instanceof RequestBuildError) return fail({ kind: "invalid_request", error });
+      if (error instanceof RequestBuildError) return { ok: false, execution: fail({ kind: "invalid_request", error }) };
+      if (error instanceof UpstreamError)
+        return { ok: false, execution: fail({ kind: "transport", request: tokenRequest(error), error }) };
       throw error;
     }
     for (const hook of hooksFor(tool)) request = (await hook.beforeRequest?.(request, context)) ?? request;
@@ -102,14 +133,11 @@ export function createExecutor(options: ExecutorOptions): Executor {
         binding: operation,
       });
     } catch (error) {
-      if (error instanceof UpstreamError) return fail({ kind: "transport", request, error });
+      if (error instanceof UpstreamError) return { ok: false, execution: fail({ kind: "transport", request, error }) };
       throw error;
     }
     for (const hook of hooksFor(tool)) response = (await hook.afterResponse?.(response, context)) ?? response;
-
-    if (!response.ok) return fail({ kind: "http_status", request, response });
-    const statusUrl = response.status === 202 ? findStatusLink(response) : undefined;
-    return { ok: true, success: { data: response.body, request, response }, ...(statusUrl && { statusUrl }) };
+    return { ok: true, request, response, tokens: fetched };
   }
 
   async function failureResult(
@@ -145,6 +173,11 @@ export function createExecutor(options: ExecutorOptions): Executor {
   }
 
   return { execute, failureResult, transformResult };
+}
+
+/** What a failed token request is reported as: where it went, never what it carried. */
+function tokenRequest(error: UpstreamError): BuiltRequest {
+  return { url: new URL(error.url), method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" } };
 }
 
 function fail(failure: CallFailure): Execution {

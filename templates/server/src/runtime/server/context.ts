@@ -10,6 +10,7 @@ import type { ToolValidators } from "../call/validation.js";
 import type { Handler, Hooks } from "../hook-types.js";
 import type { ApiData, ToolData } from "../shared/tool-data.js";
 import type { Env } from "../upstream/auth.js";
+import type { ClientCredentialsTokens } from "../upstream/oauth.js";
 import type { ResilientUpstream } from "../upstream/resilience.js";
 
 /** What a call can ask of the client that made it. */
@@ -37,6 +38,8 @@ export interface RuntimeParts {
   validators: ToolValidators;
   cache: ResponseCache;
   upstream: ResilientUpstream;
+  /** OAuth2 access tokens the server fetches itself (client-credentials flows). */
+  tokens: ClientCredentialsTokens;
   log: (line: string) => void;
   timeoutMs: number;
   maxResponseBytes: number;
