@@ -47,6 +47,7 @@ type CommonArgs = {
   quiet: boolean;
   ship?: string | undefined;
   "mcp-name"?: string | undefined;
+  "forward-authorization"?: boolean | undefined;
 };
 
 function commonOptions<T>(args: Argv<T>) {
@@ -66,6 +67,7 @@ function commonOptions<T>(args: Argv<T>) {
     .option("methods", { type: "string", describe: "Only these HTTP methods, e.g. get,post" })
     .option("read-only", { type: "boolean", default: false, describe: "Only safe methods (GET/HEAD/OPTIONS)" })
     .option("mcp-name", { type: "string", describe: "MCP Registry name for server.json and package.json mcpName, e.g. io.github.you/petstore-mcp" })
+    .option("forward-authorization", { type: "boolean", describe: "HTTP transport: send each MCP request's bearer token upstream as Authorization, so every user acts as themselves (off by default; read the README's warning)" })
     .option("ship", { type: "string", describe: `Distribution files to generate: a comma-separated list of ${SHIP_TARGETS.join(", ")}, or all (default), or none` });
 }
 
@@ -202,6 +204,7 @@ function commonGenerateOptions(args: CommonArgs): Omit<GenerateOptions, "from"> 
     ...(args.tools ? { toolMode: args.tools } : {}),
     ...shipOption(args.ship),
     ...mcpNameOption(args["mcp-name"]),
+    ...(args["forward-authorization"] ? { forwardAuthorization: true } : {}),
     force: args.force,
     dryRun: args["dry-run"],
     check: args.check,

@@ -33,11 +33,14 @@ export function guardCallTool<S>(
 ): CallTool<S> {
   const secrets = credentialSecrets(api, env, extraSecretEnv(api));
   // OAuth2 access tokens the server fetched come and go; they are scrubbed like the env vars' values.
-  const currentSecrets = (): readonly Secret[] => {
+  // So is a caller's forwarded bearer token (api.forwardAuthorization): an upstream may echo it.
+  const currentSecrets = (session: S | undefined): readonly Secret[] => {
     const held = tokens?.current() ?? [];
-    if (held.length === 0) return secrets;
+    const forwarded = forwardedTokenOf(session);
+    if (held.length === 0 && forwarded === undefined) return secrets;
     const all = [...secrets];
     for (const { scheme, token } of held) addSecret(all, `access token of ${scheme}`, token);
+    addSecret(all, "forwarded Authorization", forwarded);
     return bySecretLength(all);
   };
   // Opened at the first call, not at start-up: a process that only answers a probe (server/discover) touches no file.
@@ -78,7 +81,7 @@ export function guardCallTool<S>(
         throw error;
       }
     }
-    const callSecrets = currentSecrets();
+    const callSecrets = currentSecrets(session);
     result = scrubResult(result, callSecrets);
     auditTrail()?.record({
       tool: name,
@@ -89,6 +92,11 @@ export function guardCallTool<S>(
     });
     return result;
   };
+}
+
+function forwardedTokenOf(session: unknown): string | undefined {
+  if (typeof session !== "object" || session === null || !("forwardedToken" in session)) return undefined;
+  return typeof session.forwardedToken === "string" ? session.forwardedToken : undefined;
 }
 
 /** UTF-8 bytes of the arguments as JSON; what the client sent is already parsed, so this is an upper-bound estimate of it. */

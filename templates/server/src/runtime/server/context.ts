@@ -23,6 +23,8 @@ export interface CallSession {
   confirm?: (message: string, signal: AbortSignal) => Promise<"accept" | ConfirmationAnswer>;
   /** Reports progress while a call waits (MCP `notifications/progress`); absent when the client sent no progressToken. */
   progress?: (progress: number, total: number | undefined, message: string) => Promise<void>;
+  /** The MCP request's own bearer token, sent upstream as Authorization (`api.forwardAuthorization`, HTTP only). */
+  forwardedToken?: string;
 }
 
 export interface RuntimeParts {

@@ -33,6 +33,11 @@ export interface ApiData {
   toolMode?: ToolMode;
   /** With `auto`: per-operation up to this many tools, discovery above. */
   autoThreshold?: number;
+  /**
+   * HTTP transport only (`--forward-authorization` at generation): every MCP request must carry
+   * `Authorization: Bearer <token>`, and that token is what the upstream receives, so each user acts as themselves.
+   */
+  forwardAuthorization?: boolean;
   /** The API's logo (OpenAPI `info.x-logo`), shown by MCP clients next to the server. */
   icons?: IconData[];
 }

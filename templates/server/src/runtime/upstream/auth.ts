@@ -131,6 +131,17 @@ function assertHeaderSafe(value: string, envVar: string, forbidden = /[\r\n\0]/)
 }
 
 /**
+ * The env as a call with a forwarded bearer token sees it (`api.forwardAuthorization`): every bearer scheme's
+ * token is the caller's, so it satisfies those schemes and is what they send, whatever the server holds.
+ */
+export function withForwardedToken(api: ApiData, env: Env, token: string | undefined): Env {
+  if (token === undefined) return env;
+  const overlay: Record<string, string | undefined> = { ...env };
+  for (const scheme of api.securitySchemes) if (scheme.kind === "bearer") overlay[scheme.env] = token;
+  return overlay;
+}
+
+/**
  * Credentials of the first satisfied alternative, ready to merge into a request.
  * `accessTokens`: OAuth2 tokens the server fetched itself, by scheme name (upstream/oauth.ts).
  */
