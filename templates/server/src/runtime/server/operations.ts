@@ -92,7 +92,7 @@ export function createOperations(parts: RuntimeParts): LongRunningOperations {
   }
 
   async function pollOnce(entry: PendingOperation, signal: AbortSignal): Promise<Poll> {
-    const request = statusRequest(parts, entry);
+    const request = await statusRequest(parts, entry);
     let response: UpstreamResponse;
     try {
       response = await upstream.call(request, { timeoutMs, maxResponseBytes, signal });
@@ -239,15 +239,20 @@ function operationFailedError(entry: PendingOperation, upstreamBody: string): Gu
   };
 }
 
-/** A GET of the status URL with the operation's own credentials (same origin only; checked by the caller). */
-function statusRequest({ api, env }: RuntimeParts, entry: PendingOperation): BuiltRequest {
+/**
+ * A GET of the status URL with the operation's own credentials (same origin only; checked by the caller), OAuth2
+ * tokens the server fetches included. A token that cannot be had now leaves the poll without it: the API's 401
+ * is then reported like any other.
+ */
+async function statusRequest({ api, env, tokens }: RuntimeParts, entry: PendingOperation): Promise<BuiltRequest> {
   const url = new URL(entry.statusUrl.href);
   const headers: Record<string, string> = {
     accept: "application/json, */*;q=0.1",
     "user-agent": `${api.name} (create-guided-mcp)`,
   };
   if (entry.tool.operation) {
-    const credentials = resolveCredentials(api, entry.tool.operation, env);
+    const fetched = await tokens.forCall(api, entry.tool.operation).catch(() => undefined);
+    const credentials = resolveCredentials(api, entry.tool.operation, env, fetched);
     Object.assign(headers, credentials.headers);
     for (const [name, value] of credentials.query) url.searchParams.set(name, value);
     if (credentials.cookies.length)
