@@ -172,3 +172,37 @@ describe("--forward-authorization at generation", () => {
     expect(readme.indexOf("## Quick start")).toBeLessThan(readme.indexOf("## Configuration"));
   });
 });
+
+describe("forwarded authorization on long-running operations", () => {
+  it("polls a status link with the polling caller's own token, never the starter's or the server's", async () => {
+    const createPet = toolsFile.tools.find((tool) => tool.name === "create_pet")!;
+    const startExport = {
+      ...createPet,
+      name: "start_export",
+      inputSchema: { type: "object", additionalProperties: false },
+      operation: { ...createPet.operation!, path: "/exports", body: undefined },
+    };
+    upstream.route("POST", /^\/v1\/exports$/, (_req, res) =>
+      json(res, 202, { status: "queued" }, { location: "/v1/exports/jobs/7" }),
+    );
+    upstream.route("GET", /^\/v1\/exports\/jobs\/7$/, (_req, res) => json(res, 200, { status: "running" }));
+    const runtime = createToolRuntime(
+      { ...toolsFile, tools: [...toolsFile.tools, startExport] },
+      {
+        env: { PETS_BASE_URL: `${upstream.url}/v1`, PETS_TOKEN: "server-held-token-9999", PETS_API_KEY: "key-456" },
+        log: () => {},
+        toolMode: "per-operation",
+      },
+    );
+    upstream.requests.length = 0;
+    const started = await runtime.callTool("start_export", {}, { forwardedToken: TOKEN_A });
+    const handle = (started.structuredContent as { operation?: { handle?: string } }).operation?.handle;
+    expect(handle, JSON.stringify(started)).toBeTypeOf("string");
+    await runtime.callTool("operation_status", { handle }, { forwardedToken: TOKEN_B });
+    const [post, poll] = upstream.requests;
+    expect(post!.path).toBe("/v1/exports");
+    expect(post!.headers.authorization).toBe(`Bearer ${TOKEN_A}`);
+    expect(poll!.path).toBe("/v1/exports/jobs/7");
+    expect(poll!.headers.authorization).toBe(`Bearer ${TOKEN_B}`);
+  });
+});
