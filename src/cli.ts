@@ -16,6 +16,7 @@ import { DEFAULT_TEMPLATES } from "./emit/templates.js";
 import { isEmptyFilter, parseList, type ToolFilter } from "../templates/server/src/runtime/shared/filter.js";
 import type { ToolMode } from "../templates/server/src/runtime/shared/tool-data.js";
 import { DEFAULT_AUTO_THRESHOLD } from "../templates/server/src/runtime/shared/defaults.js";
+import { credentialEnvNames } from "../templates/server/src/runtime/shared/credentials.js";
 import { generate, regenerationOptions, type GenerateOptions, type GenerateResult } from "./generate.js";
 import { askMissing, currentPromptContext, PromptCancelled, whyNotInteractive } from "./interactive.js";
 import { detectPackageManager, installAndBuild, type PackageManager } from "./install.js";
@@ -46,6 +47,7 @@ type CommonArgs = {
   quiet: boolean;
   ship?: string | undefined;
   "mcp-name"?: string | undefined;
+  "forward-authorization"?: boolean | undefined;
 };
 
 function commonOptions<T>(args: Argv<T>) {
@@ -65,6 +67,7 @@ function commonOptions<T>(args: Argv<T>) {
     .option("methods", { type: "string", describe: "Only these HTTP methods, e.g. get,post" })
     .option("read-only", { type: "boolean", default: false, describe: "Only safe methods (GET/HEAD/OPTIONS)" })
     .option("mcp-name", { type: "string", describe: "MCP Registry name for server.json and package.json mcpName, e.g. io.github.you/petstore-mcp" })
+    .option("forward-authorization", { type: "boolean", describe: "HTTP transport: send each MCP request's bearer token upstream as Authorization, so every user acts as themselves (off by default; read the README's warning)" })
     .option("ship", { type: "string", describe: `Distribution files to generate: a comma-separated list of ${SHIP_TARGETS.join(", ")}, or all (default), or none` });
 }
 
@@ -201,6 +204,7 @@ function commonGenerateOptions(args: CommonArgs): Omit<GenerateOptions, "from"> 
     ...(args.tools ? { toolMode: args.tools } : {}),
     ...shipOption(args.ship),
     ...mcpNameOption(args["mcp-name"]),
+    ...(args["forward-authorization"] ? { forwardAuthorization: true } : {}),
     force: args.force,
     dryRun: args["dry-run"],
     check: args.check,
@@ -327,7 +331,7 @@ function mergeLines(plan: PlannedFile[]): string[] {
 function nextSteps(result: GenerateResult, out: string, installedWith: PackageManager | undefined): string[] {
   const { api } = result.model;
   const entry = join(result.write.outDir, "dist", "index.js");
-  const envs = api.securitySchemes.flatMap((scheme) => (scheme.kind === "basic" ? [scheme.usernameEnv, scheme.passwordEnv] : [scheme.env]));
+  const envs = credentialEnvNames(api.securitySchemes);
   const claudeCode = `claude mcp add ${api.name}${envs.map((env) => ` -e ${env}=…`).join("")} -- node ${entry}`;
   const lines = [`README: ${join(out, "README.md")} (credentials, every client, the tools)`];
   if (installedWith) lines.push(`Installed and built with ${installedWith}. Next, connect Claude Code:`, `  ${claudeCode}`);

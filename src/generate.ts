@@ -44,6 +44,8 @@ export interface GenerateOptions {
   ship?: ShipTarget[];
   /** MCP Registry name for server.json and package.json `mcpName`, e.g. `io.github.me/petstore-mcp`. */
   mcpName?: string;
+  /** HTTP transport: each MCP request's bearer token is sent upstream as its Authorization header (`api.forwardAuthorization`). */
+  forwardAuthorization?: boolean;
   /** Receives progress lines (the CLI prints them to stderr). */
   onProgress?: (message: string) => void;
 }
@@ -179,7 +181,8 @@ function applyGenerationChoices(model: ApiModel, options: GenerateOptions): ApiM
   if (tools.length === 0 && model.tools.length > 0) {
     throw new GeneratorError("filter", `the filters leave none of the ${model.tools.length} operations`, "loosen --include-tags/--include-ops/--methods/--read-only");
   }
-  return { ...model, tools, api: { ...model.api, toolMode: options.toolMode ?? "auto", autoThreshold: DEFAULT_AUTO_THRESHOLD } };
+  const forward = options.forwardAuthorization ? { forwardAuthorization: true } : {};
+  return { ...model, tools, api: { ...model.api, toolMode: options.toolMode ?? "auto", autoThreshold: DEFAULT_AUTO_THRESHOLD, ...forward } };
 }
 
 /** Reads the options a generated project was made with, for `regenerate`. */
@@ -187,7 +190,7 @@ export async function regenerationOptions(projectDir: string): Promise<GenerateO
   const dir = resolve(projectDir);
   const manifest = await readManifest(dir);
   if (!manifest) throw new GeneratorError(dir, "is not a generated project (no .guided-mcp/manifest.json)", "run it inside a project made by create-guided-mcp, or pass its folder");
-  const recorded = manifest.options as { name?: string; templates?: string; allowRemoteRefs?: boolean; allowExternalRefs?: boolean; filter?: ToolFilter; toolMode?: ToolMode; ship?: ShipTarget[]; mcpName?: string };
+  const recorded = manifest.options as { name?: string; templates?: string; allowRemoteRefs?: boolean; allowExternalRefs?: boolean; filter?: ToolFilter; toolMode?: ToolMode; ship?: ShipTarget[]; mcpName?: string; forwardAuthorization?: boolean };
   const from = isUrl(manifest.spec.source) || isAbsolute(manifest.spec.source) ? manifest.spec.source : resolve(dir, manifest.spec.source);
   return {
     from,
@@ -200,6 +203,7 @@ export async function regenerationOptions(projectDir: string): Promise<GenerateO
     ...(recorded.toolMode ? { toolMode: recorded.toolMode } : {}),
     ...(recorded.ship ? { ship: recorded.ship } : {}),
     ...(recorded.mcpName ? { mcpName: recorded.mcpName } : {}),
+    ...(recorded.forwardAuthorization ? { forwardAuthorization: true } : {}),
   };
 }
 
@@ -231,5 +235,6 @@ function recordedOptions(options: GenerateOptions, outDir: string): Record<strin
     ...(options.toolMode ? { toolMode: options.toolMode } : {}),
     ...(options.ship ? { ship: options.ship } : {}),
     ...(options.mcpName ? { mcpName: options.mcpName } : {}),
+    ...(options.forwardAuthorization ? { forwardAuthorization: true } : {}),
   };
 }

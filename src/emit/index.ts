@@ -6,6 +6,7 @@
 import { createRequire } from "node:module";
 import { GeneratorError } from "../diagnostics.js";
 import type { GuidedApiModel, GuidedTool, ToolData } from "../model/ir.js";
+import { credentialEnvNames, schemeEnvNames } from "../../templates/server/src/runtime/shared/credentials.js";
 import { DEFAULT_AUTO_THRESHOLD } from "../../templates/server/src/runtime/shared/defaults.js";
 import type { ToolsFile } from "../../templates/server/src/runtime/shared/tool-data.js";
 import { identifier } from "./escape.js";
@@ -140,15 +141,26 @@ function templateContext(model: GuidedApiModel, options: EmitOptions) {
     credentials: model.api.securitySchemes.map((scheme) => ({
       scheme: scheme.name,
       kind: scheme.kind,
-      envs: scheme.kind === "basic" ? [scheme.usernameEnv, scheme.passwordEnv] : [scheme.env],
+      envs: schemeEnvNames(scheme),
       parameters: (model.credentialParameters ?? []).filter((note) => note.scheme === scheme.name).map((note) => `${note.in} \`${note.name}\``).join(", "),
     })),
+    quickStart: quickStart(model),
     credentialParameters: (model.credentialParameters ?? []).map((note) => `\`${note.name}\``).filter((name, index, all) => all.indexOf(name) === index).join(", "),
     handlerTools,
     hasHandlers: handlerTools.length > 0,
     toolMode: model.api.toolMode ?? "auto",
     autoThreshold: model.api.autoThreshold ?? DEFAULT_AUTO_THRESHOLD,
   };
+}
+
+/**
+ * The README's quick start sets one thing: the first scheme's first credential env var (the table lists the
+ * others), or else the base URL when the spec declares none.
+ */
+function quickStart(model: GuidedApiModel): { credential?: string; more: boolean; baseUrl: boolean } {
+  const names = credentialEnvNames(model.api.securitySchemes);
+  const baseUrl = model.kind === "openapi" && !model.api.baseUrl;
+  return { ...(names[0] ? { credential: names[0] } : {}), more: names.length > 1, baseUrl };
 }
 
 function handlerContext(tool: GuidedTool) {

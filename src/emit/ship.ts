@@ -9,6 +9,7 @@
  * as JSON; the Dockerfile and ignore files are templates.
  */
 import type { GuidedApiModel } from "../model/ir.js";
+import { schemeCredentialEnv, type CredentialEnvVar } from "../../templates/server/src/runtime/shared/credentials.js";
 import type { SecuritySchemeData } from "../../templates/server/src/runtime/shared/tool-data.js";
 
 export const SHIP_TARGETS = ["mcpb", "registry", "docker"] as const;
@@ -48,20 +49,8 @@ export function shipContext(model: GuidedApiModel, targets: readonly ShipTarget[
   return { mcpb: targets.includes("mcpb"), registry: targets.includes("registry"), docker: targets.includes("docker"), mcpName: registryName(model, mcpName) };
 }
 
-interface Credential {
-  env: string;
-  description: string;
-}
-
-function credentials(schemes: SecuritySchemeData[]): Credential[] {
-  return schemes.flatMap((scheme) =>
-    scheme.kind === "basic"
-      ? [
-          { env: scheme.usernameEnv, description: `User name for security scheme ${scheme.name} (HTTP Basic)` },
-          { env: scheme.passwordEnv, description: `Password for security scheme ${scheme.name} (HTTP Basic)` },
-        ]
-      : [{ env: scheme.env, description: `Credential for security scheme ${scheme.name} (${scheme.kind})` }],
-  );
+function credentials(schemes: SecuritySchemeData[]): CredentialEnvVar[] {
+  return schemes.flatMap(schemeCredentialEnv);
 }
 
 /** MCPB manifest: the server runs from the bundle; each credential and the base URL are asked of the user at install time. */

@@ -7,8 +7,9 @@
  * secret into the conversation and send it twice; instead the parameter
  * leaves the tool's input and its value comes from configuration.
  */
-import type { SecuritySchemeData } from "../../templates/server/src/runtime/shared/tool-data.js";
+import type { ClientCredentialsFlow, SecuritySchemeData } from "../../templates/server/src/runtime/shared/tool-data.js";
 import { parameterKey, type DeclaredParameter } from "./fragments.js";
+import { isObject } from "../normalise/index.js";
 import { envName } from "./names.js";
 
 /** Query parameters carrying the OAuth2 access token, which the bearer scheme already sends in `Authorization`. */
@@ -79,4 +80,12 @@ function googleKeyScheme(schemes: SecuritySchemeData[], envPrefix: string): Secu
   const scheme: SecuritySchemeData = { name, kind: "apiKey", in: "query", parameterName: GOOGLE_KEY_PARAMETER, env: envName(envPrefix, name) };
   schemes.push(scheme);
   return scheme;
+}
+
+/** An OAuth2 `clientCredentials` flow with a token URL: the server can then fetch its own access token. */
+export function clientCredentialsFlow(flows: unknown, envPrefix: string, name: string): ClientCredentialsFlow | undefined {
+  const flow = isObject(flows) ? flows.clientCredentials : undefined;
+  if (!isObject(flow) || typeof flow.tokenUrl !== "string" || flow.tokenUrl.trim() === "") return undefined;
+  const scopes = isObject(flow.scopes) ? Object.keys(flow.scopes) : [];
+  return { tokenUrl: flow.tokenUrl.trim(), scopes, clientIdEnv: envName(envPrefix, name, "client_id"), clientSecretEnv: envName(envPrefix, name, "client_secret") };
 }

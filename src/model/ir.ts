@@ -15,6 +15,7 @@ import type {
 export type {
   ApiData,
   BodyBinding,
+  ClientCredentialsFlow,
   JsonSchema,
   OperationBinding,
   ParameterBinding,

@@ -25,7 +25,7 @@ import { mergeAllOfObjects, toBoundedJsonSchema, toJsonSchema, type SchemaContex
 import { adoptExample, spreadBodyExample } from "./spec-examples.js";
 import { htmlToMarkdown, isEmptyBody } from "./spec-cleanup.js";
 import { parameterKey, parsePathKey, planDiscriminators, type PathKey } from "./fragments.js";
-import { planCredentials } from "./credentials.js";
+import { clientCredentialsFlow, planCredentials } from "./credentials.js";
 
 /** `info` and `read_response` are the generated server's own tools: an API tool with such a base name gets `_op`. */
 export function unreservedName(base: string): string {
@@ -614,7 +614,8 @@ function readSecuritySchemes(document: SpecObject, envPrefix: string, diagnostic
     } else if (type === "http" && String(scheme.scheme).toLowerCase() === "basic") {
       result.push({ name, kind: "basic", usernameEnv: envName(envPrefix, name, "username"), passwordEnv: envName(envPrefix, name, "password") });
     } else if ((type === "http" && String(scheme.scheme).toLowerCase() === "bearer") || type === "oauth2" || type === "openidconnect") {
-      result.push({ name, kind: "bearer", env: envName(envPrefix, name, "token") });
+      const flow = type === "oauth2" ? clientCredentialsFlow(scheme.flows, envPrefix, name) : undefined;
+      result.push({ name, kind: "bearer", env: envName(envPrefix, name, "token"), ...(flow && { clientCredentials: flow }) });
     } else {
       diagnostics.push({ pointer, severity: "warning", message: `security scheme type "${String(scheme.type)}${scheme.scheme ? " " + String(scheme.scheme) : ""}" is not supported, so calls needing it are sent without it`, fix: "use apiKey, http basic/bearer, oauth2 or openIdConnect, or add the credential in src/hooks.ts" });
     }

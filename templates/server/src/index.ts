@@ -101,11 +101,14 @@ async function serveHttp(runtime: ToolRuntime, config: RuntimeConfig): Promise<v
   // Loaded on demand: the HTTP transport's dependencies would slow every stdio start-up.
   const { startHttpServer } = await import("./runtime/mcp/http.js");
   // The listing is the same for every caller; behind an MCP token it still stays out of shared caches.
-  const cacheScope = config.mcpToken === undefined ? "public" : "private";
-  const running = await startHttpServer(() => createServerFromRuntime(runtime, { cacheScope }), {
+  // Forwarded authorization (generated with --forward-authorization): each caller's token goes upstream.
+  const forwardAuthorization = runtime.toolsFile.api.forwardAuthorization === true;
+  const cacheScope = config.mcpToken === undefined && !forwardAuthorization ? "public" : "private";
+  const running = await startHttpServer(() => createServerFromRuntime(runtime, { cacheScope, forwardAuthorization }), {
     host: config.host,
     port: config.port,
     log: logLine,
+    forwardAuthorization,
     ...(config.mcpToken !== undefined && { mcpToken: config.mcpToken }),
   });
   const shutdown = (signal: NodeJS.Signals) => {

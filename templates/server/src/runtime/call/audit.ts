@@ -16,6 +16,7 @@
 import { closeSync, openSync, writeSync } from "node:fs";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { Env } from "../upstream/auth.js";
+import { schemeEnvNames } from "../shared/credentials.js";
 import type { ApiData } from "../shared/tool-data.js";
 
 export interface Secret {
@@ -35,11 +36,7 @@ const MAX_AUDIT_DEPTH = 8;
 
 export function credentialSecrets(api: ApiData, env: Env, extraEnvNames: string[] = []): Secret[] {
   const secrets: Secret[] = [];
-  const add = (name: string, value: string | undefined) => {
-    if (value === undefined || value.length < MIN_SECRET_LENGTH) return;
-    for (const form of new Set([value, encodeURIComponent(value)]))
-      if (!secrets.some((secret) => secret.value === form)) secrets.push({ value: form, env: name });
-  };
+  const add = (name: string, value: string | undefined) => addSecret(secrets, name, value);
   for (const scheme of api.securitySchemes) {
     if (scheme.kind === "basic") {
       const username = env[scheme.usernameEnv];
@@ -48,11 +45,22 @@ export function credentialSecrets(api: ApiData, env: Env, extraEnvNames: string[
       add(scheme.passwordEnv, password);
       if (username) add(scheme.passwordEnv, Buffer.from(`${username}:${password ?? ""}`, "utf8").toString("base64"));
     } else {
-      add(scheme.env, env[scheme.env]);
+      for (const name of schemeEnvNames(scheme)) add(name, env[name]);
     }
   }
   for (const name of extraEnvNames) add(name, env[name]);
-  // Longest first, so a secret that contains another is replaced whole.
+  return bySecretLength(secrets);
+}
+
+/** Adds a value (and its percent-encoded form) unless it is too short to redact safely or already known. */
+export function addSecret(secrets: Secret[], name: string, value: string | undefined): void {
+  if (value === undefined || value.length < MIN_SECRET_LENGTH) return;
+  for (const form of new Set([value, encodeURIComponent(value)]))
+    if (!secrets.some((secret) => secret.value === form)) secrets.push({ value: form, env: name });
+}
+
+/** Longest first, so a secret that contains another is replaced whole. */
+export function bySecretLength(secrets: Secret[]): Secret[] {
   return secrets.sort((a, b) => b.value.length - a.value.length);
 }
 
@@ -113,6 +121,8 @@ export interface AuditEntry {
   args: unknown;
   result: CallToolResult;
   durationMs: number;
+  /** This call's secrets when they differ from the trail's (an OAuth2 access token fetched since it opened). */
+  secrets?: readonly Secret[];
 }
 
 /** Appends one JSON line per call; synchronous, so the line is on disk when the client gets the result. */
@@ -134,13 +144,14 @@ export class AuditTrail {
     const error = entry.result.isError
       ? (entry.result.structuredContent as { error?: { code?: unknown } } | undefined)?.error?.code
       : undefined;
+    const secrets = entry.secrets ?? this.secrets;
     const line = {
       ts: new Date().toISOString(),
-      tool: redactText(entry.tool, this.secrets).slice(0, MAX_AUDIT_STRING),
+      tool: redactText(entry.tool, secrets).slice(0, MAX_AUDIT_STRING),
       status: entry.result.isError ? "error" : "ok",
       ...(entry.result.isError && { error_code: typeof error === "string" ? error : "ERROR" }),
       duration_ms: Math.round(entry.durationMs),
-      arguments: redactArguments(entry.args ?? {}, this.secrets),
+      arguments: redactArguments(entry.args ?? {}, secrets),
     };
     try {
       writeSync(this.fd, `${JSON.stringify(line)}\n`);

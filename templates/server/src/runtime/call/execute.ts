@@ -3,7 +3,9 @@
  * operation, with the user's hooks around it.
  *
  *   handler (hooks.handlers, then the generated registry) | HTTP operation
- *   HTTP: credentials checked -> request built -> beforeRequest hooks -> upstream -> afterResponse hooks
+ *   HTTP: credentials checked -> OAuth2 tokens fetched (client credentials) -> request built
+ *         -> beforeRequest hooks -> upstream (a 401 to a fetched token: a fresh token, sent once more)
+ *         -> afterResponse hooks
  *   a failure -> onError hooks (the tool's own first), else the outcome layer
  *   every result -> transformResult hooks
  *
@@ -13,7 +15,8 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { NotImplementedError, type Handler, type HookContext, type Hooks, type ToolHooks } from "../hook-types.js";
 import type { ApiData, OperationBinding, ToolData } from "../shared/tool-data.js";
-import { missingCredentials, type Env } from "../upstream/auth.js";
+import { missingCredentials, withForwardedToken, type Env } from "../upstream/auth.js";
+import type { ClientCredentialsTokens } from "../upstream/oauth.js";
 import { RequestBuildError } from "../upstream/errors.js";
 import { buildRequest, type BuiltRequest } from "../upstream/request.js";
 import type { ResilientUpstream } from "../upstream/resilience.js";
@@ -30,6 +33,7 @@ export interface ExecutorOptions {
   hooks: Hooks;
   handlers: Record<string, Handler>;
   upstream: ResilientUpstream;
+  tokens: ClientCredentialsTokens;
   outcomes: Outcomes;
   outcomeContext: OutcomeContext;
   log: (line: string) => void;
@@ -38,7 +42,8 @@ export interface ExecutorOptions {
 }
 
 export interface Executor {
-  execute(tool: ToolData, context: HookContext): Promise<Execution>;
+  /** `forwardedToken`: the MCP request's bearer token, sent upstream as Authorization (`api.forwardAuthorization`). */
+  execute(tool: ToolData, context: HookContext, forwardedToken?: string): Promise<Execution>;
   /** The onError hooks' replacement for a failure, else the outcome layer's result. */
   failureResult(
     tool: ToolData,
@@ -51,11 +56,12 @@ export interface Executor {
 }
 
 export function createExecutor(options: ExecutorOptions): Executor {
-  const { api, env, hooks, handlers, upstream, outcomes, outcomeContext, log, timeoutMs, maxResponseBytes } = options;
+  const { api, env, hooks, handlers, upstream, tokens, outcomes, outcomeContext, log, timeoutMs, maxResponseBytes } =
+    options;
   const hooksFor = (tool: ToolData): ToolHooks[] =>
     [hooks, hooks.tools?.[tool.name]].filter((entry) => entry !== undefined);
 
-  async function execute(tool: ToolData, context: HookContext): Promise<Execution> {
+  async function execute(tool: ToolData, context: HookContext, forwardedToken?: string): Promise<Execution> {
     const handler = hooks.handlers?.[tool.name] ?? (tool.handler ? handlers[tool.name] : undefined);
     if (handler) return runHandler(handler, tool, context);
     if (tool.handler) {
@@ -66,7 +72,7 @@ export function createExecutor(options: ExecutorOptions): Executor {
     }
     if (!tool.operation)
       return fail({ kind: "not_implemented", message: `${tool.name} has neither an HTTP operation nor a handler.` });
-    return runOperation(tool, tool.operation, context);
+    return runOperation(tool, tool.operation, context, forwardedToken);
   }
 
   async function runHandler(handler: Handler, tool: ToolData, context: HookContext): Promise<Execution> {
@@ -80,33 +86,23 @@ export function createExecutor(options: ExecutorOptions): Executor {
     }
   }
 
-  async function runOperation(tool: ToolData, operation: OperationBinding, context: HookContext): Promise<Execution> {
-    const missing = missingCredentials(api, operation, env);
+  async function runOperation(
+    tool: ToolData,
+    operation: OperationBinding,
+    context: HookContext,
+    forwardedToken: string | undefined,
+  ): Promise<Execution> {
+    const callEnv = withForwardedToken(api, env, forwardedToken);
+    const missing = missingCredentials(api, operation, callEnv);
     if (missing.length > 0) return fail({ kind: "missing_credentials", envVars: missing });
 
-    let request: BuiltRequest;
-    try {
-      request = buildRequest(api, operation, context.args, env);
-    } catch (error) {
-      if (error instanceof RequestBuildError) return fail({ kind: "invalid_request", error });
-      throw error;
-    }
-    for (const hook of hooksFor(tool)) request = (await hook.beforeRequest?.(request, context)) ?? request;
-
-    let response: UpstreamResponse;
-    try {
-      response = await upstream.call(request, {
-        timeoutMs,
-        maxResponseBytes,
-        signal: context.signal,
-        binding: operation,
-      });
-    } catch (error) {
-      if (error instanceof UpstreamError) return fail({ kind: "transport", request, error });
-      throw error;
-    }
-    for (const hook of hooksFor(tool)) response = (await hook.afterResponse?.(response, context)) ?? response;
-
+    const sender: Sender = { ...options, env: callEnv, forwardedToken, hooks: hooksFor(tool) };
+    let sent = await send(sender, operation, context);
+    // A token the server fetched itself may have been revoked or expired early: a fresh one, one more try.
+    if (sent.ok && sent.response.status === 401 && sent.tokens.size > 0)
+      sent = await send(sender, operation, context, sent.tokens);
+    if (!sent.ok) return sent.execution;
+    const { request, response } = sent;
     if (!response.ok) return fail({ kind: "http_status", request, response });
     const statusUrl = response.status === 202 ? findStatusLink(response) : undefined;
     return { ok: true, success: { data: response.body, request, response }, ...(statusUrl && { statusUrl }) };
@@ -145,6 +141,60 @@ export function createExecutor(options: ExecutorOptions): Executor {
   }
 
   return { execute, failureResult, transformResult };
+}
+
+/** What one attempt at an HTTP operation needs: the call's env (a forwarded token included) and the tool's hooks. */
+type Sender = ExecutorOptions & { forwardedToken: string | undefined; hooks: ToolHooks[] };
+
+type Sent =
+  | { ok: true; request: BuiltRequest; response: UpstreamResponse; tokens: ReadonlyMap<string, string> }
+  | { ok: false; execution: Execution };
+
+/**
+ * Builds and sends the request once, with the hooks around it. `refused`: OAuth2 tokens the API answered 401 to.
+ * A forwarded token is the Authorization header whatever the API's schemes: each user acts as themselves.
+ */
+async function send(
+  sender: Sender,
+  operation: OperationBinding,
+  context: HookContext,
+  refused?: ReadonlyMap<string, string>,
+): Promise<Sent> {
+  const { api, env, tokens, upstream, forwardedToken, hooks } = sender;
+  let request: BuiltRequest;
+  let fetched: Map<string, string>;
+  try {
+    fetched = forwardedToken === undefined ? await tokens.forCall(api, operation, refused) : new Map();
+    request = buildRequest(api, operation, context.args, env, fetched);
+    if (forwardedToken !== undefined) request.headers["authorization"] = `Bearer ${forwardedToken}`;
+  } catch (error) {
+    if (error instanceof RequestBuildError) return { ok: false, execution: fail({ kind: "invalid_request", error }) };
+    if (error instanceof UpstreamError)
+      return { ok: false, execution: fail({ kind: "transport", request: tokenRequest(error), error }) };
+    throw error;
+  }
+  for (const hook of hooks) request = (await hook.beforeRequest?.(request, context)) ?? request;
+
+  let response: UpstreamResponse;
+  try {
+    const { timeoutMs, maxResponseBytes } = sender;
+    response = await upstream.call(request, {
+      timeoutMs,
+      maxResponseBytes,
+      signal: context.signal,
+      binding: operation,
+    });
+  } catch (error) {
+    if (error instanceof UpstreamError) return { ok: false, execution: fail({ kind: "transport", request, error }) };
+    throw error;
+  }
+  for (const hook of hooks) response = (await hook.afterResponse?.(response, context)) ?? response;
+  return { ok: true, request, response, tokens: fetched };
+}
+
+/** What a failed token request is reported as: where it went, never what it carried. */
+function tokenRequest(error: UpstreamError): BuiltRequest {
+  return { url: new URL(error.url), method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" } };
 }
 
 function fail(failure: CallFailure): Execution {

@@ -7,12 +7,13 @@
  *   the audit trail                        -> one JSON line, when configured
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
-import { AuditTrail, credentialSecrets, scrubResult } from "./audit.js";
+import { addSecret, AuditTrail, bySecretLength, credentialSecrets, scrubResult, type Secret } from "./audit.js";
 import type { Env } from "../upstream/auth.js";
 import type { HardeningSettings } from "../config/hardening.js";
 import type { ToolArguments } from "../hook-types.js";
 import type { Outcomes } from "./outcomes.js";
 import type { ApiData } from "../shared/tool-data.js";
+import type { ClientCredentialsTokens } from "../upstream/oauth.js";
 
 export type CallTool<S> = (name: string, args: ToolArguments | undefined, session?: S) => Promise<CallToolResult>;
 
@@ -28,8 +29,20 @@ export function guardCallTool<S>(
   settings: HardeningSettings,
   log: (line: string) => void,
   outcomes: Pick<Outcomes, "onArgumentsTooLarge">,
+  tokens?: Pick<ClientCredentialsTokens, "current">,
 ): CallTool<S> {
   const secrets = credentialSecrets(api, env, extraSecretEnv(api));
+  // OAuth2 access tokens the server fetched come and go; they are scrubbed like the env vars' values.
+  // So is a caller's forwarded bearer token (api.forwardAuthorization): an upstream may echo it.
+  const currentSecrets = (session: S | undefined): readonly Secret[] => {
+    const held = tokens?.current() ?? [];
+    const forwarded = forwardedTokenOf(session);
+    if (held.length === 0 && forwarded === undefined) return secrets;
+    const all = [...secrets];
+    for (const { scheme, token } of held) addSecret(all, `access token of ${scheme}`, token);
+    addSecret(all, "forwarded Authorization", forwarded);
+    return bySecretLength(all);
+  };
   // Opened at the first call, not at start-up: a process that only answers a probe (server/discover) touches no file.
   let audit: AuditTrail | undefined;
   let opened = false;
@@ -68,10 +81,22 @@ export function guardCallTool<S>(
         throw error;
       }
     }
-    result = scrubResult(result, secrets);
-    auditTrail()?.record({ tool: name, args, result, durationMs: performance.now() - startedAt });
+    const callSecrets = currentSecrets(session);
+    result = scrubResult(result, callSecrets);
+    auditTrail()?.record({
+      tool: name,
+      args,
+      result,
+      durationMs: performance.now() - startedAt,
+      secrets: callSecrets,
+    });
     return result;
   };
+}
+
+function forwardedTokenOf(session: unknown): string | undefined {
+  if (typeof session !== "object" || session === null || !("forwardedToken" in session)) return undefined;
+  return typeof session.forwardedToken === "string" ? session.forwardedToken : undefined;
 }
 
 /** UTF-8 bytes of the arguments as JSON; what the client sent is already parsed, so this is an upper-bound estimate of it. */

@@ -15,6 +15,7 @@ import type {
   PreparedCall,
 } from "../call/outcomes.js";
 import type { ApiData, JsonSchema, ToolData } from "../shared/tool-data.js";
+import { schemeEnvNames } from "../shared/credentials.js";
 import { buildEnvelope, envelopeResult } from "./envelope.js";
 import { addResilienceDetails, argumentsTooLargeError, circuitOpenError } from "./hardening.js";
 import { confirmationRequiredError, resolvedPath, unknownToolError } from "./errors.js";
@@ -95,9 +96,7 @@ function missingCredentialsError(tool: ToolData, api: ApiData, envVars: string[]
   e.details = {
     reason: "missing_credentials",
     missing_env: envVars,
-    credential_env: toolSchemes(tool, api).flatMap((s) =>
-      s.kind === "basic" ? [s.usernameEnv, s.passwordEnv] : [s.env],
-    ),
+    credential_env: toolSchemes(tool, api).flatMap(schemeEnvNames),
     upstream_called: false,
   };
   return e;

@@ -13,6 +13,7 @@ import {
   type UpstreamFailure,
   type UpstreamResponse,
 } from "../call/types.js";
+import { describeSchemeCredentials, schemeEnvNames } from "../shared/credentials.js";
 import { parseRetryAfter } from "../shared/parse.js";
 import type { ApiData, SecuritySchemeData, ToolData } from "../shared/tool-data.js";
 import { infoStep, resolvedPath, validExample, withHint } from "./errors.js";
@@ -31,16 +32,8 @@ function rateLimitReset(response: UpstreamResponse, now: number): number | undef
   return undefined;
 }
 
-function schemeEnv(s: SecuritySchemeData): string[] {
-  return s.kind === "basic" ? [s.usernameEnv, s.passwordEnv] : [s.env];
-}
-
-function schemeText(s: SecuritySchemeData): string {
-  const env = schemeEnv(s).join(" and ");
-  if (s.kind === "apiKey") return `${env} (API key "${s.name}", sent in ${s.in} "${s.parameterName}")`;
-  if (s.kind === "bearer") return `${env} (bearer token "${s.name}")`;
-  return `${env} (HTTP basic "${s.name}")`;
-}
+const schemeEnv = schemeEnvNames;
+const schemeText = describeSchemeCredentials;
 
 /** The security schemes that apply to the tool (all API schemes if the operation declares none). */
 export function toolSchemes(tool: ToolData, api: ApiData): SecuritySchemeData[] {

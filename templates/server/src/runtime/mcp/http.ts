@@ -25,7 +25,7 @@ import {
 } from "node:http";
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { AddressInfo } from "node:net";
-import { createMcpHandler, type McpServerFactory } from "@modelcontextprotocol/server";
+import { createMcpHandler, type AuthInfo, type McpServerFactory } from "@modelcontextprotocol/server";
 import { toNodeHandler } from "@modelcontextprotocol/node";
 
 export interface HttpServerOptions {
@@ -35,6 +35,12 @@ export interface HttpServerOptions {
   log?: (line: string) => void;
   /** When set, /mcp requires `Authorization: Bearer <mcpToken>`. */
   mcpToken?: string;
+  /**
+   * Every /mcp request must carry `Authorization: Bearer <token>`, and the token is handed to the MCP layer
+   * (`req.auth`, the SDK's pass-through authInfo) to be sent upstream: each user acts as themselves. The upstream
+   * judges the token; this server does not. Cannot be combined with `mcpToken`, which uses the same header.
+   */
+  forwardAuthorization?: boolean;
 }
 
 export interface RunningHttpServer {
@@ -53,7 +59,12 @@ export async function startHttpServer(
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const loopbackOnly = LOOPBACK_HOSTNAMES.has(options.host);
   const expectedToken = options.mcpToken ? digest(options.mcpToken) : undefined;
-  if (!loopbackOnly && !expectedToken) {
+  if (options.forwardAuthorization && expectedToken) {
+    throw new Error(
+      "The MCP token (--mcp-token / _MCP_TOKEN) cannot be combined with forwarded authorization: both use the Authorization header. Unset the MCP token; each caller's own token is then required and sent upstream.",
+    );
+  }
+  if (!loopbackOnly && !expectedToken && !options.forwardAuthorization) {
     log(
       `Warning: the MCP endpoint listens on ${options.host} without a token; anyone who can reach it can call the API with this server's credentials. Set --mcp-token (or the _MCP_TOKEN env var).`,
     );
@@ -91,6 +102,16 @@ export async function startHttpServer(
       res.setHeader("www-authenticate", 'Bearer realm="mcp"');
       sendJsonRpcError(res, 401, -32001, "Unauthorized: send Authorization: Bearer <token> (the server's MCP token)");
       return;
+    }
+    if (options.forwardAuthorization) {
+      const token = bearerToken(req);
+      if (token === undefined) {
+        res.setHeader("www-authenticate", 'Bearer realm="mcp"');
+        sendJsonRpcError(res, 401, -32001, "Unauthorized: send Authorization: Bearer <your token for the API>");
+        return;
+      }
+      // The SDK passes req.auth through as the request's authInfo (ctx.http.authInfo in the tools/call handler).
+      (req as IncomingMessage & { auth?: AuthInfo }).auth = { token, clientId: "forwarded", scopes: [] };
     }
     if (req.method !== "POST") {
       res.setHeader("allow", "POST");
@@ -144,8 +165,12 @@ function digest(text: string): Buffer {
 
 /** Constant-time comparison (of digests, so the token's length does not leak either). */
 function hasToken(req: IncomingMessage, expected: Buffer): boolean {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "");
-  return match !== null && timingSafeEqual(digest(match[1]!), expected);
+  const token = bearerToken(req);
+  return token !== undefined && timingSafeEqual(digest(token), expected);
+}
+
+function bearerToken(req: IncomingMessage): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "")?.[1];
 }
 
 function hostnameOf(url: string): string | undefined {

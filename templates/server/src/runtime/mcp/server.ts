@@ -46,6 +46,11 @@ export interface McpLayerOptions {
    * default `private` — shared caches must not hand it across callers.
    */
   cacheScope?: CacheScope;
+  /**
+   * Send each HTTP request's bearer token (checked and attached by mcp/http.ts) upstream as Authorization,
+   * so each user acts as themselves (`api.forwardAuthorization`). Off by default.
+   */
+  forwardAuthorization?: boolean;
 }
 
 /**
@@ -104,8 +109,10 @@ export function createServerFromRuntime(runtime: ToolRuntime, options: McpLayerO
     const { name } = request.params;
     const modern = ctx.mcpReq.envelope !== undefined;
     const confirmation = modern ? modernConfirmation(ctx) : legacyConfirmation(server);
+    const forwardedToken = options.forwardAuthorization ? ctx.http?.authInfo?.token : undefined;
     const session: CallSession = {
       signal: ctx.mcpReq.signal,
+      ...(forwardedToken !== undefined && { forwardedToken }),
       ...(confirmation.confirm && { confirm: confirmation.confirm }),
       ...progressReporter(request.params._meta?.progressToken, ctx),
     };

@@ -211,7 +211,7 @@ async function executed(
 ): Promise<CallToolResult> {
   let execution: Execution;
   try {
-    execution = await executor.execute(tool, context);
+    execution = await executor.execute(tool, context, session.forwardedToken);
   } catch (error) {
     execution = { ok: false, failure: { kind: "internal", error } };
   }

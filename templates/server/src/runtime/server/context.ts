@@ -10,6 +10,7 @@ import type { ToolValidators } from "../call/validation.js";
 import type { Handler, Hooks } from "../hook-types.js";
 import type { ApiData, ToolData } from "../shared/tool-data.js";
 import type { Env } from "../upstream/auth.js";
+import type { ClientCredentialsTokens } from "../upstream/oauth.js";
 import type { ResilientUpstream } from "../upstream/resilience.js";
 
 /** What a call can ask of the client that made it. */
@@ -22,6 +23,8 @@ export interface CallSession {
   confirm?: (message: string, signal: AbortSignal) => Promise<"accept" | ConfirmationAnswer>;
   /** Reports progress while a call waits (MCP `notifications/progress`); absent when the client sent no progressToken. */
   progress?: (progress: number, total: number | undefined, message: string) => Promise<void>;
+  /** The MCP request's own bearer token, sent upstream as Authorization (`api.forwardAuthorization`, HTTP only). */
+  forwardedToken?: string;
 }
 
 export interface RuntimeParts {
@@ -37,6 +40,8 @@ export interface RuntimeParts {
   validators: ToolValidators;
   cache: ResponseCache;
   upstream: ResilientUpstream;
+  /** OAuth2 access tokens the server fetches itself (client-credentials flows). */
+  tokens: ClientCredentialsTokens;
   log: (line: string) => void;
   timeoutMs: number;
   maxResponseBytes: number;

@@ -16,7 +16,7 @@ import { redactSecrets } from "../guidance/upstream-errors.js";
 import { isPlainObject } from "../shared/json.js";
 import { parseRetryAfter } from "../shared/parse.js";
 import type { ToolData } from "../shared/tool-data.js";
-import { resolveCredentials } from "../upstream/auth.js";
+import { resolveCredentials, withForwardedToken } from "../upstream/auth.js";
 import type { BuiltRequest } from "../upstream/request.js";
 import { UpstreamError, type UpstreamResponse } from "../upstream/upstream.js";
 import type { CallSession, RuntimeParts } from "./context.js";
@@ -85,14 +85,14 @@ export function createOperations(parts: RuntimeParts): LongRunningOperations {
       ]);
     const signal = session.signal ?? new AbortController().signal;
     if (args["wait"] === true) return awaitOperation(entry, session, signal);
-    const polled = await pollOnce(entry, signal);
+    const polled = await pollOnce(entry, signal, session.forwardedToken);
     if (polled.kind === "failure") return polled.result;
     if (entry.state !== "running") return finishedResult(parts, entry, polled.response);
     return runningResult(entry, []);
   }
 
-  async function pollOnce(entry: PendingOperation, signal: AbortSignal): Promise<Poll> {
-    const request = statusRequest(parts, entry);
+  async function pollOnce(entry: PendingOperation, signal: AbortSignal, forwardedToken?: string): Promise<Poll> {
+    const request = await statusRequest(parts, entry, forwardedToken);
     let response: UpstreamResponse;
     try {
       response = await upstream.call(request, { timeoutMs, maxResponseBytes, signal });
@@ -126,7 +126,7 @@ export function createOperations(parts: RuntimeParts): LongRunningOperations {
     const deadline = Date.now() + waitTimeoutMs;
     let reported = 0;
     for (let round = 1; ; round++) {
-      const polled = await pollOnce(entry, signal);
+      const polled = await pollOnce(entry, signal, session.forwardedToken);
       if (polled.kind === "failure") return polled.result;
       if (entry.state !== "running") return finishedResult(parts, entry, polled.response);
       // MCP progress must increase: a reported percentage when there is one, else the poll count.
@@ -239,20 +239,31 @@ function operationFailedError(entry: PendingOperation, upstreamBody: string): Gu
   };
 }
 
-/** A GET of the status URL with the operation's own credentials (same origin only; checked by the caller). */
-function statusRequest({ api, env }: RuntimeParts, entry: PendingOperation): BuiltRequest {
+/**
+ * A GET of the status URL with the operation's own credentials (same origin only; checked by the caller), OAuth2
+ * tokens the server fetches included. A token that cannot be had now leaves the poll without it: the API's 401
+ * is then reported like any other. `forwardedToken` (`api.forwardAuthorization`): the POLLING caller's own token.
+ */
+async function statusRequest(
+  { api, env, tokens }: RuntimeParts,
+  entry: PendingOperation,
+  forwardedToken: string | undefined,
+): Promise<BuiltRequest> {
   const url = new URL(entry.statusUrl.href);
   const headers: Record<string, string> = {
     accept: "application/json, */*;q=0.1",
     "user-agent": `${api.name} (create-guided-mcp)`,
   };
   if (entry.tool.operation) {
-    const credentials = resolveCredentials(api, entry.tool.operation, env);
+    const operation = entry.tool.operation;
+    const fetched = forwardedToken ? undefined : await tokens.forCall(api, operation).catch(() => undefined);
+    const credentials = resolveCredentials(api, operation, withForwardedToken(api, env, forwardedToken), fetched);
     Object.assign(headers, credentials.headers);
     for (const [name, value] of credentials.query) url.searchParams.set(name, value);
     if (credentials.cookies.length)
       headers["cookie"] = credentials.cookies.map(([name, value]) => `${name}=${value}`).join("; ");
   }
+  if (forwardedToken !== undefined) headers["authorization"] = `Bearer ${forwardedToken}`;
   return { url, method: "GET", headers };
 }
 

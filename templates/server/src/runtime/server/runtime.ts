@@ -30,6 +30,8 @@ import type { ResolvedMode, Surface } from "../modes/types.js";
 import { filterTools, isEmptyFilter, type ToolFilter } from "../shared/filter.js";
 import type { ApiData, ToolData, ToolMode, ToolsFile } from "../shared/tool-data.js";
 import type { Env } from "../upstream/auth.js";
+import { ClientCredentialsTokens } from "../upstream/oauth.js";
+import { resolveBaseUrl } from "../upstream/request.js";
 import { ResilientUpstream } from "../upstream/resilience.js";
 import { createCallTool } from "./call-tool.js";
 import type { CallSession, RuntimeParts } from "./context.js";
@@ -114,6 +116,7 @@ export function createToolRuntime(toolsFile: ToolsFile, options: ServerOptions =
   const outcomes: Outcomes = { ...guidedOutcomes, ...options.outcomes };
   const outcomeContext: OutcomeContext = { api, tools, toolsByName, validators, budgetChars, timeoutMs, cache };
   const confirmDestructive = options.confirmDestructive ?? true;
+  const tokens = new ClientCredentialsTokens({ env, baseUrl: () => resolveBaseUrl(api, env), timeoutMs });
   const parts: RuntimeParts = {
     api,
     env,
@@ -126,6 +129,7 @@ export function createToolRuntime(toolsFile: ToolsFile, options: ServerOptions =
     validators,
     cache,
     upstream: new ResilientUpstream(hardening.resilience, log),
+    tokens,
     log,
     timeoutMs,
     maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
@@ -141,7 +145,7 @@ export function createToolRuntime(toolsFile: ToolsFile, options: ServerOptions =
     validators,
     instructions: composeInstructions(api, confirmDestructive, surface),
     listTools: createListTools({ mode, tools, reserved, surface, outcomes, confirmDestructive }),
-    callTool: guardCallTool(callTool, api, env, hardening, log, outcomes),
+    callTool: guardCallTool(callTool, api, env, hardening, log, outcomes, tokens),
   };
 }
 

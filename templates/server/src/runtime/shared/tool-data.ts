@@ -33,6 +33,11 @@ export interface ApiData {
   toolMode?: ToolMode;
   /** With `auto`: per-operation up to this many tools, discovery above. */
   autoThreshold?: number;
+  /**
+   * HTTP transport only (`--forward-authorization` at generation): every MCP request must carry
+   * `Authorization: Bearer <token>`, and that token is what the upstream receives, so each user acts as themselves.
+   */
+  forwardAuthorization?: boolean;
   /** The API's logo (OpenAPI `info.x-logo`), shown by MCP clients next to the server. */
   icons?: IconData[];
 }
@@ -54,8 +59,22 @@ export type ToolMode = "per-operation" | "dispatch" | "discovery" | "auto";
 
 export type SecuritySchemeData =
   | { name: string; kind: "apiKey"; in: "header" | "query" | "cookie"; parameterName: string; env: string }
-  | { name: string; kind: "bearer"; env: string } // http bearer, oauth2 and openIdConnect access tokens
+  | {
+      name: string;
+      kind: "bearer"; // http bearer, oauth2 and openIdConnect access tokens
+      env: string;
+      /** OAuth2 `clientCredentials` flow: without a token in `env`, the server fetches one with the client's id and secret. */
+      clientCredentials?: ClientCredentialsFlow;
+    }
   | { name: string; kind: "basic"; usernameEnv: string; passwordEnv: string };
+
+export interface ClientCredentialsFlow {
+  /** Absolute, or relative to the API's base URL. */
+  tokenUrl: string;
+  scopes: string[];
+  clientIdEnv: string;
+  clientSecretEnv: string;
+}
 
 export interface ToolAnnotations {
   title?: string;

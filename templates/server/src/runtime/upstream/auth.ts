@@ -26,17 +26,25 @@ export function readEnv(env: Env, name: string): string | undefined {
 }
 
 /**
- * Env vars a scheme cannot work without. Basic auth only requires the
- * username: several APIs (Stripe among them) take the secret key as the
- * username with an empty password.
+ * The env vars still to set for a scheme to work; `[]` when it can. Basic auth
+ * only requires the username: several APIs (Stripe among them) take the secret
+ * key as the username with an empty password. A bearer scheme with an OAuth2
+ * client-credentials flow works from its token, or from its client id and
+ * secret (the server then fetches tokens itself, upstream/oauth.ts); with
+ * neither, the id and secret are named, since they do not expire.
  */
-function requiredEnvVars(scheme: SecuritySchemeData): string[] {
+function missingEnvVars(scheme: SecuritySchemeData, env: Env): string[] {
+  const unset = (names: string[]) => names.filter((name) => readEnv(env, name) === undefined);
   switch (scheme.kind) {
     case "apiKey":
-    case "bearer":
-      return [scheme.env];
+      return unset([scheme.env]);
     case "basic":
-      return [scheme.usernameEnv];
+      return unset([scheme.usernameEnv]);
+    case "bearer": {
+      const flow = scheme.clientCredentials;
+      if (!flow || readEnv(env, scheme.env) !== undefined) return unset([scheme.env]);
+      return unset([flow.clientIdEnv, flow.clientSecretEnv]);
+    }
   }
 }
 
@@ -52,7 +60,7 @@ function schemesOf(api: ApiData, alternative: string[]): SecuritySchemeData[] | 
 }
 
 function isSatisfied(schemes: SecuritySchemeData[], env: Env): boolean {
-  return schemes.every((scheme) => requiredEnvVars(scheme).every((name) => readEnv(env, name) !== undefined));
+  return schemes.every((scheme) => missingEnvVars(scheme, env).length === 0);
 }
 
 /** The schemes of the first alternative whose env vars are all set; `[]` when none is needed or none is satisfied. */
@@ -68,7 +76,7 @@ export function selectSecurityAlternative(api: ApiData, binding: OperationBindin
  * The chosen alternative plus every configured scheme the spec also declares
  * as a parameter of the operation (Trello's `key` and `token`), each once.
  */
-function schemesToSend(api: ApiData, binding: OperationBinding, env: Env): SecuritySchemeData[] {
+export function schemesToSend(api: ApiData, binding: OperationBinding, env: Env): SecuritySchemeData[] {
   const chosen = selectSecurityAlternative(api, binding, env);
   for (const { scheme: name } of binding.credentialParameters ?? []) {
     const scheme = api.securitySchemes.find((candidate) => candidate.name === name);
@@ -83,7 +91,7 @@ function missingCredentialParameters(api: ApiData, binding: OperationBinding, en
     .filter((entry) => entry.required)
     .flatMap(({ scheme: name }) => {
       const scheme = api.securitySchemes.find((candidate) => candidate.name === name);
-      return scheme ? requiredEnvVars(scheme).filter((envVar) => readEnv(env, envVar) === undefined) : [];
+      return scheme ? missingEnvVars(scheme, env) : [];
     });
 }
 
@@ -104,7 +112,7 @@ function missingSchemeCredentials(api: ApiData, binding: OperationBinding, env: 
   for (const alternative of binding.security) {
     const schemes = schemesOf(api, alternative);
     if (!schemes) continue;
-    const missing = schemes.flatMap(requiredEnvVars).filter((name) => readEnv(env, name) === undefined);
+    const missing = schemes.flatMap((scheme) => missingEnvVars(scheme, env));
     if (missing.length === 0) return [];
     if (!closest || missing.length < closest.length) closest = [...new Set(missing)];
   }
@@ -122,8 +130,27 @@ function assertHeaderSafe(value: string, envVar: string, forbidden = /[\r\n\0]/)
   }
 }
 
-/** Credentials of the first satisfied alternative, ready to merge into a request. */
-export function resolveCredentials(api: ApiData, binding: OperationBinding, env: Env): CredentialPlacement {
+/**
+ * The env as a call with a forwarded bearer token sees it (`api.forwardAuthorization`): every bearer scheme's
+ * token is the caller's, so it satisfies those schemes and is what they send, whatever the server holds.
+ */
+export function withForwardedToken(api: ApiData, env: Env, token: string | undefined): Env {
+  if (token === undefined) return env;
+  const overlay: Record<string, string | undefined> = { ...env };
+  for (const scheme of api.securitySchemes) if (scheme.kind === "bearer") overlay[scheme.env] = token;
+  return overlay;
+}
+
+/**
+ * Credentials of the first satisfied alternative, ready to merge into a request.
+ * `accessTokens`: OAuth2 tokens the server fetched itself, by scheme name (upstream/oauth.ts).
+ */
+export function resolveCredentials(
+  api: ApiData,
+  binding: OperationBinding,
+  env: Env,
+  accessTokens?: ReadonlyMap<string, string>,
+): CredentialPlacement {
   const placement: CredentialPlacement = { headers: {}, query: [], cookies: [] };
   const placed = new Set<string>();
   for (const scheme of schemesToSend(api, binding, env)) {
@@ -150,7 +177,7 @@ export function resolveCredentials(api: ApiData, binding: OperationBinding, env:
         break;
       }
       case "bearer": {
-        const token = readEnv(env, scheme.env) ?? "";
+        const token = readEnv(env, scheme.env) ?? accessTokens?.get(scheme.name) ?? "";
         assertHeaderSafe(token, scheme.env);
         placement.headers["authorization"] = `Bearer ${token}`;
         break;

@@ -13,7 +13,9 @@ export type RequestBuildErrorCode =
   | "missing_base_url"
   | "invalid_base_url"
   /** The built URL would leave the configured origin or base path. */
-  | "origin_mismatch";
+  | "origin_mismatch"
+  /** The OAuth2 token endpoint refused the client credentials or answered without a token (upstream/oauth.ts). */
+  | "token_request";
 
 export class RequestBuildError extends Error {
   override readonly name = "RequestBuildError";

@@ -38,7 +38,14 @@ export interface BuiltRequest {
 type Args = Record<string, unknown>;
 type PlainObject = Record<string, unknown>;
 
-export function buildRequest(api: ApiData, binding: OperationBinding, args: Args, env: Env): BuiltRequest {
+/** `accessTokens`: OAuth2 tokens the server fetched for this call, by scheme name (upstream/oauth.ts). */
+export function buildRequest(
+  api: ApiData,
+  binding: OperationBinding,
+  args: Args,
+  env: Env,
+  accessTokens?: ReadonlyMap<string, string>,
+): BuiltRequest {
   const base = resolveBaseUrl(api, env);
   const headers: Record<string, string> = {};
   const queryPairs: string[] = [];
@@ -74,7 +81,7 @@ export function buildRequest(api: ApiData, binding: OperationBinding, args: Args
   if (body?.contentType) headers["content-type"] = body.contentType;
 
   // Credentials go last so a caller-supplied parameter can never replace them.
-  const credentials = resolveCredentials(api, binding, env);
+  const credentials = resolveCredentials(api, binding, env, accessTokens);
   Object.assign(headers, credentials.headers);
   for (const [name, value] of credentials.query)
     queryPairs.push(`${encodeURIComponent(name)}=${encodeURIComponent(value)}`);
