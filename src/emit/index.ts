@@ -13,6 +13,7 @@ import { identifier } from "./escape.js";
 import { MCPB_MANIFEST_PATH, mcpbManifest, REGISTRY_SERVER_PATH, registryServer, SHIP_TARGETS, SHIP_TEMPLATE_OUTPUTS, shipContext, type ShipTarget } from "./ship.js";
 import { TEST_EXPECTATIONS_PATH, testExpectations } from "./test-suite.js";
 import { createHandlebars, DEFAULT_TEMPLATES, readTemplates, renderTemplate, type TemplateFile } from "./templates.js";
+import { validationOnlySchema } from "../model/output-schema.js";
 
 type TsMorph = typeof import("ts-morph");
 
@@ -107,7 +108,7 @@ export function toToolData(tool: GuidedTool): ToolData {
     pointer: tool.pointer,
     annotations: tool.annotations,
     inputSchema: tool.inputSchema,
-    ...(tool.responseSchema ? { responseSchema: tool.responseSchema } : {}),
+    ...(tool.responseSchema ? { responseSchema: validationOnlySchema(tool.responseSchema) } : {}),
     ...(tool.operation ? { operation: tool.operation } : {}),
     ...(tool.handler ? { handler: tool.handler } : {}),
     guidance: tool.guidance,

@@ -19,9 +19,9 @@ export interface SchemaContext {
 
 /** Keywords that describe documents, not values: dropped to keep schemas small and Ajv-clean. */
 const DROPPED_KEYWORDS = new Set(["xml", "externalDocs", "discriminator", "example", "nullable", "$schema", "$id", "$anchor", "$comment", "$dynamicAnchor", "id"]);
-const SCHEMA_MAP_KEYWORDS = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"] as const;
-const SCHEMA_LIST_KEYWORDS = ["allOf", "anyOf", "oneOf", "prefixItems"] as const;
-const SCHEMA_KEYWORDS = ["items", "additionalProperties", "not", "contains", "propertyNames", "if", "then", "else", "unevaluatedProperties", "unevaluatedItems", "additionalItems"] as const;
+export const SCHEMA_MAP_KEYWORDS = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"] as const;
+export const SCHEMA_LIST_KEYWORDS = ["allOf", "anyOf", "oneOf", "prefixItems"] as const;
+export const SCHEMA_KEYWORDS = ["items", "additionalProperties", "not", "contains", "propertyNames", "if", "then", "else", "unevaluatedProperties", "unevaluatedItems", "additionalItems"] as const;
 
 export function toJsonSchema(schema: unknown, pointer: string, context: SchemaContext): JsonSchema {
   return convert(schema, pointer, context, 0, new Set());

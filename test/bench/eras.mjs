@@ -8,6 +8,7 @@
 // Median and best of 5 runs each.
 //
 //   npx tsc -p . && node test/bench/eras.mjs
+//   BENCH_SPECS=github BENCH_MODES=per-operation node test/bench/eras.mjs   (a subset)
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,11 +20,17 @@ import { generate } from "../../dist/src/generate.js";
 import { installDeps, percentile, REPO, startupAndList, table, typecheck } from "./lib.mjs";
 
 const RUNS = 5;
-const SPECS = [
-  { name: "bookshop", from: join(REPO, "samples/library-openapi31.yaml"), env: "BOOKSHOP" },
-  { name: "github", from: join(REPO, "node_modules/@octokit/openapi/generated/api.github.com.json"), env: "GITHUB" },
-];
-const MODES = ["per-operation", "discovery"];
+const only = (list, variable, key) =>
+  process.env[variable] ? list.filter((item) => process.env[variable].split(",").includes(key(item))) : list;
+const SPECS = only(
+  [
+    { name: "bookshop", from: join(REPO, "samples/library-openapi31.yaml"), env: "BOOKSHOP" },
+    { name: "github", from: join(REPO, "node_modules/@octokit/openapi/generated/api.github.com.json"), env: "GITHUB" },
+  ],
+  "BENCH_SPECS",
+  (spec) => spec.name,
+);
+const MODES = only(["per-operation", "discovery"], "BENCH_MODES", (mode) => mode);
 
 async function build(spec) {
   const dir = join(mkdtempSync(join(tmpdir(), "cgm-bench-eras-")), spec.name);
@@ -46,11 +53,23 @@ async function withClient(makeClient, makeTransport) {
   return { ms, tools: tools.length };
 }
 
-const params = (entry, env) => ({ command: process.execPath, args: [entry], env: { PATH: process.env.PATH, ...env }, stderr: "ignore" });
+const params = (entry, env) => ({
+  command: process.execPath,
+  args: [entry],
+  env: { PATH: process.env.PATH, ...env },
+  stderr: "ignore",
+});
 const ways = {
   "v2 pinned 2026-07-28": (entry, env) =>
-    withClient(() => new ClientV2({ name: "bench", version: "1" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } }), () => new StdioV2(params(entry, env))),
-  "v1 (2025-11-25)": (entry, env) => withClient(() => new ClientV1({ name: "bench", version: "1" }), () => new StdioV1(params(entry, env))),
+    withClient(
+      () => new ClientV2({ name: "bench", version: "1" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } }),
+      () => new StdioV2(params(entry, env)),
+    ),
+  "v1 (2025-11-25)": (entry, env) =>
+    withClient(
+      () => new ClientV1({ name: "bench", version: "1" }),
+      () => new StdioV1(params(entry, env)),
+    ),
   "raw JSON-RPC (2025)": (entry, env) => startupAndList(entry, env),
 };
 

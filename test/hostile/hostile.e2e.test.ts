@@ -154,11 +154,14 @@ describe("a hostile spec", () => {
     expect(header.description).toBe(parameter("X-Evil*/`${process.exit(7)}`").description);
     expect(header.examples).toEqual([parameter("X-Evil*/`${process.exit(7)}`").schema.example]);
 
-    // The response schema keeps its hostile property names and values.
+    // The response schema keeps its hostile property names and values (annotations such as `default`
+    // are left out of it on purpose: clients compile every outputSchema, src/model/output-schema.ts).
     const hostile = spec.components.schemas.Hostile.properties;
     const output = (data.responseSchema ?? {}) as { properties?: Record<string, Record<string, unknown>> };
+    expect(Object.hasOwn(output.properties ?? {}, "constructor")).toBe(true);
     expect(output.properties?.constructor?.enum).toEqual(hostile.constructor!.enum);
-    expect(output.properties?.["na me*/"]?.default).toBe(hostile["na me*/"]!.default);
+    expect(Object.keys(output.properties ?? {})).toContain("na me*/");
+    expect(output.properties?.["na me*/"]).not.toHaveProperty("default");
 
     // A body argument keeps nested hostile values too.
     const post = toolFor("post", "/function");

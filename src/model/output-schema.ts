@@ -1,0 +1,75 @@
+/**
+ * The response schema as shipped in data/tools.json. It becomes `data` in
+ * every tool's `outputSchema`, and clients compile each one when they list
+ * tools (the v1 SDK client compiles all 1,226 of GitHub's before returning the
+ * list), so only what validates stays: documentation keywords go, and so do
+ * formats that neither the server's nor the clients' Ajv (ajv-formats) knows,
+ * which they would ignore anyway, with a log line each ("unknown format
+ * unix-time ignored" on Stripe). What validated before still validates, and
+ * nothing that failed starts passing: the server checks answers with this
+ * same schema. Guidance stages read the full schema before it is emitted.
+ *
+ * Depth is limited too (`OUTPUT_DEPTH`): deeper parts become `{}`, which
+ * costs Ajv no code (a stub keeping `type` costs as much as the type checks
+ * it keeps). On GitHub this took the v1 client's compile of all output
+ * schemas from ~0.86 s to ~0.72 s; the answer, a list's items and their
+ * fields keep their full shape.
+ */
+import { formatNames } from "ajv-formats/dist/formats.js";
+import type { JsonSchema } from "./ir.js";
+import { SCHEMA_KEYWORDS, SCHEMA_LIST_KEYWORDS, SCHEMA_MAP_KEYWORDS } from "./schema.js";
+
+/** Annotations: no effect on validation, and the envelope is for machines, the tool's description for people. */
+const ANNOTATIONS = new Set([
+  "description",
+  "title",
+  "examples",
+  "default",
+  "deprecated",
+  "readOnly",
+  "writeOnly",
+  "$comment",
+]);
+const KNOWN_FORMATS = new Set<string>(formatNames);
+const MAP_KEYWORDS = new Set<string>(SCHEMA_MAP_KEYWORDS);
+const LIST_KEYWORDS = new Set<string>(SCHEMA_LIST_KEYWORDS);
+const SINGLE_KEYWORDS = new Set<string>(SCHEMA_KEYWORDS);
+/** Sub-schema levels kept in full: the answer (0), its fields or items (1), their fields (2). */
+export const OUTPUT_DEPTH = 3;
+/** Keywords that apply another schema to the same value: not a level deeper. */
+const SAME_VALUE = new Set(["allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas"]);
+
+export function validationOnlySchema(schema: JsonSchema): JsonSchema {
+  return strip(schema, 0) as JsonSchema;
+}
+
+function strip(schema: unknown, depth: number): unknown {
+  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) return schema;
+  if (depth >= OUTPUT_DEPTH) return {};
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (ANNOTATIONS.has(key)) continue;
+    if (key === "format" && typeof value === "string" && !KNOWN_FORMATS.has(value)) continue;
+    setOwn(out, key, keywordValue(key, value, SAME_VALUE.has(key) ? depth : depth + 1));
+  }
+  return out;
+}
+
+/** Recurses into sub-schemas only: `properties` names, `enum` and `const` values are data and stay as written. */
+function keywordValue(key: string, value: unknown, depth: number): unknown {
+  if (MAP_KEYWORDS.has(key) && typeof value === "object" && value !== null) {
+    const map: Record<string, unknown> = {};
+    for (const [name, sub] of Object.entries(value)) setOwn(map, name, strip(sub, depth));
+    return map;
+  }
+  if (LIST_KEYWORDS.has(key) && Array.isArray(value)) return value.map((sub) => strip(sub, depth));
+  if (SINGLE_KEYWORDS.has(key)) return strip(value, depth);
+  return value;
+}
+
+/** Like the model's copy: a property named `__proto__` stays an own property. */
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__")
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
