@@ -55,7 +55,9 @@ export async function startHttpServer(
   const expectedToken = options.mcpToken ? digest(options.mcpToken) : undefined;
   if (!loopbackOnly && !expectedToken) {
     log(
-      `Warning: the MCP endpoint listens on ${options.host} without a token; anyone who can reach it can call the API with this server's credentials. Set --mcp-token (or the _MCP_TOKEN env var).`,
+      `Warning: the MCP endpoint listens on ${options.host} without a token; anyone who can ` +
+        `reach it can call the API with this server's credentials. Set --mcp-token (or the ` +
+        `_MCP_TOKEN env var).`,
     );
   }
 
