@@ -98,7 +98,7 @@ describe("first run without a terminal", () => {
     const run = runCli([join(SAMPLES, "petstore.yaml"), "--install"], { cwd, quiet: true, env: { npm_config_user_agent: "npm/10.8.2 node/v20.19.0 linux x64", npm_config_prefer_offline: "true" } });
     expect(run.stderr).toMatch(/Installing dependencies and building with npm/);
     expect(run.code).toBe(0);
-    expect(existsSync(join(cwd, "petstore-mcp", "node_modules", "@modelcontextprotocol", "sdk"))).toBe(true);
+    expect(existsSync(join(cwd, "petstore-mcp", "node_modules", "@modelcontextprotocol", "server"))).toBe(true);
     expect(existsSync(join(cwd, "petstore-mcp", "dist", "index.js"))).toBe(true);
     expect(run.stdout).toMatch(/Installed and built with npm\. Next, connect Claude Code:/);
   });

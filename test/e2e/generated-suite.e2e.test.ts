@@ -41,7 +41,7 @@ describe("the generated test suite", () => {
 
   it("fails when the runtime builds a different request than the one derived at generation time", async () => {
     const dir = await generated(join(SAMPLES, "petstore.yaml"));
-    const requestTs = join(dir, "src", "runtime", "request.ts");
+    const requestTs = join(dir, "src", "runtime", "upstream", "request.ts");
     // A plausible regression: query parameters silently dropped.
     writeFileSync(requestTs, readFileSync(requestTs, "utf8").replace('if (parameter.in === "query") queryPairs.push', 'if (parameter.in === "query") void queryPairs.push; else if (false) queryPairs.push'));
     const { code, output } = npmTest(dir);
