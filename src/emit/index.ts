@@ -44,7 +44,7 @@ const HANDLER_TEMPLATE = "handler.ts.hbs";
 /** Files written once and then left to the user; regeneration never touches them. */
 const USER_OWNED = new Set(["src/hooks.ts"]);
 /** npm drops files named .gitignore from published packages, so the template spells it differently. */
-const RENAMED = new Map([["_gitignore", ".gitignore"], ["_dockerignore", ".dockerignore"], ["_mcpbignore", ".mcpbignore"], ["_prettierignore", ".prettierignore"]]);
+const RENAMED = new Map([["_gitignore", ".gitignore"], ["_dockerignore", ".dockerignore"], ["_mcpbignore", ".mcpbignore"]]);
 
 export const TOOLS_DATA_PATH = "data/tools.json";
 

@@ -15,7 +15,8 @@ import type { ExampleCache } from "../cache/index.js";
 import { createExampleGenerator, type ExampleGeneratorOptions, type ExampleOutcome } from "./examples/index.js";
 import { buildHints } from "./hints.js";
 import { identifierArgs } from "./identifiers.js";
-import { buildLinkIndex, buildLinks, findListTool } from "./links.js";
+import { buildLinkIndex, buildLinks } from "./links.js";
+import { findListTool } from "./list-tool.js";
 import { detectPagination } from "./pagination.js";
 import { buildProducerIndex, findProducers, nameSources, type ProducerIndex } from "./producers.js";
 import { hashString } from "./schema-util.js";
@@ -23,7 +24,8 @@ import { hashString } from "./schema-util.js";
 export { buildHints, describeType } from "./hints.js";
 export { createExampleGenerator } from "./examples/index.js";
 export type { ExampleOutcome, ToolExamples, ExampleGeneratorOptions } from "./examples/index.js";
-export { buildLinkIndex, buildLinks, findListTool, MAX_LINKS } from "./links.js";
+export { buildLinkIndex, buildLinks, MAX_LINKS } from "./links.js";
+export { findListTool } from "./list-tool.js";
 export { detectPagination, findItemsPointer } from "./pagination.js";
 
 export interface GuidanceOptions {

@@ -132,11 +132,15 @@ function pathArg(tool: ToolModel, wire: string): string {
  * Fills the target's path parameters from the source request where the two
  * paths share the same prefix up to that parameter.
  */
-function pathParamsFromRequest(source: PathInfo, target: PathInfo): { params: Record<string, unknown>; missing: number[] } {
+function pathParamsFromRequest(
+  source: PathInfo,
+  target: PathInfo,
+): { params: Record<string, unknown>; missing: number[] } {
   const params: Record<string, unknown> = {};
   const missing: number[] = [];
   for (const [i, wire] of target.params) {
-    const sameShape = i < source.shape.length && source.shape.slice(0, i + 1).join("/") === target.shape.slice(0, i + 1).join("/");
+    const sameShape =
+      i < source.shape.length && source.shape.slice(0, i + 1).join("/") === target.shape.slice(0, i + 1).join("/");
     const sourceWire = sameShape ? source.params.get(i) : undefined;
     if (sourceWire !== undefined) params[pathArg(target.tool, wire)] = `$request.path.${sourceWire}`;
     else {
@@ -196,7 +200,9 @@ function targetArgFor(target: ToolModel, rawKey: string): string | undefined {
   const op = target.operation;
   const binding = op?.parameters.find((p) => p.name === name && (!where || p.in === where));
   if (binding) return binding.arg;
-  const caseless = op?.parameters.find((p) => p.name.toLowerCase() === name.toLowerCase() && (!where || p.in === where));
+  const caseless = op?.parameters.find(
+    (p) => p.name.toLowerCase() === name.toLowerCase() && (!where || p.in === where),
+  );
   if (caseless) return caseless.arg;
   if (op?.body?.mode === "flattened") {
     const hit = Object.entries(op.body.properties).find(([, prop]) => prop === name);
@@ -211,7 +217,11 @@ export function openApiLinks(tool: ToolModel, index: LinkIndex, diagnostics: Dia
   for (const link of tool.openapiLinks) {
     const target = resolveTarget(link, index);
     if (!target) {
-      const ref = link.operationId ? `operationId "${link.operationId}"` : link.operationRef ? `operationRef "${link.operationRef}"` : "no operation";
+      const ref = link.operationId
+        ? `operationId "${link.operationId}"`
+        : link.operationRef
+          ? `operationRef "${link.operationRef}"`
+          : "no operation";
       diagnostics.push({
         pointer: link.pointer,
         severity: "warning",
@@ -281,7 +291,8 @@ export function inferredLinks(tool: ToolModel, index: LinkIndex): ToolLink[] {
       const { params, missing } = pathParamsFromRequest(info, child);
       if (missing.length > 0) continue;
       const sub = child.shape[child.shape.length - 1]!;
-      const isList = child.tool.responseSchema !== undefined && findItemsPointer(child.tool.responseSchema) !== undefined;
+      const isList =
+        child.tool.responseSchema !== undefined && findItemsPointer(child.tool.responseSchema) !== undefined;
       const subWords = words(sub).join(" ");
       add(child, isList ? `List ${subWords} of this ${noun}` : `Get ${subWords} of this ${noun}`, params);
     }
@@ -300,7 +311,8 @@ export function inferredLinks(tool: ToolModel, index: LinkIndex): ToolLink[] {
         if (missing.length !== 1 || missing[0] !== child.shape.length - 1) continue;
         const wire = child.params.get(child.shape.length - 1)!;
         const noun = nounOf(child, child.shape.length - 2);
-        const resource = info.method === "get" ? (response ? findItemSchema(response, itemsPointer) : undefined) : response;
+        const resource =
+          info.method === "get" ? (response ? findItemSchema(response, itemsPointer) : undefined) : response;
         const field = idField(resource, wire, noun);
         if (!field) continue;
         const expr =
@@ -341,48 +353,14 @@ export function inferredLinks(tool: ToolModel, index: LinkIndex): ToolLink[] {
   return out;
 }
 
-// -------------------------------------------------------------- list tool
-
-const LISTY = /(^|[^a-z])(search|find|list|query|all)/i;
-
-export function findListTool(tool: ToolModel, index: LinkIndex): string | undefined {
-  const info = index.info.get(tool);
-  if (info) {
-    let collection: string[] | undefined;
-    if (isItem(info)) collection = info.shape.slice(0, -1);
-    else if (info.method !== "get") {
-      // POST /pets → /pets; an action under an item (POST /pets/{id}/feed) → /pets.
-      const itemIdx = info.shape.lastIndexOf("{}");
-      collection = itemIdx >= 1 && info.shape.length - itemIdx === 2 ? info.shape.slice(0, itemIdx) : info.shape;
-    }
-    if (!collection || collection.length === 0) return undefined;
-    const list = index.byRoute.get(`get ${key(collection)}`);
-    if (list && list.tool !== tool) return list.tool.name;
-    const search = (index.children.get(key(collection)) ?? []).find(
-      (c) => c.method === "get" && !isItem(c) && LISTY.test(c.shape[c.shape.length - 1] ?? ""),
-    );
-    return search && search.tool !== tool ? search.tool.name : undefined;
-  }
-  // No HTTP binding (JSON Schema input): go by names, get_pet → list_pets / search_pets.
-  const ws = words(tool.name);
-  if (ws.length < 2 || !["get", "update", "delete", "remove", "patch", "set", "fetch", "read", "create", "edit"].includes(ws[0]!)) {
-    return undefined;
-  }
-  const noun = ws.slice(1).join("");
-  const plural = /[^aeiou]y$/.test(noun) ? noun.slice(0, -1) + "ies" : /(s|x|z|ch|sh)$/.test(noun) ? noun + "es" : noun + "s";
-  for (const verb of ["list", "search", "find", "query", "getall"]) {
-    for (const n of [plural, noun]) {
-      const hit = index.byName.get(verb + n);
-      if (hit && hit !== tool) return hit.name;
-    }
-  }
-  return undefined;
-}
-
 // ------------------------------------------------------------------ entry
 
 function paramsKey(params: Record<string, unknown>): string {
-  return JSON.stringify(Object.keys(params).sort().map((k) => [k, params[k]]));
+  return JSON.stringify(
+    Object.keys(params)
+      .sort()
+      .map((k) => [k, params[k]]),
+  );
 }
 
 /** True when a self-link would just repeat the same call (same value for every argument). */

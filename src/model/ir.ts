@@ -5,10 +5,8 @@
  */
 import type {
   ApiData,
-  JsonSchema,
   ParameterBinding,
-  OperationBinding,
-  ToolAnnotations,
+  ToolData,
   ToolGuidance,
 } from "../../templates/server/src/runtime/shared/tool-data.js";
 
@@ -52,19 +50,12 @@ export interface OpenApiLink {
   pointer: string;
 }
 
-export interface ToolModel {
-  name: string;
-  operationId?: string;
-  title?: string;
-  description: string;
-  category: string;
+/**
+ * A tool before guidance: `ToolData` without `guidance` (the guidance stage adds it), with `tags`
+ * always present and the two facts the guidance stage reads and `emit` drops.
+ */
+export interface ToolModel extends Omit<ToolData, "guidance" | "tags"> {
   tags: string[];
-  pointer: string;
-  annotations: ToolAnnotations;
-  inputSchema: JsonSchema;
-  responseSchema?: JsonSchema;
-  operation?: OperationBinding;
-  handler?: { module: string };
   /** Links declared on the success responses (resolved to tools by the guidance stage). */
   openapiLinks: OpenApiLink[];
   /** Names of the success response's declared headers, lower-cased. */

@@ -138,3 +138,10 @@ export function packageSlug(text: string, maxLength = 40): string {
   const cut = slug.slice(0, maxLength);
   return cut.slice(0, cut.lastIndexOf("-") > 0 ? cut.lastIndexOf("-") : maxLength) || "api";
 }
+
+/** `base`, or `base_2`, `base_3`… — the first that is not already a key of `taken`. */
+export function uniqueKey(base: string, taken: Record<string, unknown>): string {
+  let key = base;
+  for (let counter = 2; Object.hasOwn(taken, key); counter++) key = `${base}_${counter}`;
+  return key;
+}

@@ -20,10 +20,10 @@ function projectFiles(dir: string, root = dir): string[] {
 }
 
 /**
- * Target (issue 10): 20. Today the runtime still has ~60 long message strings and the README ~29 table
- * rows and paragraphs over 140; lower this as they are split, never raise it.
+ * Issue 10: at most 20. What remains over 140 is the README's configuration table rows, tools.json's
+ * pretty-printed long strings, the Dockerfile's ENTRYPOINT and two lines in guidance/envelope.ts.
  */
-const MAX_LONG_LINES = 95;
+const MAX_LONG_LINES = 20;
 
 // petstore: an OpenAPI API; notes-tools: JSON Schema tools with handler stubs and the handler registry.
 describe.each(["petstore.yaml", "notes-tools.schema.json"])("generated from %s", (sample) => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { analyzeErrors, collapseErrors } from "../../templates/server/src/runtime/guidance/issues.js";
+import { analyzeErrors } from "../../templates/server/src/runtime/guidance/issues.js";
+import { collapseErrors } from "../../templates/server/src/runtime/guidance/ajv-errors.js";
 import { addPet, findPets, validatorFor } from "./fixtures.js";
 import type { ToolData } from "../../templates/server/src/runtime/shared/tool-data.js";
 

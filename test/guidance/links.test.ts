@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { buildLinkIndex, buildLinks, findListTool, MAX_LINKS } from "../../src/guidance/links.js";
+import { buildLinkIndex, buildLinks, MAX_LINKS } from "../../src/guidance/links.js";
+import { findListTool } from "../../src/guidance/list-tool.js";
 import type { Diagnostic, ToolLink, ToolModel } from "../../src/model/ir.js";
 import { makeTool, pet, petstore } from "./fixtures.js";
 

@@ -158,7 +158,8 @@ export class AuditTrail {
     } catch (error) {
       if (!this.failed)
         this.log(
-          `audit log ${this.path}: write failed (${error instanceof Error ? error.message : String(error)}); further failures are not reported`,
+          `audit log ${this.path}: write failed (${error instanceof Error ? error.message : String(error)}); ` +
+            `further failures are not reported`,
         );
       this.failed = true;
     }

@@ -53,7 +53,8 @@ export function guardCallTool<S>(
       audit = new AuditTrail(settings.auditLog, secrets, log);
     } catch (error) {
       log(
-        `${api.name}: cannot open the audit log ${settings.auditLog}: ${error instanceof Error ? error.message : String(error)}; tool calls are NOT audited`,
+        `${api.name}: cannot open the audit log ${settings.auditLog}: ` +
+          `${error instanceof Error ? error.message : String(error)}; tool calls are NOT audited`,
       );
     }
     return audit;

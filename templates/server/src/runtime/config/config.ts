@@ -62,7 +62,8 @@ export function usage(api: Pick<ApiData, "name" | "envPrefix" | "baseUrlEnv">): 
     `  --tools MODE per-operation | dispatch | discovery | auto (per-operation up to the`,
     `               threshold, discovery above)                        env ${prefix}_TOOLS`,
     `  --include-tags a,b / --exclude-tags a,b  keep / drop operations by tag      env ${prefix}_INCLUDE_TAGS / ${prefix}_EXCLUDE_TAGS`,
-    `  --include-ops g1,g2 / --exclude-ops g1,g2  globs over tool names and operationIds  env ${prefix}_INCLUDE_OPS / ${prefix}_EXCLUDE_OPS`,
+    `  --include-ops g1,g2 / --exclude-ops g1,g2  globs over tool names and operationIds  env ` +
+      `${prefix}_INCLUDE_OPS / ${prefix}_EXCLUDE_OPS`,
     `  --methods get,post  keep these HTTP methods only                env ${prefix}_METHODS`,
     `  --read-only  keep only operations that change nothing          env ${prefix}_READ_ONLY=true`,
     `  --wait-timeout-ms N  how long "wait": true waits for a long-running (202) operation;`,
@@ -71,7 +72,8 @@ export function usage(api: Pick<ApiData, "name" | "envPrefix" | "baseUrlEnv">): 
     `  --help       show this message`,
     "",
     `Other environment: ${api.baseUrlEnv} overrides the upstream base URL; ${prefix}_MAX_RESPONSE_BYTES caps upstream bodies;`,
-    `${prefix}_MAX_ARGUMENT_BYTES caps tool arguments (default 1048576); ${prefix}_RETRIES (default 2), ${prefix}_RETRY_MAX_DELAY_MS (5000),`,
+    `${prefix}_MAX_ARGUMENT_BYTES caps tool arguments (default 1048576); ${prefix}_RETRIES ` +
+      `(default 2), ${prefix}_RETRY_MAX_DELAY_MS (5000),`,
     `${prefix}_CIRCUIT_THRESHOLD (5) and ${prefix}_CIRCUIT_COOLDOWN_MS (30000) tune retries and the circuit breaker;`,
     `${prefix}_AUDIT_LOG=/path/file.jsonl appends one JSON line per tool call.`,
   ].join("\n");

@@ -162,7 +162,9 @@ export function buildCorrectiveParams(
         ) {
           return {
             exampleFields,
-            note: `${field} needs a real value from you${tool.guidance.listTool ? ` (look it up with ${tool.guidance.listTool})` : ""}; an example value would be a guess.`,
+            note:
+              `${field} needs a real value from you${tool.guidance.listTool ? ` (look it up with ${tool.guidance.listTool})` : ""}; ` +
+              `an example value would be a guess.`,
           };
         }
         if (!exampleFields.includes(field)) exampleFields.push(field);

@@ -18,8 +18,10 @@ export function argumentsTooLargeError(
   return {
     code: "INVALID_ARGUMENTS",
     message:
-      `The arguments of '${toolName.slice(0, 64)}' are ${bytes} bytes of JSON, over this server's limit of ${maxBytes} bytes; nothing was sent. ` +
-      `Send less data per call (split it up, or reference it instead of inlining it). The operator can raise ${envPrefix}_MAX_ARGUMENT_BYTES.`,
+      `The arguments of '${toolName.slice(0, 64)}' are ${bytes} bytes of JSON, over this ` +
+      `server's limit of ${maxBytes} bytes; nothing was sent. ` +
+      `Send less data per call (split it up, or reference it instead of inlining it). The ` +
+      `operator can raise ${envPrefix}_MAX_ARGUMENT_BYTES.`,
     severity: "high",
     ...(toolName !== "" && { tool: toolName.slice(0, 64) }),
     issues: [
@@ -54,7 +56,8 @@ export function circuitOpenError(
   return {
     code: "UPSTREAM_UNAVAILABLE",
     message:
-      `The API has failed ${circuit.failures} calls in a row, so the server stopped calling it for now (circuit breaker open); '${tool.name}' was NOT sent. ` +
+      `The API has failed ${circuit.failures} calls in a row, so the server stopped calling it ` +
+      `for now (circuit breaker open); '${tool.name}' was NOT sent. ` +
       `Retry in ${Math.ceil(wait / 1000)} s; until then every call to this API fails the same way.`,
     severity: "high",
     tool: tool.name,
@@ -87,7 +90,9 @@ export function addResilienceDetails(error: GuidedError, failure: CallFailure): 
     details["circuit"] = circuit;
     if (circuit.state === "open") {
       error.retry_after_ms = Math.max(error.retry_after_ms ?? 0, circuit.retry_after_ms);
-      error.message += ` The API has now failed ${circuit.failures} calls in a row: the server will not call it for ${Math.ceil(circuit.retry_after_ms / 1000)} s (circuit breaker open).`;
+      error.message +=
+        ` The API has now failed ${circuit.failures} calls in a row: the server will not call it ` +
+        `for ${Math.ceil(circuit.retry_after_ms / 1000)} s (circuit breaker open).`;
     }
   }
   error.details = details;

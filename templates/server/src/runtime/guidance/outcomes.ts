@@ -89,7 +89,8 @@ function missingCredentialsError(tool: ToolData, api: ApiData, envVars: string[]
     tool,
     "UPSTREAM_UNAUTHORIZED",
     "high",
-    `'${tool.name}' needs credentials that are not configured: set ${envVars.join(" and ")} in the MCP server's environment and restart it. ` +
+    `'${tool.name}' needs credentials that are not configured: set ${envVars.join(" and ")} in ` +
+      `the MCP server's environment and restart it. ` +
       "The API was not called; retrying will not help until then.",
   );
   e.recovery_actions = [
@@ -122,7 +123,8 @@ function invalidRequestError(
       tool,
       "CONFIGURATION_ERROR",
       "critical",
-      `The MCP server is misconfigured, so '${tool.name}' cannot run: ${text} This is for the user/operator to fix; the arguments are not the problem.`,
+      `The MCP server is misconfigured, so '${tool.name}' cannot run: ${text} This is for the ` +
+        `user/operator to fix; the arguments are not the problem.`,
     );
     e.recovery_actions = ["tell the user the server configuration problem", "do not retry until it is fixed"];
     e.next_steps.push(
@@ -191,7 +193,8 @@ export function failureError(
           tool,
           "UPSTREAM_ERROR",
           "medium",
-          `${failure.error.message} Ask for less data (a smaller page or narrower filters); the operator can raise ${api.envPrefix}_MAX_RESPONSE_BYTES.`,
+          `${failure.error.message} Ask for less data (a smaller page or narrower filters); the ` +
+            `operator can raise ${api.envPrefix}_MAX_RESPONSE_BYTES.`,
         );
         const limitArg = tool.guidance.pagination?.limitArg;
         const limit = limitArg ? args[limitArg] : undefined;
@@ -269,7 +272,8 @@ function declinedError(tool: ToolData, call: PreparedCall, answer: ConfirmationA
     tool,
     "CONFIRMATION_DECLINED",
     "medium",
-    `The user ${answer === "decline" ? "declined" : "cancelled"} the confirmation, so '${tool.name}' (${what}) was NOT run. Do not retry it unless the user asks for it again.`,
+    `The user ${answer === "decline" ? "declined" : "cancelled"} the confirmation, so ` +
+      `'${tool.name}' (${what}) was NOT run. Do not retry it unless the user asks for it again.`,
   );
   e.recovery_actions = ["tell the user the change was not made", "ask what they want instead"];
   e.next_steps.push("Ask the user how to proceed.");

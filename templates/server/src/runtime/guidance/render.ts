@@ -78,7 +78,8 @@ export function renderSchemaHint(hint: unknown, level: HintLevel): string {
     if (s["default"] !== undefined) c.push(`default ${inline(s["default"])}`);
     const desc = typeof s["description"] === "string" ? `: ${shortDescription(s["description"], 160)}` : "";
     lines.push(
-      `- **${name}** (${type}, ${required.has(name) ? "required" : "optional"})${desc}${c.length ? `\n  Constraints: ${c.join(", ")}` : ""}`,
+      `- **${name}** (${type}, ${required.has(name) ? "required" : "optional"})${desc}` +
+        (c.length ? `\n  Constraints: ${c.join(", ")}` : ""),
     );
   }
   return lines.join("\n");

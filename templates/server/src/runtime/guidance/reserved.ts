@@ -58,7 +58,8 @@ function infoTool(tools: readonly ToolData[]): ToolData {
     title: "Describe tools",
     description:
       `Start here. Without arguments: the tool categories with counts${tools.length <= LIST_ALL_TOOLS_UP_TO ? " and every tool" : ""}. ` +
-      'With {"category"}: that category\'s tools. With {"tool", "level"}: the tool\'s parameters at level minimal | typed | full, with valid examples.',
+      'With {"category"}: that category\'s tools. With {"tool", "level"}: the tool\'s parameters ' +
+      "at level minimal | typed | full, with valid examples.",
     category: "meta",
     pointer: "",
     annotations: META_ANNOTATIONS,

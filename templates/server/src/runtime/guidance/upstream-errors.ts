@@ -204,7 +204,8 @@ function unreachableError({ tool, api, request, same }: CallContext, outcome: Up
     tool,
     "UPSTREAM_UNREACHABLE",
     "high",
-    `Could not reach the API for ${request}: ${message}. Check that ${api.baseUrlEnv} (currently ${api.baseUrl ? `default ${api.baseUrl}` : "unset"}) points at a reachable server.`,
+    `Could not reach the API for ${request}: ${message}. Check that ${api.baseUrlEnv} ` +
+      `(currently ${api.baseUrl ? `default ${api.baseUrl}` : "unset"}) points at a reachable server.`,
   );
   e.retry_after_ms = 2000;
   e.recovery_actions = [
@@ -223,8 +224,10 @@ function unauthorizedError({ tool, request, schemes, details }: StatusContext): 
     "UPSTREAM_UNAUTHORIZED",
     "high",
     schemes.length
-      ? `The API rejected the credentials for ${request} (401). Set ${envList} in the MCP server's environment and restart it; retrying with other arguments will not help.`
-      : `The API requires authentication for ${request} (401), but the spec declares no security scheme; configure credentials for the server.`,
+      ? `The API rejected the credentials for ${request} (401). Set ${envList} in the MCP server's ` +
+          `environment and restart it; retrying with other arguments will not help.`
+      : `The API requires authentication for ${request} (401), but the spec declares no security ` +
+          `scheme; configure credentials for the server.`,
   );
   e.recovery_actions = [
     "tell the user which environment variable to set",
@@ -244,7 +247,8 @@ function forbiddenError({ tool, request, schemes, details }: StatusContext): Gui
     tool,
     "UPSTREAM_FORBIDDEN",
     "high",
-    `The credentials were accepted but are not allowed to ${request} (403). They may lack a scope/permission${schemes.length ? ` — check the account behind ${schemes.flatMap(schemeEnv).join(" / ")}` : ""}.`,
+    `The credentials were accepted but are not allowed to ${request} (403). They may lack a ` +
+      `scope/permission${schemes.length ? ` — check the account behind ${schemes.flatMap(schemeEnv).join(" / ")}` : ""}.`,
   );
   e.recovery_actions = ["do not retry unchanged", "tell the user which permission is missing (see upstream_body)"];
   e.next_steps.push("Ask the user to grant the permission or use an account that has it.");
@@ -260,7 +264,8 @@ function notFoundError({ tool, args, request }: StatusContext): GuidedError {
     tool,
     "UPSTREAM_NOT_FOUND",
     "medium",
-    `${request} found nothing (404)${pathArgs.length ? `: no resource with ${pathArgs.join(", ")}` : ""}. Do not guess identifiers; look them up.`,
+    `${request} found nothing (404)${pathArgs.length ? `: no resource with ${pathArgs.join(", ")}` : ""}. ` +
+      `Do not guess identifiers; look them up.`,
   );
   e.recovery_actions = ["look up a valid identifier", "retry with it"];
   if (tool.guidance.listTool)
@@ -278,7 +283,9 @@ function conflictError({ tool, request, body }: StatusContext): GuidedError {
     tool,
     "UPSTREAM_CONFLICT",
     "medium",
-    `${request} conflicts with the current state of the resource (409)${typeof body === "string" ? `: ${body}` : ""}. Fetch the current state, then retry with arguments consistent with it.`,
+    `${request} conflicts with the current state of the resource ` +
+      `(409)${typeof body === "string" ? `: ${body}` : ""}. Fetch the current state, then retry ` +
+      `with arguments consistent with it.`,
   );
   e.recovery_actions = [
     "read the current state",
@@ -294,7 +301,8 @@ function validationError({ tool, request, response }: StatusContext): GuidedErro
     tool,
     "UPSTREAM_VALIDATION",
     "high",
-    `The API rejected the arguments of ${request} (${response.status}) although they matched the published schema; the upstream message says what it wants.`,
+    `The API rejected the arguments of ${request} (${response.status}) although they matched ` +
+      `the published schema; the upstream message says what it wants.`,
   );
   withHint(e, tool, "high");
   const example = validExample(tool);
@@ -310,7 +318,9 @@ function rateLimitedError({ tool, same, response, now }: StatusContext): GuidedE
     tool,
     "RATE_LIMITED",
     "medium",
-    `Rate limited by the API (429). ${wait !== undefined ? `Wait ${seconds(wait)}` : "No Retry-After given: wait 2 s, doubling on each further 429"}, then retry the same call.`,
+    `Rate limited by the API (429). ` +
+      `${wait !== undefined ? `Wait ${seconds(wait)}` : "No Retry-After given: wait 2 s, doubling on each further 429"}, ` +
+      `then retry the same call.`,
   );
   e.retry_after_ms = wait ?? 2000;
   e.recovery_actions = [`wait ${seconds(e.retry_after_ms)}`, "retry the same call", "space out or batch further calls"];

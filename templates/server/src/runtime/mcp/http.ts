@@ -61,12 +61,15 @@ export async function startHttpServer(
   const expectedToken = options.mcpToken ? digest(options.mcpToken) : undefined;
   if (options.forwardAuthorization && expectedToken) {
     throw new Error(
-      "The MCP token (--mcp-token / _MCP_TOKEN) cannot be combined with forwarded authorization: both use the Authorization header. Unset the MCP token; each caller's own token is then required and sent upstream.",
+      "The MCP token (--mcp-token / _MCP_TOKEN) cannot be combined with forwarded authorization: " +
+        "both use the Authorization header. Unset the MCP token; each caller's own token is then required and sent upstream.",
     );
   }
   if (!loopbackOnly && !expectedToken && !options.forwardAuthorization) {
     log(
-      `Warning: the MCP endpoint listens on ${options.host} without a token; anyone who can reach it can call the API with this server's credentials. Set --mcp-token (or the _MCP_TOKEN env var).`,
+      `Warning: the MCP endpoint listens on ${options.host} without a token; anyone who can ` +
+        `reach it can call the API with this server's credentials. Set --mcp-token (or the ` +
+        `_MCP_TOKEN env var).`,
     );
   }
 

@@ -77,7 +77,8 @@ function decodeCursor(cursor: string, fingerprint: string, pages: number): numbe
   if (l !== fingerprint || typeof p !== "number" || !Number.isInteger(p) || p < 1 || p >= pages) {
     throw new ProtocolError(
       ProtocolErrorCode.InvalidParams,
-      "Invalid cursor: it does not belong to this server's current tool listing (another deployment, or the listing changed). List again without a cursor.",
+      "Invalid cursor: it does not belong to this server's current tool listing (another " +
+        "deployment, or the listing changed). List again without a cursor.",
     );
   }
   return p;

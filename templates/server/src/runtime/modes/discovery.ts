@@ -41,7 +41,8 @@ export const SEARCH_INPUT_SCHEMA = {
       type: "string",
       minLength: 1,
       description:
-        'What you want to do, in a few words (e.g. "create issue comment"), an operation name, or an API path (/repos/{owner}/{repo}/issues).',
+        'What you want to do, in a few words (e.g. "create issue comment"), an operation name, or ' +
+        "an API path (/repos/{owner}/{repo}/issues).",
     },
     category: { type: "string", description: "Only operations of this category (tag)." },
     limit: { type: "integer", minimum: 1, maximum: 50, default: 10, description: "How many results (1-50)." },
@@ -117,10 +118,16 @@ export function discoverySurface({ api, tools, toolsByName }: SurfaceOptions): S
     if (category !== undefined) structured["category"] = category;
     const lines = results.map(
       (r) =>
-        `- ${r["name"] as string}${r["method"] ? ` (${r["method"] as string} ${r["path"] as string})` : ""}${r["required"] ? ` required: ${(r["required"] as string[]).join(", ")}` : ""}${r["destructive"] ? " [destructive]" : ""}${r["description"] ? ` — ${r["description"] as string}` : ""}`,
+        `- ${r["name"] as string}` +
+        (r["method"] ? ` (${r["method"] as string} ${r["path"] as string})` : "") +
+        (r["required"] ? ` required: ${(r["required"] as string[]).join(", ")}` : "") +
+        (r["destructive"] ? " [destructive]" : "") +
+        (r["description"] ? ` — ${r["description"] as string}` : ""),
     );
     const text = results.length
-      ? `${total} match${total === 1 ? "" : "es"} for "${query}"${total > results.length ? ` (top ${results.length})` : ""}:\n${lines.join("\n")}\n\nNext: ${renderCall(next[0]!)}`
+      ? `${total} match${total === 1 ? "" : "es"} for ` +
+        `"${query}"${total > results.length ? ` (top ${results.length})` : ""}:\n${lines.join("\n")}\n\nNext: ` +
+        `${renderCall(next[0]!)}`
       : `No operation matches "${query}". Try other words (a resource or verb such as "issue", "create"), or browse with \`${INFO_TOOL}\`.`;
     return textResult(text, structured);
   };
@@ -159,8 +166,12 @@ export function discoverySurface({ api, tools, toolsByName }: SurfaceOptions): S
     listed,
     workflow: (confirmDestructive) =>
       [
-        `Workflow (${tools.length} operations behind three tools): \`${SEARCH_TOOL}\` {"query": "<what you want to do>"} → \`${DESCRIBE_TOOL}\` {"name", "level": "typed"} (parameters and valid examples) → \`${INVOKE_TOOL}\` {"name", "params": {...}}.`,
-        `Use "${WAIT_ARG}": true in \`${INVOKE_TOOL}\` for long operations; pass "${CONFIRM_ARG}": true to \`${INVOKE_TOOL}\` for destructive ones (confirm with the user first). \`${INFO_TOOL}\` lists the categories.`,
+        `Workflow (${tools.length} operations behind three tools): \`${SEARCH_TOOL}\` {"query": ` +
+          `"<what you want to do>"} → \`${DESCRIBE_TOOL}\` {"name", "level": "typed"} (parameters and ` +
+          `valid examples) → \`${INVOKE_TOOL}\` {"name", "params": {...}}.`,
+        `Use "${WAIT_ARG}": true in \`${INVOKE_TOOL}\` for long operations; pass "${CONFIRM_ARG}": ` +
+          `true to \`${INVOKE_TOOL}\` for destructive ones (confirm with the user first). ` +
+          `\`${INFO_TOOL}\` lists the categories.`,
         `Every suggested call (available_actions, next_steps, corrective_params) is already an \`${INVOKE_TOOL}\` call.`,
         ...commonWorkflow(confirmDestructive, `the \`${INVOKE_TOOL}\` call`, `in \`${INVOKE_TOOL}\``),
       ].join(" "),
@@ -181,7 +192,9 @@ function discoveryTools(api: ApiData, tools: readonly ToolData[], categoryCount:
   const first = tools[0];
   const searchTool = metaTool(
     SEARCH_TOOL,
-    `Step 1 of 3. Finds operations of ${api.title} (${tools.length} in ${categoryCount} categories) by keywords over names, descriptions, tags and paths; returns the best matches with their required parameters.`,
+    `Step 1 of 3. Finds operations of ${api.title} (${tools.length} in ${categoryCount} ` +
+      `categories) by keywords over names, descriptions, tags and paths; returns the best matches ` +
+      `with their required parameters.`,
     SEARCH_INPUT_SCHEMA,
     { query: first ? (shortDescription(first.title ?? first.description, 60) ?? first.name) : "list" },
     { query: first?.name ?? "list", limit: 5 },
@@ -291,7 +304,10 @@ function unknownCategoryError(
   return error;
 }
 
-/** One call in discovery form: `describe_operation` for info, `invoke_operation` (with `_confirm`/`wait` outside `params`) for operations. */
+/**
+ * One call in discovery form: `describe_operation` for info, `invoke_operation` (with `_confirm`/`wait`
+ * outside `params`) for operations.
+ */
 function expressInDiscovery(toolsByName: ReadonlyMap<string, ToolData>, step: ToolCall): ToolCall {
   if (step.tool === INFO_TOOL && typeof step.params["tool"] === "string" && toolsByName.has(step.params["tool"])) {
     const params: Record<string, unknown> = { name: step.params["tool"] };

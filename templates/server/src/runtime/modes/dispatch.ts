@@ -104,8 +104,11 @@ export function dispatchSurface({ api, tools, toolsByName }: SurfaceOptions): Su
       [
         groups.length === 1
           ? `Workflow: \`${groups[0]!.name}\` runs every operation of the API, chosen with \`action\` (the enum in its schema).`
-          : `Workflow: each tool covers one category of operations (${groups.length} tools), chosen with \`action\` (the enum in its schema).`,
-        `Call a tool with {"action": "list"} for one-line summaries, then {"action": "describe", "params": {"action": "<operation>", "level": "typed"|"full"}} for an operation's parameters and valid examples, then {"action": "<operation>", "params": {...}}.`,
+          : `Workflow: each tool covers one category of operations (${groups.length} tools), chosen ` +
+            `with \`action\` (the enum in its schema).`,
+        `Call a tool with {"action": "list"} for one-line summaries, then {"action": "describe", ` +
+          `"params": {"action": "<operation>", "level": "typed"|"full"}} for an operation's ` +
+          `parameters and valid examples, then {"action": "<operation>", "params": {...}}.`,
         `Every suggested call (available_actions, next_steps, corrective_params) is already in this {"action", "params"} form.`,
         ...commonWorkflow(confirmDestructive, "`params`", "in `params`"),
       ].join(" "),
@@ -167,7 +170,9 @@ function listedTool(api: ApiData, group: DispatchGroup): Tool {
         action: { type: "string", enum: [...group.tools.map((t) => t.name), LIST_ACTION, DESCRIBE_ACTION] },
         params: {
           type: "object",
-          description: `The operation's arguments; "${CONFIRM_ARG}": true for destructive ones, "${WAIT_ARG}": true to await a long-running one.`,
+          description:
+            `The operation's arguments; "${CONFIRM_ARG}": true for destructive ones, "${WAIT_ARG}": ` +
+            `true to await a long-running one.`,
         },
       },
       required: ["action"],
@@ -272,7 +277,10 @@ function listActions(group: DispatchGroup): CallToolResult {
   if (multi) structured["categories"] = categoryCounts(group.tools);
   const lines = actions.map(
     (a) =>
-      `- ${a["name"] as string}${a["required"] ? ` (required: ${(a["required"] as string[]).join(", ")})` : ""}${a["destructive"] ? " [destructive]" : ""}${a["description"] ? `: ${a["description"] as string}` : ""}`,
+      `- ${a["name"] as string}` +
+      (a["required"] ? ` (required: ${(a["required"] as string[]).join(", ")})` : "") +
+      (a["destructive"] ? " [destructive]" : "") +
+      (a["description"] ? `: ${a["description"] as string}` : ""),
   );
   return textResult(
     `${actions.length} actions of \`${group.name}\`:\n${lines.join("\n")}\n\nNext: ${renderCall(next[0]!)}`,

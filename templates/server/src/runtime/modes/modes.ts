@@ -55,7 +55,9 @@ export function createSurface(options: SurfaceOptions): Surface {
 
 function perOperationWorkflow(confirmDestructive: boolean): string {
   return [
-    `Workflow: call \`${INFO_TOOL}\` first to see the tool categories; \`${INFO_TOOL}\` {"tool": "<name>", "level": "typed"|"full"} shows a tool's parameters, constraints and valid examples. Then call the tool.`,
+    `Workflow: call \`${INFO_TOOL}\` first to see the tool categories; \`${INFO_TOOL}\` ` +
+      `{"tool": "<name>", "level": "typed"|"full"} shows a tool's parameters, constraints and ` +
+      `valid examples. Then call the tool.`,
     ...commonWorkflow(confirmDestructive, "the call", "in the call"),
   ].join(" ");
 }

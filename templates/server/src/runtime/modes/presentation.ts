@@ -29,13 +29,19 @@ import { META_ANNOTATIONS, type Routed } from "./types.js";
 
 export function commonWorkflow(confirmDestructive: boolean, confirmWhere: string, waitWhere: string): string[] {
   return [
-    "Successful results carry `data`, a one-sentence `suggestion`, `available_actions` (exact follow-up calls with parameters filled from the response) and `next_steps` (for example the next page); `resolved_inputs` shows the values in effect, including defaults.",
-    "Errors are tool results with `issues` (each with a fix) and usually `corrective_params`: a complete argument object that passes validation — resend it as is after checking the values.",
+    "Successful results carry `data`, a one-sentence `suggestion`, `available_actions` (exact " +
+      "follow-up calls with parameters filled from the response) and `next_steps` (for example " +
+      "the next page); `resolved_inputs` shows the values in effect, including defaults.",
+    "Errors are tool results with `issues` (each with a fix) and usually `corrective_params`: " +
+      "a complete argument object that passes validation — resend it as is after checking the values.",
     confirmDestructive
-      ? `Destructive operations (deletes and other irreversible changes) run only when ${confirmWhere} includes "${CONFIRM_ARG}": true; confirm with the user first.`
+      ? `Destructive operations (deletes and other irreversible changes) run only when ` +
+        `${confirmWhere} includes "${CONFIRM_ARG}": true; confirm with the user first.`
       : "",
-    `Long-running operations (HTTP 202) return an \`operation\` handle: pass "${WAIT_ARG}": true ${waitWhere} to wait for the result, or call \`${OPERATION_STATUS_TOOL}\` {"handle", "wait"} later.`,
-    `Large results come back as a \`summary\` with \`detail_available: true\`; page through the rest with \`${READ_RESPONSE_TOOL}\` exactly as given in \`next_steps\`.`,
+    `Long-running operations (HTTP 202) return an \`operation\` handle: pass "${WAIT_ARG}": ` +
+      `true ${waitWhere} to wait for the result, or call \`${OPERATION_STATUS_TOOL}\` {"handle", "wait"} later.`,
+    `Large results come back as a \`summary\` with \`detail_available: true\`; page through ` +
+      `the rest with \`${READ_RESPONSE_TOOL}\` exactly as given in \`next_steps\`.`,
   ].filter((line) => line !== "");
 }
 

@@ -67,9 +67,7 @@ export function createOperations(parts: RuntimeParts): LongRunningOperations {
     entry.lastBody = success.data;
     entry.lastStatus = statusWord(success.data);
     if (!entry.pollable) {
-      return runningResult(entry, [
-        `The status link ${statusUrl.href} is on another origin than the API, so the server does not poll it (credentials never leave the API's origin).`,
-      ]);
+      return runningResult(entry, [crossOriginWarning(statusUrl)]);
     }
     if (wait) return awaitOperation(entry, session, session.signal ?? new AbortController().signal);
     return runningResult(entry, []);
@@ -147,9 +145,7 @@ export function createOperations(parts: RuntimeParts): LongRunningOperations {
       const retryAfter = parseRetryAfter(polled.response.headers["retry-after"]);
       const delay = Math.max(50, Math.min(retryAfter ?? pollIntervalMs, MAX_POLL_DELAY_MS));
       if (Date.now() + delay > deadline) {
-        return runningResult(entry, [
-          `Still running after waiting ${Math.round(waitTimeoutMs / 1000)} s (${api.envPrefix}_WAIT_TIMEOUT_MS); call ${OPERATION_STATUS_TOOL} again to keep waiting.`,
-        ]);
+        return runningResult(entry, [stillRunningWarning(waitTimeoutMs, api.envPrefix)]);
       }
       try {
         await sleep(delay, undefined, { signal });
@@ -173,6 +169,20 @@ function operationInfo(entry: PendingOperation): Record<string, unknown> {
   };
 }
 
+function crossOriginWarning(statusUrl: URL): string {
+  return (
+    `The status link ${statusUrl.href} is on another origin than the API, so the server does ` +
+    `not poll it (credentials never leave the API's origin).`
+  );
+}
+
+function stillRunningWarning(waitTimeoutMs: number, envPrefix: string): string {
+  return (
+    `Still running after waiting ${Math.round(waitTimeoutMs / 1000)} s ` +
+    `(${envPrefix}_WAIT_TIMEOUT_MS); call ${OPERATION_STATUS_TOOL} again to keep waiting.`
+  );
+}
+
 /** The operation is (or may be) still running: its handle and the exact status call. */
 function runningResult(entry: PendingOperation, warnings: string[]): CallToolResult {
   const statusCall: ToolCall = {
@@ -183,7 +193,8 @@ function runningResult(entry: PendingOperation, warnings: string[]): CallToolRes
   const envelope: Envelope = {
     next_actions: [OPERATION_STATUS_TOOL],
     suggestion:
-      `${entry.tool.title ?? entry.tool.name} was accepted and is still running (handle ${entry.handle}${entry.lastStatus ? `, status "${entry.lastStatus}"` : ""}); ` +
+      `${entry.tool.title ?? entry.tool.name} was accepted and is still running (handle ` +
+      `${entry.handle}${entry.lastStatus ? `, status "${entry.lastStatus}"` : ""}); ` +
       `call ${OPERATION_STATUS_TOOL} ${JSON.stringify(statusCall.params)} to wait for its result.`,
     context: { handle: entry.handle, status_url: entry.statusUrl.href },
     available_actions: [],
@@ -204,7 +215,9 @@ function runningResult(entry: PendingOperation, warnings: string[]): CallToolRes
 function unknownHandleError(handle: string): GuidedError {
   return {
     code: "UNKNOWN_HANDLE",
-    message: `No long-running operation with handle '${handle.slice(0, 80)}' (handles are per server process and expire an hour after the operation finishes). Re-run the original call to start a new one.`,
+    message:
+      `No long-running operation with handle '${handle.slice(0, 80)}' (handles are per server ` +
+      `process and expire an hour after the operation finishes). Re-run the original call to start a new one.`,
     severity: "medium",
     tool: OPERATION_STATUS_TOOL,
     issues: [
@@ -226,7 +239,9 @@ function operationFailedError(entry: PendingOperation, upstreamBody: string): Gu
   const tool = entry.tool;
   return {
     code: "OPERATION_FAILED",
-    message: `${tool.name} was accepted, but the long-running operation ended with status "${entry.lastStatus ?? "failed"}". The upstream body says why (details.upstream_body).`,
+    message:
+      `${tool.name} was accepted, but the long-running operation ended with status ` +
+      `"${entry.lastStatus ?? "failed"}". The upstream body says why (details.upstream_body).`,
     severity: "high",
     tool: tool.name,
     issues: [],
@@ -288,7 +303,9 @@ function finishedResult(
   const suggestion = typeof structured["suggestion"] === "string" ? structured["suggestion"] : "";
   const updated: Record<string, unknown> = {
     ...structured,
-    suggestion: `The long-running operation finished (${polls} status poll${polls === 1 ? "" : "s"}, ${Math.round((Date.now() - entry.startedAt) / 100) / 10} s). ${suggestion}`,
+    suggestion:
+      `The long-running operation finished (${polls} status poll${polls === 1 ? "" : "s"}, ` +
+      `${Math.round((Date.now() - entry.startedAt) / 100) / 10} s). ${suggestion}`,
     operation: operationInfo(entry),
   };
   const text = Array.isArray(updated["available_actions"]) ? renderEnvelope(updated as unknown as Envelope) : undefined;

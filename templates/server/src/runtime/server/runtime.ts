@@ -39,7 +39,10 @@ import { createListTools } from "./listing.js";
 
 export type { CallSession } from "./context.js";
 
-/** Hardening (argument size limit, retries, circuit breaker, audit log) defaults to the `<PREFIX>_*` env vars: runtime/config/hardening.ts. */
+/**
+ * Hardening (argument size limit, retries, circuit breaker, audit log) defaults to the `<PREFIX>_*` env vars:
+ * runtime/config/hardening.ts.
+ */
 export interface ServerOptions extends HardeningOptions {
   /** Generated registry of handlers for JSON-Schema (handler-backed) tools, keyed by tool name. */
   handlers?: Record<string, Handler>;

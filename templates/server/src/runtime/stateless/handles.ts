@@ -49,7 +49,8 @@ export function createHandleCodec(
   const configured = env[keyEnv];
   if (configured !== undefined && configured.length < MIN_KEY_CHARS) {
     throw new HandleKeyError(
-      `${keyEnv}: the handle key has ${configured.length} characters — use at least ${MIN_KEY_CHARS} random ones (e.g. \`openssl rand -base64 32\`), the same on every instance.`,
+      `${keyEnv}: the handle key has ${configured.length} characters — use at least ` +
+        `${MIN_KEY_CHARS} random ones (e.g. \`openssl rand -base64 32\`), the same on every instance.`,
     );
   }
   const key = configured !== undefined ? Buffer.from(configured, "utf8") : randomBytes(32);
@@ -97,7 +98,8 @@ export function createHandleCodec(
 export function foreignHandleError(tool: string, handle: string, codec: HandleCodec): GuidedError {
   const why = codec.shared
     ? "it was not issued by this deployment (another server, another key), or it was altered"
-    : `it was issued by another server instance, or altered (set ${codec.keyEnv} to the same key on every instance so any of them can serve a handle)`;
+    : `it was issued by another server instance, or altered (set ${codec.keyEnv} to the same key ` +
+      `on every instance so any of them can serve a handle)`;
   return {
     code: "UNKNOWN_HANDLE",
     message: `The handle '${handle.slice(0, 40)}…' cannot be used: ${why}. Re-run the original call to get a fresh handle.`,

@@ -115,7 +115,8 @@ export class ClientCredentialsTokens {
     if (!grant) {
       throw new RequestBuildError(
         "token_request",
-        `The OAuth2 token endpoint ${url.href} answered ${response.status} without an access_token; check that it is the token URL of ${scheme.name}.`,
+        `The OAuth2 token endpoint ${url.href} answered ${response.status} without an access_token; ` +
+          `check that it is the token URL of ${scheme.name}.`,
         flow.clientIdEnv,
       );
     }
@@ -217,9 +218,11 @@ function tokenRefused(scheme: ClientCredentialsScheme, url: URL, response: { sta
   const rejected = response.status === 400 || response.status === 401;
   return new RequestBuildError(
     "token_request",
-    `The OAuth2 token endpoint ${url.origin}${url.pathname} refused the client credentials (${response.status}${code ? ` ${code}` : ""}). ` +
+    `The OAuth2 token endpoint ${url.origin}${url.pathname} refused the client credentials ` +
+      `(${response.status}${code ? ` ${code}` : ""}). ` +
       (rejected
-        ? `Check ${flow.clientIdEnv} and ${flow.clientSecretEnv}${flow.scopes.length ? ` and that the client may request the scopes ${flow.scopes.join(" ")}` : ""}, then restart the server.`
+        ? `Check ${flow.clientIdEnv} and ${flow.clientSecretEnv}` +
+          `${flow.scopes.length ? ` and that the client may request the scopes ${flow.scopes.join(" ")}` : ""}, then restart the server.`
         : "Try again later; if it persists, check the token URL."),
     flow.clientIdEnv,
   );

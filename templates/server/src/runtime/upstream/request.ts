@@ -21,7 +21,16 @@
 import { readEnv, resolveCredentials, type Env } from "./auth.js";
 import { RequestBuildError } from "./errors.js";
 import { isPlainObject } from "../shared/json.js";
-import type { ApiData, BodyBinding, OperationBinding, ParameterBinding } from "../shared/tool-data.js";
+import type { ApiData, OperationBinding, ParameterBinding } from "../shared/tool-data.js";
+import { buildBody } from "./body.js";
+import {
+  definedEntries,
+  formatBracketPath,
+  flattenNested,
+  joinStructured,
+  scalarText,
+  type Encoder,
+} from "./encoding.js";
 
 export type { Env } from "./auth.js";
 
@@ -130,7 +139,8 @@ export function resolveBaseUrl(api: ApiData, env: Env): URL {
     // fetch refuses such URLs, and the value would end up in logs: credentials belong in their own env vars.
     throw new RequestBuildError(
       "invalid_base_url",
-      `${source} contains user:password credentials; set ${api.baseUrlEnv} to a URL without them and configure credentials through the security scheme env vars.`,
+      `${source} contains user:password credentials; set ${api.baseUrlEnv} to a URL without them ` +
+        `and configure credentials through the security scheme env vars.`,
       api.baseUrlEnv,
     );
   }
@@ -229,8 +239,6 @@ function serializeMatrix(parameter: ParameterBinding, value: unknown, encode: En
 // ---------------------------------------------------------------------------
 // Query parameters (form / spaceDelimited / pipeDelimited / deepObject)
 
-type Encoder = (text: string) => string;
-
 /** RFC 3986 reserved characters that stay readable with `allowReserved`, minus the ones that would change the URL's structure. */
 const RESERVED_KEPT = /%(3A|2F|3F|40|21|24|27|28|29|2A|2C|3B|3D|5B|5D)/gi;
 
@@ -294,134 +302,4 @@ function serializeCookieParameter(parameter: ParameterBinding, value: unknown): 
     return definedEntries(value).map(([key, item]) => `${encode(key)}=${encode(scalarText(item))}`);
   }
   return [`${name}=${joinStructured(value, encode, ",", ",")}`];
-}
-
-// ---------------------------------------------------------------------------
-// Body
-
-interface BuiltBody {
-  payload: string | URLSearchParams | FormData;
-  /** Absent for multipart: fetch generates the boundary. */
-  contentType?: string;
-}
-
-function buildBody(binding: BodyBinding, args: Args): BuiltBody | undefined {
-  const value = bodyValue(binding, args);
-  if (value === undefined) return undefined;
-  const essence = binding.mediaType.split(";")[0]!.trim().toLowerCase();
-
-  if (essence === "application/json" || essence.endsWith("+json")) {
-    return { payload: JSON.stringify(value), contentType: binding.mediaType };
-  }
-  if (essence === "application/x-www-form-urlencoded") {
-    if (!isPlainObject(value)) return { payload: scalarText(value), contentType: binding.mediaType };
-    const form = new URLSearchParams();
-    for (const [path, text] of flattenNested(value, [], "empty-string"))
-      form.append(
-        formatBracketPath(path, (part) => part),
-        text,
-      );
-    return { payload: form, contentType: binding.mediaType };
-  }
-  if (essence === "multipart/form-data") {
-    return { payload: toFormData(value) };
-  }
-  if (essence.includes("*")) {
-    // A wildcard is not a valid Content-Type; say what we actually send.
-    return typeof value === "string"
-      ? { payload: value, contentType: "text/plain; charset=utf-8" }
-      : { payload: JSON.stringify(value), contentType: "application/json" };
-  }
-  return { payload: typeof value === "string" ? value : JSON.stringify(value), contentType: binding.mediaType };
-}
-
-function bodyValue(binding: BodyBinding, args: Args): unknown {
-  if (binding.mode === "property") {
-    // Never invent a body the caller did not give; input validation enforces `required`.
-    return args[binding.arg];
-  }
-  const body: PlainObject = {};
-  for (const [arg, property] of Object.entries(binding.properties)) {
-    if (args[arg] !== undefined) body[property] = args[arg];
-  }
-  if (Object.keys(body).length === 0 && !binding.required) return undefined;
-  return body;
-}
-
-/**
- * Top-level properties become parts; arrays of scalars repeat the part name;
- * objects are sent as JSON text, OpenAPI's default encoding for them.
- */
-function toFormData(value: unknown): FormData {
-  const form = new FormData();
-  if (!isPlainObject(value)) {
-    form.append("value", typeof value === "string" ? value : JSON.stringify(value));
-    return form;
-  }
-  for (const [key, item] of definedEntries(value)) {
-    if (Array.isArray(item) && item.every(isScalar)) for (const element of item) form.append(key, scalarText(element));
-    else if (isScalar(item) || item === null) form.append(key, scalarText(item));
-    else form.append(key, JSON.stringify(item));
-  }
-  return form;
-}
-
-// ---------------------------------------------------------------------------
-// Shared helpers
-
-/**
- * Bracket-nested leaves of a value: `{a: {b: [1]}}` under root `p` gives
- * `[["p","a","b","0"], "1"]`. `emptyContainers` decides whether `{}`/`[]`/null
- * produce `p[a]=` (Stripe's way to unset) or nothing.
- */
-function flattenNested(
-  value: unknown,
-  path: string[],
-  emptyContainers: "empty-string" | "omit",
-): Array<[string[], string]> {
-  const leaf = (text: string): Array<[string[], string]> => (path.length === 0 ? [] : [[path, text]]);
-  if (value === undefined) return [];
-  if (value === null) return emptyContainers === "omit" ? [] : leaf("");
-  if (!Array.isArray(value) && !isPlainObject(value)) return leaf(scalarText(value));
-  const children: Array<[string, unknown]> = Array.isArray(value)
-    ? value.map((item, index) => [String(index), item])
-    : definedEntries(value);
-  if (children.length === 0) return emptyContainers === "omit" ? [] : leaf("");
-  return children.flatMap(([key, item]) => flattenNested(item, [...path, key], emptyContainers));
-}
-
-function formatBracketPath(path: string[], encode: Encoder): string {
-  const [root = "", ...rest] = path;
-  return encode(root) + rest.map((segment) => `[${encode(segment)}]`).join("");
-}
-
-/**
- * RFC 6570-style join for simple/label/form-without-explode: arrays join with
- * `itemSeparator`; objects alternate keys and values (`k,v,k2,v2`) or, when
- * exploded, use `k=v` pairs.
- */
-function joinStructured(value: unknown, encode: Encoder, itemSeparator: string, keyValueSeparator: string): string {
-  if (Array.isArray(value)) return value.map((item) => encode(scalarText(item))).join(itemSeparator);
-  if (isPlainObject(value)) {
-    return definedEntries(value)
-      .map(([key, item]) => `${encode(key)}${keyValueSeparator}${encode(scalarText(item))}`)
-      .join(itemSeparator);
-  }
-  return encode(scalarText(value));
-}
-
-/** Nested structures inside a style that cannot express them fall back to JSON text rather than `[object Object]`. */
-function scalarText(value: unknown): string {
-  if (typeof value === "string") return value;
-  if (value === null || value === undefined) return "";
-  if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint") return String(value);
-  return JSON.stringify(value);
-}
-
-function isScalar(value: unknown): value is string | number | boolean {
-  return typeof value === "string" || typeof value === "number" || typeof value === "boolean";
-}
-
-function definedEntries(value: PlainObject): Array<[string, unknown]> {
-  return Object.entries(value).filter(([, item]) => item !== undefined);
 }
