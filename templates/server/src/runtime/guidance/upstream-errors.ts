@@ -16,6 +16,7 @@ import {
 import { parseRetryAfter } from "../shared/parse.js";
 import type { ApiData, SecuritySchemeData, ToolData } from "../shared/tool-data.js";
 import { infoStep, resolvedPath, validExample, withHint } from "./errors.js";
+import { producerSteps } from "./producers.js";
 import { seconds } from "./text.js";
 
 function rateLimitReset(response: UpstreamResponse, now: number): number | undefined {
@@ -270,7 +271,11 @@ function notFoundError({ tool, args, request }: StatusContext): GuidedError {
     `${request} found nothing (404)${pathArgs.length ? `: no resource with ${pathArgs.join(", ")}` : ""}. Do not guess identifiers; look them up.`,
   );
   e.recovery_actions = ["look up a valid identifier", "retry with it"];
-  if (tool.guidance.listTool)
+  const sources = (tool.operation?.parameters ?? [])
+    .filter((p) => p.in === "path")
+    .flatMap((p) => producerSteps(tool, p.arg, args));
+  if (sources.length) e.next_steps.push(...sources);
+  else if (tool.guidance.listTool)
     e.next_steps.push({
       tool: tool.guidance.listTool,
       params: {},

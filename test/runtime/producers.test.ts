@@ -1,0 +1,138 @@
+/**
+ * Issue 13 §1: a missing identifier leads to a real one. In process (runtime
+ * behind a real SDK Client, local upstream) on samples/catalogue.yaml's data:
+ * the agent drops the identifier, follows the error's `next_steps` like a naive
+ * agent (at most two calls, taking the value at each step's `take`) and retries,
+ * in every tool mode.
+ */
+import { readFileSync } from "node:fs";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { CallToolResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createServer as createMcpServer } from "../../templates/server/src/runtime/mcp/server.js";
+import type { ToolMode, ToolsFile } from "../../templates/server/src/runtime/shared/tool-data.js";
+import { json, startUpstream, type Upstream } from "../helpers/upstream.js";
+
+const catalogue = JSON.parse(
+  readFileSync(new URL("../snapshots/catalogue/tools.json", import.meta.url), "utf8"),
+) as ToolsFile;
+
+let upstream: Upstream;
+beforeAll(async () => {
+  upstream = await startUpstream();
+  upstream.route("GET", /^\/v1\/books$/, (_req, res) =>
+    json(res, 200, { items: [{ id: "bk_1", title: "Dune", author_id: "au_7" }] }),
+  );
+  upstream.route("GET", /^\/v1\/books\/bk_1$/, (_req, res) =>
+    json(res, 200, { id: "bk_1", title: "Dune", author_id: "au_7" }),
+  );
+  upstream.route("GET", /^\/v1\/authors\/au_7$/, (_req, res) => json(res, 200, { id: "au_7", name: "Frank Herbert" }));
+  upstream.route("POST", /^\/v1\/orders$/, (req, res) =>
+    json(res, 201, { id: "ord_3", status: "pending", ...(JSON.parse(req.body) as object) }),
+  );
+  upstream.route("GET", /^\/v1\/orders\/ord_3$/, (_req, res) =>
+    json(res, 200, { id: "ord_3", book_id: "bk_1", quantity: 1, status: "pending" }),
+  );
+});
+afterAll(() => upstream.close());
+
+async function connect(mode: ToolMode): Promise<{ client: Client; front: string | undefined }> {
+  const server = createMcpServer(catalogue, {
+    env: { CATALOGUE_BASE_URL: `${upstream.url}/v1` },
+    toolMode: mode,
+    log: () => {},
+  });
+  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverTransport);
+  const client = new Client({ name: "producers-test", version: "1.0.0" });
+  await client.connect(clientTransport);
+  const { tools } = await client.listTools();
+  return { client, front: mode === "dispatch" ? tools[0]!.name : undefined };
+}
+
+/** The call for operation `name` with `params`, as the mode takes it. */
+function shaped(mode: ToolMode, front: string | undefined, name: string, params: Record<string, unknown>) {
+  if (mode === "discovery") return { name: "invoke_operation", arguments: { name, params } };
+  if (mode === "dispatch") return { name: front!, arguments: { action: name, params } };
+  return { name, arguments: params };
+}
+
+function at(value: unknown, pointer: string): unknown {
+  return pointer
+    .split("/")
+    .slice(1)
+    .map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~"))
+    .reduce<unknown>(
+      (v, key) => (v !== null && typeof v === "object" ? (v as Record<string, unknown>)[key] : undefined),
+      value,
+    );
+}
+
+function replaceVia(value: unknown, taken: unknown): unknown {
+  if (value === "$via") return taken;
+  if (Array.isArray(value)) return value.map((v) => replaceVia(v, taken));
+  if (value !== null && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, replaceVia(v, taken)]));
+  return value;
+}
+
+async function call(
+  client: Client,
+  request: { name: string; arguments: Record<string, unknown> },
+): Promise<CallToolResult> {
+  return (await client.callTool(request, CallToolResultSchema)) as CallToolResult;
+}
+
+/** Follows the error's producer steps (≤ 2 calls) and returns the value taken from the last one. */
+async function heal(client: Client, error: Record<string, unknown>): Promise<unknown> {
+  const steps = (error["next_steps"] as Array<Record<string, unknown>>).filter(
+    (s) => typeof s === "object" && typeof s["take"] === "string",
+  );
+  let taken: unknown;
+  for (const step of steps.slice(0, 2)) {
+    const result = await call(client, {
+      name: step["tool"] as string,
+      arguments: replaceVia(step["params"], taken) as Record<string, unknown>,
+    });
+    expect(result.isError, JSON.stringify(result.structuredContent)).toBeFalsy();
+    if (process.env["DEBUG_HEAL"])
+      console.log(JSON.stringify(step), JSON.stringify(result.structuredContent).slice(0, 600));
+    taken = at((result.structuredContent as Record<string, unknown>)["data"], step["take"] as string);
+  }
+  return taken;
+}
+
+describe.each<ToolMode>(["per-operation", "discovery", "dispatch"])("missing identifiers healed in %s mode", (mode) => {
+  it.each([
+    ["get_book", "bookId", "bk_1"],
+    ["get_author", "authorId", "au_7"],
+    ["get_order", "orderId", "ord_3"],
+  ])("%s {} → %s from its producers", async (tool, field, real) => {
+    const { client, front } = await connect(mode);
+    const failed = await call(client, shaped(mode, front, tool, {}));
+    expect(failed.isError).toBe(true);
+    const error = (failed.structuredContent as Record<string, Record<string, unknown>>)["error"]!;
+    const value = await heal(client, error);
+    expect(value).toBe(real);
+    const retried = await call(client, shaped(mode, front, tool, { [field]: value }));
+    expect(retried.isError, JSON.stringify(retried.structuredContent)).toBeFalsy();
+    await client.close();
+  });
+
+  it("UPSTREAM_NOT_FOUND names the producer and describe names the sources", async () => {
+    const { client, front } = await connect(mode);
+    const missing = await call(client, shaped(mode, front, "get_author", { authorId: "au_404" }));
+    const error = (missing.structuredContent as Record<string, Record<string, unknown>>)["error"]!;
+    expect(error["code"]).toBe("UPSTREAM_NOT_FOUND");
+    expect(await heal(client, error)).toBe("au_7");
+    const info =
+      mode === "per-operation"
+        ? await call(client, { name: "info", arguments: { tool: "get_author" } })
+        : mode === "discovery"
+          ? await call(client, { name: "describe_operation", arguments: { name: "get_author" } })
+          : await call(client, { name: front!, arguments: { action: "describe", params: { action: "get_author" } } });
+    expect(JSON.stringify(info.structuredContent)).toContain("list_books (take /items/0/author_id)");
+    await client.close();
+  });
+});
