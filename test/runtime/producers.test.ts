@@ -136,3 +136,67 @@ describe.each<ToolMode>(["per-operation", "discovery", "dispatch"])("missing ide
     await client.close();
   });
 });
+
+/** Codes that mean the arguments did not pass input validation (or named nothing that exists). */
+const VALIDATION_CODES = new Set([
+  "INVALID_ARGUMENTS",
+  "MISSING_REQUIRED",
+  "UNKNOWN_PARAMETER",
+  "INVALID_TYPE",
+  "INVALID_ENUM",
+  "OUT_OF_RANGE",
+  "INVALID_LENGTH",
+  "INVALID_FORMAT",
+  "INVALID_PATTERN",
+  "INVALID_VALUE",
+  "UNKNOWN_OPERATION",
+  "UNKNOWN_ACTION",
+  "UNKNOWN_TOOL",
+]);
+
+describe.each<ToolMode>(["per-operation", "discovery", "dispatch"])(
+  "issue 13 §1b: every valid_example fits the tool it is offered for (%s)",
+  (mode) => {
+    it("sent as-is, each offered valid_example passes input validation", async () => {
+      const { client, front } = await connect(mode);
+      const bad: Array<{ name: string; arguments: Record<string, unknown> }> = [];
+      for (const tool of catalogue.tools) {
+        bad.push(shaped(mode, front, tool.name, {}));
+        bad.push(shaped(mode, front, tool.name, { bogus_argument: 1 }));
+        bad.push(shaped(mode, front, `${tool.name}x`, {}));
+      }
+      if (mode === "discovery")
+        bad.push(
+          { name: "invoke_operation", arguments: {} },
+          { name: "describe_operation", arguments: { name: "get_bok" } },
+        );
+      if (mode === "dispatch")
+        bad.push(
+          { name: front!, arguments: {} },
+          { name: front!, arguments: { action: "describe", params: { action: "get_bok" } } },
+        );
+      let offered = 0;
+      for (const request of bad) {
+        const result = await call(client, request);
+        const error = (result.structuredContent as Record<string, Record<string, unknown>> | undefined)?.["error"];
+        if (!error?.["valid_example"]) continue;
+        offered++;
+        // Per-operation UNKNOWN_TOOL names no tool: its example is the suggested tool's.
+        const target = (error["tool"] ?? (error["suggestions"] as Record<string, unknown>)["did_you_mean"]) as string;
+        const retried = await call(client, {
+          name: target,
+          arguments: error["valid_example"] as Record<string, unknown>,
+        });
+        const code = (retried.structuredContent as Record<string, Record<string, unknown>> | undefined)?.["error"]?.[
+          "code"
+        ];
+        expect(
+          VALIDATION_CODES.has(String(code)),
+          `${JSON.stringify(request)} offered ${JSON.stringify(error["valid_example"])} for ${target}: ${String(code)}`,
+        ).toBe(false);
+      }
+      expect(offered).toBeGreaterThan(catalogue.tools.length);
+      await client.close();
+    });
+  },
+);

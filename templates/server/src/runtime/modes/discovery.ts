@@ -4,7 +4,7 @@
  */
 import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
 import { CONFIRM_ARG, INFO_TOOL, WAIT_ARG, type GuidedError, type HintLevel, type ToolCall } from "../call/types.js";
-import { categoryCounts, shortDescription } from "../guidance/errors.js";
+import { categoryCounts, infoStep, shortDescription } from "../guidance/errors.js";
 import { errorResult } from "../guidance/render.js";
 import { SUGGEST, rankMatches } from "../guidance/fuzzy.js";
 import { renderCall } from "../guidance/text.js";
@@ -134,7 +134,16 @@ export function discoverySurface({ api, tools, toolsByName }: SurfaceOptions): S
         return {
           kind: "result",
           result: errorResult(
-            unknownOperationError("UNKNOWN_OPERATION", "name", name, undefined, DESCRIBE_TOOL, tools, searchStep(name)),
+            unknownOperationError(
+              "UNKNOWN_OPERATION",
+              "name",
+              name,
+              undefined,
+              DESCRIBE_TOOL,
+              tools,
+              searchStep(name),
+              (operation) => express(infoStep(operation)),
+            ),
           ),
         };
       return {
@@ -147,7 +156,16 @@ export function discoverySurface({ api, tools, toolsByName }: SurfaceOptions): S
       return {
         kind: "result",
         result: errorResult(
-          unknownOperationError("UNKNOWN_OPERATION", "name", name, params, INVOKE_TOOL, tools, searchStep(name)),
+          unknownOperationError(
+            "UNKNOWN_OPERATION",
+            "name",
+            name,
+            params,
+            INVOKE_TOOL,
+            tools,
+            searchStep(name),
+            (operation, example) => express({ tool: operation, params: example }),
+          ),
         ),
       };
     return invokeOperation(tool, params, args, confirmed);
