@@ -31,6 +31,7 @@ beforeAll(async () => {
   upstream.route("POST", /^\/v1\/orders$/, (req, res) =>
     json(res, 201, { id: "ord_3", status: "pending", ...(JSON.parse(req.body) as object) }),
   );
+  upstream.route("DELETE", /^\/v1\/orders\/ord_3$/, (_req, res) => void res.writeHead(204).end());
   upstream.route("GET", /^\/v1\/orders\/ord_3$/, (_req, res) =>
     json(res, 200, { id: "ord_3", book_id: "bk_1", quantity: 1, status: "pending" }),
   );
@@ -200,3 +201,33 @@ describe.each<ToolMode>(["per-operation", "discovery", "dispatch"])(
     });
   },
 );
+
+describe.each<ToolMode>(["per-operation", "discovery", "dispatch"])("issue 13 §3: control arguments (%s)", (mode) => {
+  it("a confirmed call with a bad argument gets corrective_params that keep the confirmation", async () => {
+    const { client, front } = await connect(mode);
+    const request = shaped(mode, front, "cancel_order", { orderId: "ord_3", bogus_argument: 1 });
+    if (mode === "discovery") request.arguments["_confirm"] = true;
+    else if (mode === "dispatch") (request.arguments["params"] as Record<string, unknown>)["_confirm"] = true;
+    else request.arguments["_confirm"] = true;
+    const failed = await call(client, request);
+    const error = (failed.structuredContent as Record<string, Record<string, unknown>>)["error"]!;
+    expect(JSON.stringify(error["corrective_params"])).toContain('"_confirm":true');
+    const retried = await call(client, {
+      name: error["tool"] as string,
+      arguments: error["corrective_params"] as Record<string, unknown>,
+    });
+    expect(retried.isError, JSON.stringify(retried.structuredContent)).toBeFalsy();
+    expect(upstream.requests.some((r) => r.method === "DELETE" && r.path === "/v1/orders/ord_3")).toBe(true);
+    await client.close();
+  });
+});
+
+it("issue 13 §3: a string wait is taken as the boolean, and the result says so", async () => {
+  const { client } = await connect("per-operation");
+  const result = await call(client, { name: "list_books", arguments: { wait: "true" } });
+  expect(result.isError).toBeFalsy();
+  expect(JSON.stringify(result.structuredContent)).toContain('received the string \\"true\\", taken as true');
+  const odd = await call(client, { name: "list_books", arguments: { wait: 1 } });
+  expect(JSON.stringify(odd.structuredContent)).toContain("ignored (not waiting)");
+  await client.close();
+});

@@ -186,7 +186,9 @@ export function discoverySurface({ api, tools, toolsByName }: SurfaceOptions): S
     express,
     present: (result) =>
       presentWith(result, express, (name) =>
-        toolsByName.has(name) ? { tool: INVOKE_TOOL, wrap: (params) => ({ name, params }) } : undefined,
+        toolsByName.has(name)
+          ? { tool: INVOKE_TOOL, wrap: (params) => express({ tool: name, params }).params }
+          : undefined,
       ),
     warmUp: () => {
       searchIndex();

@@ -114,7 +114,7 @@ export function dispatchSurface({ api, tools, toolsByName }: SurfaceOptions): Su
     present: (result) =>
       presentWith(result, express, (name) => {
         const group = groupOf.get(name);
-        return group ? { tool: group.name, wrap: (params) => ({ action: name, params }) } : undefined;
+        return group ? { tool: group.name, wrap: (params) => express({ tool: name, params }).params } : undefined;
       }),
     warmUp: () => {},
   };
