@@ -32,6 +32,9 @@ beforeAll(async () => {
     json(res, 201, { id: "ord_3", status: "pending", ...(JSON.parse(req.body) as object) }),
   );
   upstream.route("DELETE", /^\/v1\/orders\/ord_3$/, (_req, res) => void res.writeHead(204).end());
+  upstream.route("GET", /^\/v1\/orders\/ord_drift$/, (_req, res) =>
+    json(res, 200, { id: "ord_drift", book_id: "bk_1", quantity: "one", status: "pending" }),
+  );
   upstream.route("GET", /^\/v1\/orders\/ord_3$/, (_req, res) =>
     json(res, 200, { id: "ord_3", book_id: "bk_1", quantity: 1, status: "pending" }),
   );
@@ -229,5 +232,17 @@ it("issue 13 §3: a string wait is taken as the boolean, and the result says so"
   expect(JSON.stringify(result.structuredContent)).toContain('received the string \\"true\\", taken as true');
   const odd = await call(client, { name: "list_books", arguments: { wait: 1 } });
   expect(JSON.stringify(odd.structuredContent)).toContain("ignored (not waiting)");
+  await client.close();
+});
+
+it("issue 13 §5: drift from the documented response schema is named with its first pointer", async () => {
+  const { client } = await connect("per-operation");
+  const drifted = await call(client, { name: "get_order", arguments: { orderId: "ord_drift" } });
+  expect(drifted.isError).toBeFalsy();
+  expect((drifted.structuredContent as Record<string, unknown>)["warnings"]).toContain(
+    "The response did not match the documented schema at /quantity; fields may be missing or different. It is returned as unvalidated_data.",
+  );
+  const fine = await call(client, { name: "get_order", arguments: { orderId: "ord_3" } });
+  expect(JSON.stringify(fine.structuredContent)).not.toContain("did not match");
   await client.close();
 });

@@ -82,6 +82,20 @@ export function discoverySurface({ api, tools, toolsByName }: SurfaceOptions): S
     note: "Search by what you want to do",
   });
 
+  /** UNKNOWN_OPERATION for `front`; its valid example is `front`'s call of the closest operation. */
+  const unknownName = (name: string, params: unknown, front: string) =>
+    unknownOperationError(
+      "UNKNOWN_OPERATION",
+      "name",
+      name,
+      params,
+      front,
+      tools,
+      searchStep(name),
+      (operation, example) =>
+        express(front === DESCRIBE_TOOL ? infoStep(operation) : { tool: operation, params: example }),
+    );
+
   const search = (args: Record<string, unknown>): CallToolResult => {
     const query = args["query"] as string;
     const category = args["category"] as string | undefined;
@@ -133,18 +147,7 @@ export function discoverySurface({ api, tools, toolsByName }: SurfaceOptions): S
       if (!tool)
         return {
           kind: "result",
-          result: errorResult(
-            unknownOperationError(
-              "UNKNOWN_OPERATION",
-              "name",
-              name,
-              undefined,
-              DESCRIBE_TOOL,
-              tools,
-              searchStep(name),
-              (operation) => express(infoStep(operation)),
-            ),
-          ),
+          result: errorResult(unknownName(name, undefined, DESCRIBE_TOOL)),
         };
       return {
         kind: "result",
@@ -155,18 +158,7 @@ export function discoverySurface({ api, tools, toolsByName }: SurfaceOptions): S
     if (!tool)
       return {
         kind: "result",
-        result: errorResult(
-          unknownOperationError(
-            "UNKNOWN_OPERATION",
-            "name",
-            name,
-            params,
-            INVOKE_TOOL,
-            tools,
-            searchStep(name),
-            (operation, example) => express({ tool: operation, params: example }),
-          ),
-        ),
+        result: errorResult(unknownName(name, params, INVOKE_TOOL)),
       };
     return invokeOperation(tool, params, args, confirmed);
   };
