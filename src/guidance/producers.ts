@@ -271,8 +271,11 @@ function producerParams(
   const params: Record<string, unknown> = {};
   let via: ProducerCall | undefined;
   const needed = identifierArgs(producer);
-  for (const name of Object.keys(schemaProperties(producer.inputSchema))) {
-    if (name in targetProps && name !== arg) params[name] = `$caller.${name}`;
+  const producerProps = schemaProperties(producer.inputSchema);
+  for (const name of Object.keys(producerProps)) {
+    // Carried only when the caller's value can fit (a string `status` is no array `status`).
+    if (name in targetProps && name !== arg && sameTypes(targetProps[name], producerProps[name]))
+      params[name] = `$caller.${name}`;
   }
   for (const name of schemaRequired(producer.inputSchema)) {
     if (name in params) continue;
@@ -365,4 +368,11 @@ export function completeProducerCalls(tools: GuidedTool[]): void {
         complete(producer);
         if (producer.via) complete(producer.via);
       }
+}
+
+/** Both declare the same JSON types, or at least one declares none. */
+function sameTypes(a: JsonSchema | undefined, b: JsonSchema | undefined): boolean {
+  const x = declaredTypes(a);
+  const y = declaredTypes(b);
+  return x.length === 0 || y.length === 0 || (x.length === y.length && x.every((t) => y.includes(t)));
 }
