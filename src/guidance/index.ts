@@ -10,7 +10,15 @@
  *   pagination.ts — how a list operation pages.
  */
 import type { ValidateFunction } from "ajv/dist/2020.js";
-import type { ApiModel, Diagnostic, GuidedApiModel, GuidedTool, JsonSchema, ToolGuidance, ToolModel } from "../model/ir.js";
+import type {
+  ApiModel,
+  Diagnostic,
+  GuidedApiModel,
+  GuidedTool,
+  JsonSchema,
+  ToolGuidance,
+  ToolModel,
+} from "../model/ir.js";
 import type { ExampleCache } from "../cache/index.js";
 import { createExampleGenerator, type ExampleGeneratorOptions, type ExampleOutcome } from "./examples/index.js";
 import { buildHints } from "./hints.js";
@@ -18,7 +26,13 @@ import { identifierArgs } from "./identifiers.js";
 import { buildLinkIndex, buildLinks } from "./links.js";
 import { findListTool } from "./list-tool.js";
 import { detectPagination } from "./pagination.js";
-import { buildProducerIndex, findProducers, nameSources, type ProducerIndex } from "./producers.js";
+import {
+  buildProducerIndex,
+  completeProducerCalls,
+  findProducers,
+  nameSources,
+  type ProducerIndex,
+} from "./producers.js";
 import { hashString } from "./schema-util.js";
 
 export { buildHints, describeType } from "./hints.js";
@@ -94,6 +108,7 @@ export function addGuidance(model: ApiModel, options: GuidanceOptions = {}): Gui
     });
     return { ...tool, guidance };
   });
+  completeProducerCalls(tools);
 
   return { ...model, tools, diagnostics: [...model.diagnostics, ...diagnostics] };
 }

@@ -12,11 +12,28 @@
  * producer also takes are carried (`$caller.<arg>`). Ranked: safe (GET)
  * calls first, then fewer hops, then declared links, own lists, fields, creates.
  */
-import type { Diagnostic, IdentifierProducer, JsonSchema, ProducerCall, SchemaHints, ToolModel } from "../model/ir.js";
+import type {
+  Diagnostic,
+  GuidedTool,
+  IdentifierProducer,
+  JsonSchema,
+  ProducerCall,
+  SchemaHints,
+  ToolModel,
+} from "../model/ir.js";
 import { identifierArgs, identifierStem } from "./identifiers.js";
 import { idField, key, nounOf, openApiLinks, type LinkIndex } from "./links.js";
 import { findItemSchema, findItemsPointer } from "./pagination.js";
-import { declaredTypes, escapePointerToken, isObjectSchema, normName, schemaProperties, schemaRequired, singularize, words } from "./schema-util.js";
+import {
+  declaredTypes,
+  escapePointerToken,
+  isObjectSchema,
+  normName,
+  schemaProperties,
+  schemaRequired,
+  singularize,
+  words,
+} from "./schema-util.js";
 
 /** Producers kept per argument. */
 export const MAX_PRODUCERS = 3;
@@ -141,7 +158,8 @@ function targetOf(tool: ToolModel, arg: string, index: ProducerIndex): Target {
   const stem = identifierStem(arg);
   if (stem) keys.add(normName(stem) + "id");
   const info = index.links.info.get(tool);
-  const pos = binding?.in === "path" && info ? [...info.params].find(([, wire]) => wire === binding.name)?.[0] : undefined;
+  const pos =
+    binding?.in === "path" && info ? [...info.params].find(([, wire]) => wire === binding.name)?.[0] : undefined;
   if (info && binding && pos !== undefined && pos >= 1) {
     const noun = nounOf(info, pos - 1);
     keys.add(normName(singularize(noun)) + "id");
@@ -151,7 +169,14 @@ function targetOf(tool: ToolModel, arg: string, index: ProducerIndex): Target {
   const getter = stem ? index.links.gettersByNoun.get(normName(singularize(stem)))?.[0] : undefined;
   if (!getter || !stem) return { keys };
   const last = getter.shape.length - 1;
-  return { keys, collection: { route: key(getter.shape.slice(0, last)), noun: nounOf(getter, last - 1), wire: getter.params.get(last) ?? arg } };
+  return {
+    keys,
+    collection: {
+      route: key(getter.shape.slice(0, last)),
+      noun: nounOf(getter, last - 1),
+      wire: getter.params.get(last) ?? arg,
+    },
+  };
 }
 
 /**
@@ -176,12 +201,23 @@ function ownCollection(c: NonNullable<Target["collection"]>, index: ProducerInde
   const itemsPointer = listResponse ? findItemsPointer(listResponse) : undefined;
   if (list && itemsPointer !== undefined) {
     const field = resourceIdField(findItemSchema(listResponse, itemsPointer), c.wire, c.noun);
-    if (field) out.push({ tool: list.tool, take: `${itemsPointer}/0/${escapePointerToken(field)}`, kind: Kind.OwnList, note: `lists ${c.noun}s; take one's ${field}` });
+    if (field)
+      out.push({
+        tool: list.tool,
+        take: `${itemsPointer}/0/${escapePointerToken(field)}`,
+        kind: Kind.OwnList,
+        note: `lists ${c.noun}s; take one's ${field}`,
+      });
   }
   const create = index.links.byRoute.get(`post ${c.route}`);
   const field = create?.tool.responseSchema ? resourceIdField(create.tool.responseSchema, c.wire, c.noun) : undefined;
   if (create && field) {
-    out.push({ tool: create.tool, take: `/${escapePointerToken(field)}`, kind: Kind.Create, note: `creates ${/^[aeiou]/i.test(c.noun) ? "an" : "a"} ${c.noun} (a new resource); its ${field} is the new id` });
+    out.push({
+      tool: create.tool,
+      take: `/${escapePointerToken(field)}`,
+      kind: Kind.Create,
+      note: `creates ${/^[aeiou]/i.test(c.noun) ? "an" : "a"} ${c.noun} (a new resource); its ${field} is the new id`,
+    });
   }
   return out;
 }
@@ -196,7 +232,12 @@ function fieldPath(take: string): string {
 function candidates(tool: ToolModel, arg: string, target: Target, index: ProducerIndex): Candidate[] {
   const out: Candidate[] = [];
   for (const d of index.declared.get(`${tool.name}\u0000${arg}`) ?? []) {
-    out.push({ tool: d.tool, take: d.take, kind: Kind.Declared, note: `its answer holds ${arg} (declared link "${d.name}")` });
+    out.push({
+      tool: d.tool,
+      take: d.take,
+      kind: Kind.Declared,
+      note: `its answer holds ${arg} (declared link "${d.name}")`,
+    });
   }
   if (target.collection) out.push(...ownCollection(target.collection, index));
   for (const k of target.keys) {
@@ -209,7 +250,8 @@ function candidates(tool: ToolModel, arg: string, target: Target, index: Produce
 
 // ------------------------------------------------------------------ params
 
-const isSafe = (tool: ToolModel): boolean => tool.annotations.readOnlyHint || ["get", "head"].includes(tool.operation?.method ?? "");
+const isSafe = (tool: ToolModel): boolean =>
+  tool.annotations.readOnlyHint || ["get", "head"].includes(tool.operation?.method ?? "");
 
 /**
  * Arguments for a producer: every argument the caller may already have sent
@@ -229,8 +271,11 @@ function producerParams(
   const params: Record<string, unknown> = {};
   let via: ProducerCall | undefined;
   const needed = identifierArgs(producer);
-  for (const name of Object.keys(schemaProperties(producer.inputSchema))) {
-    if (name in targetProps && name !== arg) params[name] = `$caller.${name}`;
+  const producerProps = schemaProperties(producer.inputSchema);
+  for (const name of Object.keys(producerProps)) {
+    // Carried only when the caller's value can fit (a string `status` is no array `status`).
+    if (name in targetProps && name !== arg && sameTypes(targetProps[name], producerProps[name]))
+      params[name] = `$caller.${name}`;
   }
   for (const name of schemaRequired(producer.inputSchema)) {
     if (name in params) continue;
@@ -263,7 +308,13 @@ function rankedProducers(target: ToolModel, arg: string, index: ProducerIndex, h
     seen.add(k);
     const filled = producerParams(target, arg, wanted.keys, c.tool, index, hops);
     if (!filled) continue;
-    const rank: Ranked["rank"] = [isSafe(c.tool) ? 0 : 1, filled.via ? 1 : 0, c.kind, -sharedPath(target, c.tool), Object.keys(filled.params).length];
+    const rank: Ranked["rank"] = [
+      isSafe(c.tool) ? 0 : 1,
+      filled.via ? 1 : 0,
+      c.kind,
+      -sharedPath(target, c.tool),
+      Object.keys(filled.params).length,
+    ];
     const p: Ranked = { tool: c.tool.name, params: filled.params, take: c.take, note: c.note, rank };
     if (filled.via) p.via = filled.via;
     out.push(p);
@@ -295,4 +346,33 @@ export function nameSources(hints: SchemaHints, producers: Record<string, Identi
     const chain = first.via ? `${first.via.tool} → ${first.tool}` : first.tool;
     hint.placeholder += `; real ones: ${chain}, at ${first.take} of its answer`;
   }
+}
+
+/**
+ * A producer call is made as given, so it must pass the producer's validator:
+ * its ordinary required values (a create's `quantity`) come from the
+ * producer's own minimal example. Runs once every tool has its examples.
+ */
+export function completeProducerCalls(tools: GuidedTool[]): void {
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  const complete = (call: ProducerCall): void => {
+    const producer = byName.get(call.tool);
+    const example = producer?.guidance.examples?.minimal;
+    if (!producer || !example) return;
+    for (const name of schemaRequired(producer.inputSchema))
+      if (!(name in call.params) && name in example) call.params[name] = example[name];
+  };
+  for (const tool of tools)
+    for (const list of Object.values(tool.guidance.producers ?? {}))
+      for (const producer of list) {
+        complete(producer);
+        if (producer.via) complete(producer.via);
+      }
+}
+
+/** Both declare the same JSON types, or at least one declares none. */
+function sameTypes(a: JsonSchema | undefined, b: JsonSchema | undefined): boolean {
+  const x = declaredTypes(a);
+  const y = declaredTypes(b);
+  return x.length === 0 || y.length === 0 || (x.length === y.length && x.every((t) => y.includes(t)));
 }

@@ -109,3 +109,55 @@ describe("JSON Schema sample (notes): user-owned handlers", () => {
     }
   });
 });
+
+describe("catalogue sample: missing identifiers lead to real ones (issue 13)", () => {
+  let project: BuiltProject;
+  beforeAll(async () => {
+    const books = { items: [{ id: "bk_1", title: "Dune", author_id: "au_7" }] };
+    upstream.route("GET", /^\/cat\/v1\/books$/, (_req, res) => json(res, 200, books));
+    upstream.route("GET", /^\/cat\/v1\/authors\/au_7$/, (_req, res) =>
+      json(res, 200, { id: "au_7", name: "Frank Herbert" }),
+    );
+    upstream.route("POST", /^\/cat\/v1\/orders$/, (req, res) =>
+      json(res, 201, { id: "ord_3", status: "pending", ...(JSON.parse(req.body) as object) }),
+    );
+    upstream.route("GET", /^\/cat\/v1\/orders\/ord_3$/, (_req, res) =>
+      json(res, 200, { id: "ord_3", book_id: "bk_1", quantity: 1, status: "pending" }),
+    );
+    project = await generateAndBuild(join(SAMPLES, "catalogue.yaml"));
+  }, 600_000);
+
+  it.each([
+    ["get_author", "authorId", "au_7"],
+    ["get_order", "orderId", "ord_3"],
+  ])("%s {} → next_steps → a real %s", async (tool, field, real) => {
+    const client = await connectStdio(project.dir, {
+      CATALOGUE_BASE_URL: `${upstream.url}/cat/v1`,
+      CATALOGUE_TOOLS: "per-operation",
+    });
+    try {
+      const failed = await client.callTool({ name: tool, arguments: {} });
+      expect(failed.isError).toBe(true);
+      const steps = (failed.structuredContent as { error: { next_steps: unknown[] } }).error.next_steps.filter(
+        (s): s is { tool: string; params: Record<string, unknown>; take: string } =>
+          typeof s === "object" && s !== null && "take" in s,
+      );
+      let taken: unknown;
+      for (const step of steps.slice(0, 2)) {
+        const params = Object.fromEntries(Object.entries(step.params).map(([k, v]) => [k, v === "$via" ? taken : v]));
+        const result = await client.callTool({ name: step.tool, arguments: params });
+        expect(result.isError, JSON.stringify(result.structuredContent)).toBeFalsy();
+        const data = (result.structuredContent as { data: unknown }).data;
+        taken = step.take
+          .split("/")
+          .slice(1)
+          .reduce<unknown>((v, k) => (v as Record<string, unknown>)[k], data);
+      }
+      expect(taken).toBe(real);
+      const retried = await client.callTool({ name: tool, arguments: { [field]: taken } });
+      expect(retried.isError, JSON.stringify(retried.structuredContent)).toBeFalsy();
+    } finally {
+      await client.close();
+    }
+  });
+});

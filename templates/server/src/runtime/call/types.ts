@@ -67,6 +67,8 @@ export interface ToolCall {
   params: Record<string, unknown>;
   /** Why / when to make this call. */
   note?: string;
+  /** JSON pointer into this call's answer (its `data`) where the value to carry on is. */
+  take?: string;
 }
 
 export type NextStep = string | ToolCall;

@@ -45,7 +45,13 @@ export type PreparedArguments = PreparedOk | PreparedFailure;
  * INVALID_ARGUMENTS error (with verified `corrective_params` when possible).
  * `args` is never mutated.
  */
-export function prepareArguments(tool: ToolData, args: unknown, validate: Validator): PreparedArguments {
+export function prepareArguments(
+  tool: ToolData,
+  args: unknown,
+  validate: Validator,
+  /** The call was already confirmed by the tool that routed it (discovery / dispatch `_confirm`). */
+  routed: { confirmed?: boolean } = {},
+): PreparedArguments {
   const index = toolIndex(tool);
   const input = args === undefined || args === null ? {} : args;
   if (!isPlainObject(input)) {
@@ -56,6 +62,7 @@ export function prepareArguments(tool: ToolData, args: unknown, validate: Valida
       corrections: [],
       warnings: [],
       notObject: true,
+      confirmed: routed.confirmed === true,
     });
   }
 
@@ -129,7 +136,15 @@ export function prepareArguments(tool: ToolData, args: unknown, validate: Valida
     for (const [name, value] of index.defaults) if (!(name in resolved)) resolved[name] = value;
     return { ok: true, args: working, resolved_inputs: resolved, corrections, warnings, confirmed };
   }
-  return fail(tool, validate, index, { received: args, working, unknown, corrections, warnings, notObject: false });
+  return fail(tool, validate, index, {
+    received: args,
+    working,
+    unknown,
+    corrections,
+    warnings,
+    notObject: false,
+    confirmed: (confirmed || routed.confirmed === true) && !index.declaresConfirm,
+  });
 }
 
 interface FailureInput {
@@ -139,6 +154,8 @@ interface FailureInput {
   corrections: Correction[];
   warnings: string[];
   notObject: boolean;
+  /** The caller confirmed: the corrected call keeps `"_confirm": true`, so it does not stop at the gate again. */
+  confirmed: boolean;
 }
 
 function fail(tool: ToolData, validate: Validator, index: ToolIndex, f: FailureInput): PreparedFailure {
@@ -179,7 +196,8 @@ function fail(tool: ToolData, validate: Validator, index: ToolIndex, f: FailureI
     not_object: f.notObject,
   };
   const corrective = buildCorrectiveParams(tool, f.notObject ? {} : f.working, f.unknown, validate, index);
-  if (corrective.params) problems.corrective_params = corrective.params;
+  if (corrective.params)
+    problems.corrective_params = f.confirmed ? { ...corrective.params, [CONFIRM_ARG]: true } : corrective.params;
   if (corrective.exampleFields.length) problems.example_fields = corrective.exampleFields;
   if (corrective.note) problems.corrective_note = corrective.note;
   return { ok: false, error: invalidArgumentsError(tool, problems), ...(schemaError !== undefined && { schemaError }) };

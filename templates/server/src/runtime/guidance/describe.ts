@@ -4,6 +4,7 @@
  */
 import type { ToolData } from "../shared/tool-data.js";
 import { categoryCounts, shortDescription } from "./errors.js";
+import { identifierSources } from "./producers.js";
 import { CONFIRM_ARG, type HintLevel } from "../call/types.js";
 
 export interface ToolDescription {
@@ -21,6 +22,8 @@ export interface ToolDescription {
   follow_ups: Array<{ name: string; tool: string }>;
   pagination?: ToolData["guidance"]["pagination"];
   list_tool?: string;
+  /** Identifier argument → the calls whose answers hold real values for it (best first, `take` = where). */
+  identifier_sources?: Record<string, string[]>;
 }
 
 export function describeTool(tool: ToolData, level: HintLevel = "typed"): ToolDescription {
@@ -39,6 +42,8 @@ export function describeTool(tool: ToolData, level: HintLevel = "typed"): ToolDe
   if (tool.operation) out.http = { method: tool.operation.method.toUpperCase(), path: tool.operation.path };
   if (tool.guidance.pagination) out.pagination = tool.guidance.pagination;
   if (tool.guidance.listTool) out.list_tool = tool.guidance.listTool;
+  const sources = identifierSources(tool);
+  if (sources) out.identifier_sources = sources;
   if (out.requires_confirmation) out.description += ` (Destructive: add "${CONFIRM_ARG}": true to run it.)`;
   return out;
 }

@@ -22,7 +22,7 @@ import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { ToolData } from "../shared/tool-data.js";
 import type { ResponseCache } from "../call/response-cache.js";
 import { DEFAULT_RESPONSE_BUDGET_CHARS } from "../shared/defaults.js";
-import { renderCall, renderCallWithNote } from "./text.js";
+import { driftWarning, renderCall, renderCallWithNote } from "./text.js";
 import { argsFromUrl, parseLinkHeader, resolveLink, type ResolvedAction } from "./links.js";
 import { getAt } from "./pointer.js";
 import { isPlainObject, parsePointer } from "../shared/json.js";
@@ -45,8 +45,8 @@ export interface EnvelopeOptions {
   budgetChars?: number;
   /** Final request URL, for `$url` link expressions. */
   url?: string;
-  /** False when the body does not match the response schema: it then goes under `unvalidated_data`. */
-  dataConforms?: boolean;
+  /** Where the body first departs from the response schema (a JSON pointer); it then goes under `unvalidated_data`. */
+  drift?: string;
   /** Where an oversized response is kept for `read_response` (one per server). */
   cache: ResponseCache;
 }
@@ -381,9 +381,9 @@ export function buildEnvelope(tool: ToolData, toolsByName: ToolLookup, options: 
     warnings.push(
       `The response (${serialized.length} chars) exceeds the ${budget}-char budget: a summary is shown instead of data. Nothing was discarded — use ${READ_RESPONSE_TOOL} to read the rest.`,
     );
-  } else if (options.dataConforms === false) {
+  } else if (options.drift !== undefined) {
     envelope.unvalidated_data = body;
-    warnings.push("The response does not match the documented schema; it is returned as unvalidated_data.");
+    warnings.push(driftWarning(options.drift));
   } else {
     envelope.data = body;
   }

@@ -66,6 +66,7 @@ import {
 import { isPlainObject } from "../shared/json.js";
 import type { ToolData } from "../shared/tool-data.js";
 import { LIST, SUGGEST, prepareName, rankMatches, type PreparedName } from "./fuzzy.js";
+import { producerSteps } from "./producers.js";
 
 /** Everything `invalidArgumentsError` needs to explain a failed validation. */
 export interface ArgumentProblems {
@@ -163,8 +164,7 @@ export function invalidArgumentsError(tool: ToolData, problems: ArgumentProblems
     if (problems.corrective_note) nextSteps.push(problems.corrective_note);
     nextSteps.push("Apply the `fix` of each issue, then retry the call.");
   }
-  if (tool.guidance.listTool && problems.issues.some((i) => i.code === "MISSING_REQUIRED") && problems.corrective_note)
-    nextSteps.push({ tool: tool.guidance.listTool, params: {}, note: "Find real values for the missing identifiers" });
+  nextSteps.push(...identifierSteps(tool, problems));
   if (severity !== "critical") nextSteps.push(infoStep(tool.name));
   const error: GuidedError = {
     code: "INVALID_ARGUMENTS",
@@ -182,6 +182,20 @@ export function invalidArgumentsError(tool: ToolData, problems: ArgumentProblems
   if (problems.corrections.length) error.corrections = problems.corrections;
   if (problems.warnings.length) error.warnings = problems.warnings;
   return withHint(error, tool, severity);
+}
+
+/**
+ * Exact calls yielding real values for the missing identifiers (their
+ * producers, with the caller's own arguments carried); the resource's list
+ * tool when no producer is known.
+ */
+function identifierSteps(tool: ToolData, problems: ArgumentProblems): ToolCall[] {
+  const missing = problems.issues.filter((i) => i.code === "MISSING_REQUIRED").map((i) => i.field);
+  const steps = missing.flatMap((field) => producerSteps(tool, field, problems.received));
+  if (steps.length) return steps;
+  if (tool.guidance.listTool && missing.length && problems.corrective_note)
+    return [{ tool: tool.guidance.listTool, params: {}, note: "Find real values for the missing identifiers" }];
+  return [];
 }
 
 /* ------------------------------------------------------------------------ */

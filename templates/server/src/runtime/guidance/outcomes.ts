@@ -6,6 +6,7 @@
  * errors, unimplemented tools, internal bugs).
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
+import type { ErrorObject } from "ajv";
 import type {
   CallFailure,
   ConfirmationAnswer,
@@ -318,7 +319,8 @@ export const guidedOutcomes: Outcomes = {
     const response = success.response
       ? { status: success.response.status, headers: success.response.headers, body: success.data }
       : { status: 200, body: success.data };
-    const dataConforms = success.data === undefined || context.validators.validateResponse(tool, success.data).valid;
+    const check = success.data === undefined ? undefined : context.validators.validateResponse(tool, success.data);
+    const drift = check && !check.valid ? driftPointer(check.errors) : undefined;
     const envelope = buildEnvelope(tool, context.toolsByName, {
       args: call.args,
       resolvedInputs: call.resolvedInputs,
@@ -327,7 +329,7 @@ export const guidedOutcomes: Outcomes = {
       response,
       budgetChars: context.budgetChars,
       ...(success.response && { url: success.response.url }),
-      dataConforms,
+      ...(drift !== undefined && { drift }),
       cache: context.cache,
     });
     if (success.data === undefined) {
@@ -337,3 +339,16 @@ export const guidedOutcomes: Outcomes = {
     return envelopeResult(envelope);
   },
 };
+
+/**
+ * Where the answer first departs from the documented response schema, as a
+ * JSON pointer into the data: a missing required field is named itself, not
+ * its parent. "" (the root) when the schema could not be compiled.
+ */
+export function driftPointer(errors: readonly ErrorObject[]): string {
+  const first = errors[0];
+  if (!first) return "";
+  const missing = first.keyword === "required" ? first.params["missingProperty"] : undefined;
+  const escaped = typeof missing === "string" ? `/${missing.replace(/~/g, "~0").replace(/\//g, "~1")}` : "";
+  return `${first.instancePath}${escaped}`;
+}

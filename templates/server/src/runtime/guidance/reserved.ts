@@ -180,6 +180,8 @@ export function renderDescription(d: ToolDescription): string {
   if (d.pagination) out.push(`Paginated (${d.pagination.kind}); results give the exact next-page call in next_steps.`);
   if (d.follow_ups.length) out.push(`Follow-ups: ${d.follow_ups.map((f) => `${f.tool} (${f.name})`).join(", ")}`);
   if (d.list_tool) out.push(`List/search tool for this resource: ${d.list_tool}`);
+  for (const [field, sources] of Object.entries(d.identifier_sources ?? {}))
+    out.push(`Real values of ${field} come from: ${sources.join("; ")}`);
   return out.join("\n\n");
 }
 

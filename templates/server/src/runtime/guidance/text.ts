@@ -18,3 +18,8 @@ export function renderCallWithNote(call: ToolCall): string {
 export function seconds(ms: number): string {
   return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 100) / 10} s`;
 }
+
+/** The warning of a success whose body departs from the documented response schema at `pointer`. */
+export function driftWarning(pointer: string): string {
+  return `The response did not match the documented schema at ${pointer || "/"}; fields may be missing or different. It is returned as unvalidated_data.`;
+}

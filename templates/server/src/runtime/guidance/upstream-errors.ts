@@ -17,6 +17,7 @@ import { describeSchemeCredentials, schemeEnvNames } from "../shared/credentials
 import { parseRetryAfter } from "../shared/parse.js";
 import type { ApiData, SecuritySchemeData, ToolData } from "../shared/tool-data.js";
 import { infoStep, resolvedPath, validExample, withHint } from "./errors.js";
+import { producerSteps } from "./producers.js";
 import { seconds } from "./text.js";
 
 function rateLimitReset(response: UpstreamResponse, now: number): number | undefined {
@@ -268,7 +269,11 @@ function notFoundError({ tool, args, request }: StatusContext): GuidedError {
       `Do not guess identifiers; look them up.`,
   );
   e.recovery_actions = ["look up a valid identifier", "retry with it"];
-  if (tool.guidance.listTool)
+  const sources = (tool.operation?.parameters ?? [])
+    .filter((p) => p.in === "path")
+    .flatMap((p) => producerSteps(tool, p.arg, args));
+  if (sources.length) e.next_steps.push(...sources);
+  else if (tool.guidance.listTool)
     e.next_steps.push({
       tool: tool.guidance.listTool,
       params: {},

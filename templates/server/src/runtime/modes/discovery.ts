@@ -4,7 +4,7 @@
  */
 import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
 import { CONFIRM_ARG, INFO_TOOL, WAIT_ARG, type GuidedError, type HintLevel, type ToolCall } from "../call/types.js";
-import { categoryCounts, shortDescription } from "../guidance/errors.js";
+import { categoryCounts, infoStep, shortDescription } from "../guidance/errors.js";
 import { errorResult } from "../guidance/render.js";
 import { SUGGEST, rankMatches } from "../guidance/fuzzy.js";
 import { renderCall } from "../guidance/text.js";
@@ -83,6 +83,20 @@ export function discoverySurface({ api, tools, toolsByName }: SurfaceOptions): S
     note: "Search by what you want to do",
   });
 
+  /** UNKNOWN_OPERATION for `front`; its valid example is `front`'s call of the closest operation. */
+  const unknownName = (name: string, params: unknown, front: string) =>
+    unknownOperationError(
+      "UNKNOWN_OPERATION",
+      "name",
+      name,
+      params,
+      front,
+      tools,
+      searchStep(name),
+      (operation, example) =>
+        express(front === DESCRIBE_TOOL ? infoStep(operation) : { tool: operation, params: example }),
+    );
+
   const search = (args: Record<string, unknown>): CallToolResult => {
     const query = args["query"] as string;
     const category = args["category"] as string | undefined;
@@ -95,41 +109,10 @@ export function discoverySurface({ api, tools, toolsByName }: SurfaceOptions): S
     const limit = (args["limit"] as number | undefined) ?? 10;
     const { hits, total } = searchIndex().search(query, { ...(category !== undefined && { category }), limit });
     const results = hits.map(({ tool, score }) => searchEntry(tool, score));
-    const top = hits[0]?.tool;
-    const next: ToolCall[] = [];
-    if (top) {
-      next.push({
-        tool: DESCRIBE_TOOL,
-        params: { name: top.name },
-        note: "Parameters and valid examples of the best match",
-      });
-      if (top.guidance.examples)
-        next.push(
-          express({
-            tool: top.name,
-            params: top.guidance.examples.minimal,
-            note: "Minimal valid call of the best match",
-          }),
-        );
-    } else {
-      next.push({ tool: INFO_TOOL, params: {}, note: "Browse the categories instead" });
-    }
+    const next = searchNextSteps(hits[0]?.tool, express);
     const structured: Record<string, unknown> = { query, total_matches: total, results, next_steps: next };
     if (category !== undefined) structured["category"] = category;
-    const lines = results.map(
-      (r) =>
-        `- ${r["name"] as string}` +
-        (r["method"] ? ` (${r["method"] as string} ${r["path"] as string})` : "") +
-        (r["required"] ? ` required: ${(r["required"] as string[]).join(", ")}` : "") +
-        (r["destructive"] ? " [destructive]" : "") +
-        (r["description"] ? ` — ${r["description"] as string}` : ""),
-    );
-    const text = results.length
-      ? `${total} match${total === 1 ? "" : "es"} for ` +
-        `"${query}"${total > results.length ? ` (top ${results.length})` : ""}:\n${lines.join("\n")}\n\nNext: ` +
-        `${renderCall(next[0]!)}`
-      : `No operation matches "${query}". Try other words (a resource or verb such as "issue", "create"), or browse with \`${INFO_TOOL}\`.`;
-    return textResult(text, structured);
+    return textResult(searchText(query, total, results, next), structured);
   };
 
   const route = (front: ToolData, args: Record<string, unknown>, confirmed: boolean): Routed => {
@@ -140,9 +123,7 @@ export function discoverySurface({ api, tools, toolsByName }: SurfaceOptions): S
       if (!tool)
         return {
           kind: "result",
-          result: errorResult(
-            unknownOperationError("UNKNOWN_OPERATION", "name", name, undefined, DESCRIBE_TOOL, tools, searchStep(name)),
-          ),
+          result: errorResult(unknownName(name, undefined, DESCRIBE_TOOL)),
         };
       return {
         kind: "result",
@@ -153,9 +134,7 @@ export function discoverySurface({ api, tools, toolsByName }: SurfaceOptions): S
     if (!tool)
       return {
         kind: "result",
-        result: errorResult(
-          unknownOperationError("UNKNOWN_OPERATION", "name", name, params, INVOKE_TOOL, tools, searchStep(name)),
-        ),
+        result: errorResult(unknownName(name, params, INVOKE_TOOL)),
       };
     return invokeOperation(tool, params, args, confirmed);
   };
@@ -179,12 +158,49 @@ export function discoverySurface({ api, tools, toolsByName }: SurfaceOptions): S
     express,
     present: (result) =>
       presentWith(result, express, (name) =>
-        toolsByName.has(name) ? { tool: INVOKE_TOOL, wrap: (params) => ({ name, params }) } : undefined,
+        toolsByName.has(name)
+          ? { tool: INVOKE_TOOL, wrap: (params) => express({ tool: name, params }).params }
+          : undefined,
       ),
     warmUp: () => {
       searchIndex();
     },
   };
+}
+
+/** After a search: describe the best match and call it minimally, or browse the categories when nothing matched. */
+function searchNextSteps(top: ToolData | undefined, express: (step: ToolCall) => ToolCall): ToolCall[] {
+  if (!top) return [{ tool: INFO_TOOL, params: {}, note: "Browse the categories instead" }];
+  const next: ToolCall[] = [
+    { tool: DESCRIBE_TOOL, params: { name: top.name }, note: "Parameters and valid examples of the best match" },
+  ];
+  if (top.guidance.examples)
+    next.push(
+      express({ tool: top.name, params: top.guidance.examples.minimal, note: "Minimal valid call of the best match" }),
+    );
+  return next;
+}
+
+/** The text rendering of a search: one line per match, then the first next step. */
+function searchText(query: string, total: number, results: Record<string, unknown>[], next: ToolCall[]): string {
+  if (results.length === 0)
+    return (
+      `No operation matches "${query}". Try other words (a resource or verb such as "issue", "create"), ` +
+      `or browse with \`${INFO_TOOL}\`.`
+    );
+  const lines = results.map(
+    (r) =>
+      `- ${r["name"] as string}` +
+      (r["method"] ? ` (${r["method"] as string} ${r["path"] as string})` : "") +
+      (r["required"] ? ` required: ${(r["required"] as string[]).join(", ")}` : "") +
+      (r["destructive"] ? " [destructive]" : "") +
+      (r["description"] ? ` — ${r["description"] as string}` : ""),
+  );
+  return (
+    `${total} match${total === 1 ? "" : "es"} for ` +
+    `"${query}"${total > results.length ? ` (top ${results.length})` : ""}:\n${lines.join("\n")}\n\nNext: ` +
+    `${renderCall(next[0]!)}`
+  );
 }
 
 /** The three meta-tools as validation data, with examples built from the API's first operation. */

@@ -14,7 +14,7 @@ import {
   type HintLevel,
   type ToolCall,
 } from "../call/types.js";
-import { categoryCounts } from "../guidance/errors.js";
+import { categoryCounts, infoStep } from "../guidance/errors.js";
 import { errorResult } from "../guidance/render.js";
 import { renderCall } from "../guidance/text.js";
 import { isPlainObject } from "../shared/json.js";
@@ -117,7 +117,7 @@ export function dispatchSurface({ api, tools, toolsByName }: SurfaceOptions): Su
     present: (result) =>
       presentWith(result, express, (name) => {
         const group = groupOf.get(name);
-        return group ? { tool: group.name, wrap: (params) => ({ action: name, params }) } : undefined;
+        return group ? { tool: group.name, wrap: (params) => express({ tool: name, params }).params } : undefined;
       }),
     warmUp: () => {},
   };
@@ -248,7 +248,16 @@ function route(
     return {
       kind: "result",
       result: errorResult(
-        unknownOperationError("UNKNOWN_ACTION", "action", action, params, group.name, tools, listStep(group)),
+        unknownOperationError(
+          "UNKNOWN_ACTION",
+          "action",
+          action,
+          params,
+          group.name,
+          tools,
+          listStep(group),
+          (operation, example) => express({ tool: operation, params: example }),
+        ),
       ),
     };
   const home = groupOf.get(action);
@@ -320,7 +329,16 @@ function describeAction(
   const tool = toolsByName.get(target);
   if (!tool)
     return errorResult(
-      unknownOperationError("UNKNOWN_ACTION", "params.action", target, undefined, group.name, tools, listStep(group)),
+      unknownOperationError(
+        "UNKNOWN_ACTION",
+        "params.action",
+        target,
+        undefined,
+        group.name,
+        tools,
+        listStep(group),
+        (operation) => express(infoStep(operation)),
+      ),
     );
   return describeResult(tool, level as HintLevel, express);
 }

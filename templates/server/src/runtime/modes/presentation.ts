@@ -113,6 +113,8 @@ export function unknownOperationError(
   frontTool: string,
   tools: readonly ToolData[],
   listStep: ToolCall,
+  /** The call `frontTool` would take for `operation` (its valid example in this mode). */
+  offered: (operation: string, example: Record<string, unknown>) => ToolCall,
 ): GuidedError {
   const base = unknownToolError(name, tools, args);
   const best = base.suggestions.did_you_mean;
@@ -149,6 +151,10 @@ export function unknownOperationError(
       ),
     ],
   };
+  // The operation's own example is not a call of the front tool: offer the front tool's call instead.
+  delete error.valid_example;
+  const call = best !== undefined ? offered(best, base.valid_example ?? {}) : undefined;
+  if (call && call.tool === frontTool) error.valid_example = call.params;
   return error;
 }
 

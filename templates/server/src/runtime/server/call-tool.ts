@@ -104,9 +104,9 @@ export function createCallTool(
     routed: { confirmed?: boolean; wait?: boolean; warnings?: string[] } = {},
   ): Promise<CallToolResult> {
     const signal = session.signal ?? new AbortController().signal;
-    const { args: withoutWait, wait: waitInArgs } = takeWait(tool, rawArgs);
+    const { args: withoutWait, wait: waitInArgs, warnings: waitWarnings } = takeWait(tool, rawArgs);
     const wait = waitInArgs || routed.wait === true;
-    const prepared = prepareArguments(tool, withoutWait, validatorFor(tool));
+    const prepared = prepareArguments(tool, withoutWait, validatorFor(tool), { confirmed: routed.confirmed === true });
     const args = prepared.ok ? prepared.args : isPlainObject(withoutWait) ? withoutWait : {};
     const context: HookContext = { tool, api, args, env, signal };
 
@@ -121,7 +121,7 @@ export function createCallTool(
         args: prepared.args,
         resolvedInputs: prepared.resolved_inputs,
         corrections: prepared.corrections,
-        warnings: [...(routed.warnings ?? []), ...prepared.warnings],
+        warnings: [...(routed.warnings ?? []), ...waitWarnings, ...prepared.warnings],
       };
       const confirmed = prepared.confirmed || routed.confirmed === true;
       const confirmation =
@@ -143,20 +143,33 @@ export function createCallTool(
 
 /**
  * Takes the reserved wait flag out of the arguments: `_wait` always, `wait`
- * unless the tool declares a `wait` parameter of its own. Only `true` waits.
+ * unless the tool declares a `wait` parameter of its own. `true` waits; the
+ * strings "true"/"false" are taken as the booleans, with a warning saying so;
+ * any other value is reported as ignored, never dropped silently.
  */
-function takeWait(tool: ToolData, rawArgs: ToolArguments | undefined): { args: unknown; wait: boolean } {
-  if (!isPlainObject(rawArgs)) return { args: rawArgs, wait: false };
+function takeWait(
+  tool: ToolData,
+  rawArgs: ToolArguments | undefined,
+): { args: unknown; wait: boolean; warnings: string[] } {
+  const warnings: string[] = [];
+  if (!isPlainObject(rawArgs)) return { args: rawArgs, wait: false, warnings };
   const properties = isPlainObject(tool.inputSchema["properties"]) ? tool.inputSchema["properties"] : {};
   const names = [WAIT_ALIAS, WAIT_ARG].filter((name) => !(name in properties) && name in rawArgs);
-  if (names.length === 0) return { args: rawArgs, wait: false };
+  if (names.length === 0) return { args: rawArgs, wait: false, warnings };
   const args: Record<string, unknown> = { ...rawArgs };
   let wait = false;
   for (const name of names) {
-    if (args[name] === true) wait = true;
+    const value = args[name];
+    if (value === true || value === "true") wait = true;
+    if (value === "true" || value === "false")
+      warnings.push(
+        `"${name}" must be a boolean; received the string "${value}", taken as ${value}. Send ${value} next time.`,
+      );
+    else if (typeof value !== "boolean")
+      warnings.push(`"${name}" must be a boolean; received ${JSON.stringify(value)}, ignored (not waiting).`);
     delete args[name];
   }
-  return { args, wait };
+  return { args, wait, warnings };
 }
 
 function schemaFailure(tool: ToolData, schemaError: string): CallFailure {
