@@ -7,26 +7,24 @@
  * with a spec on the command line, flags and defaults apply and nothing is asked.
  */
 import { cpSync, existsSync, readdirSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { relative, resolve } from "node:path";
 import yargs, { type Argv } from "yargs";
 import { hideBin } from "yargs/helpers";
-import { formatDiagnostic, GeneratorError } from "./diagnostics.js";
+import { GeneratorError } from "./diagnostics.js";
 import { parseShipList, REGISTRY_NAME_PATTERN, SHIP_TARGETS, type ShipTarget } from "./emit/ship.js";
 import { DEFAULT_TEMPLATES } from "./emit/templates.js";
 import { isEmptyFilter, parseList, type ToolFilter } from "../templates/server/src/runtime/shared/filter.js";
 import type { ToolMode } from "../templates/server/src/runtime/shared/tool-data.js";
 import { DEFAULT_AUTO_THRESHOLD } from "../templates/server/src/runtime/shared/defaults.js";
-import { credentialEnvNames } from "../templates/server/src/runtime/shared/credentials.js";
-import { generate, regenerationOptions, type GenerateOptions, type GenerateResult } from "./generate.js";
+import { generate, regenerationOptions, type GenerateOptions } from "./generate.js";
 import { askMissing, currentPromptContext, PromptCancelled, whyNotInteractive } from "./interactive.js";
 import { detectPackageManager, installAndBuild, type PackageManager } from "./install.js";
-import type { PlannedFile } from "./write/index.js";
+import { summary } from "./cli-summary.js";
 
 const EXIT_BAD_INPUT = 1;
 const EXIT_STALE = 1;
 const EXIT_USAGE = 2;
 const EXIT_CANCELLED = 130;
-const MAX_LISTED_WARNINGS = 20;
 
 class UsageError extends Error {}
 
@@ -52,23 +50,58 @@ type CommonArgs = {
 
 function commonOptions<T>(args: Argv<T>) {
   return args
-    .option("force", { type: "boolean", default: false, describe: "Write into a non-empty folder, and replace generated files you edited" })
-    .option("dry-run", { type: "boolean", default: false, describe: "Print the tools, files and change report without writing anything" })
-    .option("check", { type: "boolean", default: false, describe: "Exit 1 if the project is stale against the spec (for CI); writes nothing" })
-    .option("templates", { type: "string", describe: "Folder whose files override the default templates with the same relative path" })
+    .option("force", {
+      type: "boolean",
+      default: false,
+      describe: "Write into a non-empty folder, and replace generated files you edited",
+    })
+    .option("dry-run", {
+      type: "boolean",
+      default: false,
+      describe: "Print the tools, files and change report without writing anything",
+    })
+    .option("check", {
+      type: "boolean",
+      default: false,
+      describe: "Exit 1 if the project is stale against the spec (for CI); writes nothing",
+    })
+    .option("templates", {
+      type: "string",
+      describe: "Folder whose files override the default templates with the same relative path",
+    })
     .option("allow-remote-refs", { type: "boolean", default: false, describe: "Resolve $ref to http(s) URLs" })
-    .option("allow-external-refs", { type: "boolean", default: false, describe: "Resolve $ref to files outside the spec's folder" })
+    .option("allow-external-refs", {
+      type: "boolean",
+      default: false,
+      describe: "Resolve $ref to files outside the spec's folder",
+    })
     .option("quiet", { type: "boolean", default: false, describe: "Print only errors and the summary" })
-    .option("tools", { choices: ["per-operation", "dispatch", "discovery", "auto"] as const, describe: "How tools are exposed (default auto: per-operation up to 40 tools, discovery above)" })
+    .option("tools", {
+      choices: ["per-operation", "dispatch", "discovery", "auto"] as const,
+      describe: "How tools are exposed (default auto: per-operation up to 40 tools, discovery above)",
+    })
     .option("include-tags", { type: "string", describe: "Only operations with one of these tags (comma-separated)" })
     .option("exclude-tags", { type: "string", describe: "Leave out operations with any of these tags" })
-    .option("include-ops", { type: "string", describe: "Only operations whose tool name or operationId matches one of these globs" })
+    .option("include-ops", {
+      type: "string",
+      describe: "Only operations whose tool name or operationId matches one of these globs",
+    })
     .option("exclude-ops", { type: "string", describe: "Leave out operations matching any of these globs" })
     .option("methods", { type: "string", describe: "Only these HTTP methods, e.g. get,post" })
     .option("read-only", { type: "boolean", default: false, describe: "Only safe methods (GET/HEAD/OPTIONS)" })
-    .option("mcp-name", { type: "string", describe: "MCP Registry name for server.json and package.json mcpName, e.g. io.github.you/petstore-mcp" })
-    .option("forward-authorization", { type: "boolean", describe: "HTTP transport: send each MCP request's bearer token upstream as Authorization, so every user acts as themselves (off by default; read the README's warning)" })
-    .option("ship", { type: "string", describe: `Distribution files to generate: a comma-separated list of ${SHIP_TARGETS.join(", ")}, or all (default), or none` });
+    .option("mcp-name", {
+      type: "string",
+      describe: "MCP Registry name for server.json and package.json mcpName, e.g. io.github.you/petstore-mcp",
+    })
+    .option("forward-authorization", {
+      type: "boolean",
+      describe:
+        "HTTP transport: send each MCP request's bearer token upstream as Authorization, so every user acts as themselves (off by default; read the README's warning)",
+    })
+    .option("ship", {
+      type: "string",
+      describe: `Distribution files to generate: a comma-separated list of ${SHIP_TARGETS.join(", ")}, or all (default), or none`,
+    });
 }
 
 export async function main(argv: string[] = hideBin(process.argv)): Promise<number> {
@@ -86,11 +119,23 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
       (args) =>
         commonOptions(args)
           .positional("spec", { type: "string", describe: "The API description (same as --from)" })
-          .option("from", { type: "string", describe: "OpenAPI 2.0/3.0/3.1 or JSON Schema document: a file path or an http(s) URL" })
+          .option("from", {
+            type: "string",
+            describe: "OpenAPI 2.0/3.0/3.1 or JSON Schema document: a file path or an http(s) URL",
+          })
           .option("out", { type: "string", describe: "Output folder (default ./<api-name>-mcp)" })
           .option("name", { type: "string", describe: "Server name (default: from info.title)" })
-          .option("yes", { alias: "y", type: "boolean", default: false, describe: "Never prompt; missing inputs are a usage error (also without a terminal, with CI set, or under an AI agent)" })
-          .option("install", { type: "boolean", describe: "Install dependencies and build with the package manager that ran this (default when prompting)" })
+          .option("yes", {
+            alias: "y",
+            type: "boolean",
+            default: false,
+            describe:
+              "Never prompt; missing inputs are a usage error (also without a terminal, with CI set, or under an AI agent)",
+          })
+          .option("install", {
+            type: "boolean",
+            describe: "Install dependencies and build with the package manager that ran this (default when prompting)",
+          })
           .option("skip-install", { type: "boolean", default: false, describe: "Do not install or build" }),
       (args) => run(() => runFirst(args))(),
     )
@@ -104,16 +149,23 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
       (args) =>
         run(async () => {
           const recorded = await regenerationOptions(args.dir);
-          return runGenerate({ ...recorded, ...(args.from ? { from: args.from } : {}), ...commonGenerateOptions(args), ...(args.templates ? {} : recorded.templatesDir ? { templatesDir: recorded.templatesDir } : {}) });
+          return runGenerate({
+            ...recorded,
+            ...(args.from ? { from: args.from } : {}),
+            ...commonGenerateOptions(args),
+            ...(args.templates ? {} : recorded.templatesDir ? { templatesDir: recorded.templatesDir } : {}),
+          });
         })(),
     )
     .command(
       "templates <action>",
       "Work with the templates: `eject` copies the defaults out for editing",
       (args) =>
-        args
-          .positional("action", { choices: ["eject"] as const, describe: "What to do" })
-          .option("out", { type: "string", default: "./guided-mcp-templates", describe: "Where to copy the default templates" }),
+        args.positional("action", { choices: ["eject"] as const, describe: "What to do" }).option("out", {
+          type: "string",
+          default: "./guided-mcp-templates",
+          describe: "Where to copy the default templates",
+        }),
       (args) => run(async () => ejectTemplates(args.out))(),
     )
     .example("$0", "In a terminal: asks for the spec, folder and tool mode, then installs and builds")
@@ -122,7 +174,10 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
     .example("$0 --from openapi.yaml --dry-run", "List the tools and files that would be written")
     .example("$0 --from tools.schema.json --out my-tools", "JSON Schema input: tools whose handlers you write")
     .example("$0 regenerate ./petstore-mcp --check", "In CI: fail if the project is stale against its spec")
-    .example("$0 templates eject --out my-templates", "Copy the templates out, edit them, then pass --templates my-templates")
+    .example(
+      "$0 templates eject --out my-templates",
+      "Copy the templates out, edit them, then pass --templates my-templates",
+    )
     .strict()
     .help()
     .version()
@@ -161,17 +216,33 @@ type FirstRunArgs = CommonArgs & {
 
 /** The default command: flags as given, or prompts for a person who gave no spec. */
 async function runFirst(args: FirstRunArgs): Promise<number> {
-  if (args.spec && args.from && args.spec !== args.from) throw new UsageError(`the spec is given twice (${args.spec} and --from ${args.from}); pass it once`);
-  if (args.install && args["skip-install"]) throw new UsageError("--install and --skip-install contradict each other; pass one");
+  if (args.spec && args.from && args.spec !== args.from)
+    throw new UsageError(`the spec is given twice (${args.spec} and --from ${args.from}); pass it once`);
+  if (args.install && args["skip-install"])
+    throw new UsageError("--install and --skip-install contradict each other; pass one");
   const manager = detectPackageManager(process.env.npm_config_user_agent);
   const explicitInstall = args["skip-install"] ? false : args.install;
   let from = args.from ?? args.spec;
   let prompted: Awaited<ReturnType<typeof askMissing>> | undefined;
   if (!from) {
     const why = whyNotInteractive(currentPromptContext(args.yes));
-    if (why) throw new UsageError(`Missing required argument: from\npass the API description as the first argument or with --from (no prompts: ${why})`);
+    if (why)
+      throw new UsageError(
+        `Missing required argument: from\npass the API description as the first argument or with --from (no prompts: ${why})`,
+      );
     try {
-      prompted = await askMissing({ out: args.out, toolMode: args.tools, install: explicitInstall, name: args.name, allowRemoteRefs: args["allow-remote-refs"], allowExternalRefs: args["allow-external-refs"] }, DEFAULT_AUTO_THRESHOLD, manager);
+      prompted = await askMissing(
+        {
+          out: args.out,
+          toolMode: args.tools,
+          install: explicitInstall,
+          name: args.name,
+          allowRemoteRefs: args["allow-remote-refs"],
+          allowExternalRefs: args["allow-external-refs"],
+        },
+        DEFAULT_AUTO_THRESHOLD,
+        manager,
+      );
     } catch (error) {
       if (error instanceof PromptCancelled) return EXIT_CANCELLED;
       throw error;
@@ -228,7 +299,10 @@ function shipOption(value: string | undefined): { ship?: ShipTarget[] } {
 
 function mcpNameOption(value: string | undefined): { mcpName?: string } {
   if (value === undefined) return {};
-  if (!REGISTRY_NAME_PATTERN.test(value)) throw new UsageError(`--mcp-name ${value} is not a registry name: use <reverse-DNS namespace>/<name>, e.g. io.github.you/petstore-mcp`);
+  if (!REGISTRY_NAME_PATTERN.test(value))
+    throw new UsageError(
+      `--mcp-name ${value} is not a registry name: use <reverse-DNS namespace>/<name>, e.g. io.github.you/petstore-mcp`,
+    );
   return { mcpName: value };
 }
 
@@ -272,71 +346,4 @@ function ejectTemplates(out: string): number {
       `  create-guided-mcp --from <spec> --templates ${relative(process.cwd(), target) || "."}\n`,
   );
   return 0;
-}
-
-/** Spec text on a terminal: control characters (escape sequences included) could rewrite the screen. */
-function printable(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "\uFFFD");
-}
-
-function summary(result: GenerateResult, options: GenerateOptions, installedWith?: PackageManager): string {
-  const lines: string[] = [];
-  const { model, write } = result;
-  const out = relative(process.cwd(), write.outDir) || ".";
-  if (options.check) {
-    const stale = result.stale ?? [];
-    const conflicted = result.conflicted ?? [];
-    const changing = stale.filter((path) => !conflicted.includes(path));
-    if (stale.length === 0) lines.push(`${out} is up to date with ${options.from}.`);
-    if (changing.length > 0) lines.push(`${out} is stale: ${changing.length} generated file(s) would change (${changing.slice(0, 5).join(", ")}${changing.length > 5 ? ", …" : ""}). Run create-guided-mcp regenerate ${out}.`);
-    for (const path of conflicted) lines.push(`${join(out, path)} has unresolved conflict markers (<<<<<<< yours … >>>>>>> generated): resolve them.`);
-  } else if (options.dryRun) {
-    lines.push(`Dry run: nothing written. ${model.tools.length} tools from ${model.api.title}:`);
-    for (const tool of model.tools) {
-      const route = tool.operation ? `${tool.operation.method.toUpperCase()} ${tool.operation.path}` : "handler";
-      lines.push(`  ${tool.name.padEnd(40)} ${route}`);
-    }
-    lines.push(`Files (${out}):`);
-    for (const entry of write.plan) lines.push(`  ${entry.action.padEnd(10)} ${entry.path}`);
-  } else {
-    lines.push(`${write.fresh ? "Generated" : "Regenerated"} ${model.tools.length} tools for ${model.api.title} in ${out}`);
-    lines.push(...mergeLines(write.plan));
-  }
-  if (result.reportText && result.report && result.report.changes.length > 0) lines.push("", result.reportText.trimEnd(), "");
-  const warnings = result.diagnostics;
-  if (warnings.length > 0 && !options.check) {
-    lines.push(`${warnings.length} warning(s):`);
-    for (const diagnostic of warnings.slice(0, MAX_LISTED_WARNINGS)) lines.push(`  ${diagnostic.severity}: ${formatDiagnostic(diagnostic)}`);
-    if (warnings.length > MAX_LISTED_WARNINGS) lines.push(`  … and ${warnings.length - MAX_LISTED_WARNINGS} more`);
-  }
-  if (!options.dryRun && !options.check && write.fresh) lines.push(...nextSteps(result, out, installedWith));
-  return printable(lines.join("\n")) + "\n";
-}
-
-/** What happened to generated files the user had edited: merged, conflicting, or (without a base) parked beside. */
-function mergeLines(plan: PlannedFile[]): string[] {
-  const lines: string[] = [];
-  for (const entry of plan) {
-    const notes = (entry.notes ?? []).map((note) => `    ${note}`);
-    if (entry.action === "merged") lines.push(`  merged your edits of ${entry.path} with the new generation`, ...notes);
-    else if (entry.action === "conflict") lines.push(`  CONFLICT in ${entry.path}:`, ...notes);
-    else if (entry.action === "kept-edit") lines.push(`  kept your edit of ${entry.path} (the generator has no change for it)`);
-    else if (entry.action === "sidecar") lines.push(`  kept your edit of ${entry.path}; no merge base was recorded (generated by an older version), so the new version is ${entry.path}.new`);
-  }
-  return lines;
-}
-
-/** The one next command, then how to connect the two Claude clients (the README has the rest). */
-function nextSteps(result: GenerateResult, out: string, installedWith: PackageManager | undefined): string[] {
-  const { api } = result.model;
-  const entry = join(result.write.outDir, "dist", "index.js");
-  const envs = credentialEnvNames(api.securitySchemes);
-  const claudeCode = `claude mcp add ${api.name}${envs.map((env) => ` -e ${env}=…`).join("")} -- node ${entry}`;
-  const lines = [`README: ${join(out, "README.md")} (credentials, every client, the tools)`];
-  if (installedWith) lines.push(`Installed and built with ${installedWith}. Next, connect Claude Code:`, `  ${claudeCode}`);
-  else lines.push("Next:", `  cd ${out} && npm install && npm run build`, "Then connect Claude Code:", `  ${claudeCode}`);
-  lines.push(`Claude Desktop: add "${api.name}" to mcpServers in claude_desktop_config.json with command "node" and args ["${entry}"]${envs.length > 0 ? `, and env ${envs.join(", ")}` : ""}.`);
-  lines.push("Try it without a client: npm start (stdio), or npm start -- --transport http --port 3000.");
-  return lines;
 }

@@ -22,7 +22,16 @@ import type { ToolMode } from "../templates/server/src/runtime/shared/tool-data.
 import { compileInputValidators, uncompilableSchema } from "./model/validators.js";
 import { normaliseSpec } from "./normalise/index.js";
 import { compareTools, formatReport, type ChangeReport } from "./report/index.js";
-import { hashContent, isUpToDate, readGeneratedBase, readManifest, unresolvedConflicts, writeProject, type Manifest, type WriteResult } from "./write/index.js";
+import {
+  hashContent,
+  isUpToDate,
+  readGeneratedBase,
+  readManifest,
+  unresolvedConflicts,
+  writeProject,
+  type Manifest,
+  type WriteResult,
+} from "./write/index.js";
 
 export interface GenerateOptions {
   from: string;
@@ -85,7 +94,9 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
 
   const { built, specHash } = await readModel(options, timed);
   const model = applyGenerationChoices(built, options);
-  progress(`model: ${model.tools.length} tools${model.tools.length < built.tools.length ? ` (${built.tools.length - model.tools.length} filtered out)` : ""}`);
+  progress(
+    `model: ${model.tools.length} tools${model.tools.length < built.tools.length ? ` (${built.tools.length - model.tools.length} filtered out)` : ""}`,
+  );
   const version = generatorVersion();
   const seed = options.seed ?? 1;
   const outDir = resolve(options.out ?? `./${model.api.name}`);
@@ -97,7 +108,13 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   if (hits > 0) progress(`cache: ${hits} of ${hits + misses} tools' examples reused`);
   const helpers = await loadTemplateHelpers(options.templatesDir);
   const files = await timed("emit", () =>
-    emitProject(guided, { generatorVersion: version, helpers, ...(options.templatesDir ? { templatesDir: options.templatesDir } : {}), ...(options.ship ? { ship: options.ship } : {}), ...(options.mcpName ? { mcpName: options.mcpName } : {}) }),
+    emitProject(guided, {
+      generatorVersion: version,
+      helpers,
+      ...(options.templatesDir ? { templatesDir: options.templatesDir } : {}),
+      ...(options.ship ? { ship: options.ship } : {}),
+      ...(options.mcpName ? { mcpName: options.mcpName } : {}),
+    }),
   );
 
   const previousManifest = await readManifest(outDir);
@@ -111,12 +128,27 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   };
 
   if (options.check) {
-    if (!previousManifest) throw new GeneratorError(outDir, "is not a generated project (no .guided-mcp/manifest.json)", "generate it first, or point --out at the project");
+    if (!previousManifest)
+      throw new GeneratorError(
+        outDir,
+        "is not a generated project (no .guided-mcp/manifest.json)",
+        "generate it first, or point --out at the project",
+      );
     const { differing: changed } = isUpToDate(previousManifest, files);
     const conflicted = await unresolvedConflicts(outDir, previousManifest);
     const differing = [...new Set([...changed, ...conflicted])].sort();
     const write: WriteResult = { outDir, fresh: false, plan: [], manifest: { ...manifestBase, files: {} } };
-    return { model: guided, files, write, diagnostics: guided.diagnostics, timings, stale: differing, conflicted, exampleCache: cacheStats, ...(report ? { report, reportText } : {}) };
+    return {
+      model: guided,
+      files,
+      write,
+      diagnostics: guided.diagnostics,
+      timings,
+      stale: differing,
+      conflicted,
+      exampleCache: cacheStats,
+      ...(report ? { report, reportText } : {}),
+    };
   }
 
   const write = await timed("write", () =>
@@ -127,7 +159,15 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     }),
   );
   if (!options.dryRun) await exampleCache.save();
-  return { model: guided, files, write, diagnostics: guided.diagnostics, timings, exampleCache: cacheStats, ...(report ? { report, reportText } : {}) };
+  return {
+    model: guided,
+    files,
+    write,
+    diagnostics: guided.diagnostics,
+    timings,
+    exampleCache: cacheStats,
+    ...(report ? { report, reportText } : {}),
+  };
 }
 
 type Timed = <T>(stage: string, run: () => T | Promise<T>) => Promise<T>;
@@ -142,9 +182,14 @@ async function readModel(options: GenerateOptions, timed: Timed): Promise<{ buil
   const specHash = hashContent(loaded.text);
   const normalised = await timed("normalise", () => normaliseSpec(loaded));
   const dereferenced = await timed("dereference", () =>
-    dereferenceSpec(normalised, { allowRemoteRefs: options.allowRemoteRefs ?? false, allowExternalFiles: options.allowExternalRefs ?? false }),
+    dereferenceSpec(normalised, {
+      allowRemoteRefs: options.allowRemoteRefs ?? false,
+      allowExternalFiles: options.allowExternalRefs ?? false,
+    }),
   );
-  const built = await timed("model", () => buildModel(dereferenced, { ...(options.name ? { name: options.name } : {}) }));
+  const built = await timed("model", () =>
+    buildModel(dereferenced, { ...(options.name ? { name: options.name } : {}) }),
+  );
   return { built, specHash };
 }
 
@@ -154,14 +199,22 @@ async function readModel(options: GenerateOptions, timed: Timed): Promise<{ buil
  * compiled; large APIs do that and the example search on two threads, whose
  * outcomes go into the cache that guidance then reads.
  */
-async function guideModel(model: ApiModel, seed: number, exampleCache: ExampleCache, timed: Timed): Promise<GuidedApiModel> {
+async function guideModel(
+  model: ApiModel,
+  seed: number,
+  exampleCache: ExampleCache,
+  timed: Timed,
+): Promise<GuidedApiModel> {
   const uncached = model.tools.filter((tool) => !exampleCache.has(tool.inputSchema, toolSeed(seed, tool.name)));
   if (shouldUseWorker(uncached.length)) {
     const positions = new Map(uncached.map((tool, index) => [index, tool]));
     const results = await timed("validate+examples (2 threads)", () =>
-      computeOutcomesInParallel(uncached.map((tool, index) => ({ index, schema: tool.inputSchema, seed: toolSeed(seed, tool.name) }))),
+      computeOutcomesInParallel(
+        uncached.map((tool, index) => ({ index, schema: tool.inputSchema, seed: toolSeed(seed, tool.name) })),
+      ),
     );
-    if (results.compileError) throw uncompilableSchema(positions.get(results.compileError.index)!, results.compileError.message);
+    if (results.compileError)
+      throw uncompilableSchema(positions.get(results.compileError.index)!, results.compileError.message);
     for (const { index, outcome } of results.outcomes) {
       const tool = positions.get(index)!;
       exampleCache.store(tool.inputSchema, toolSeed(seed, tool.name), outcome);
@@ -170,28 +223,55 @@ async function guideModel(model: ApiModel, seed: number, exampleCache: ExampleCa
   }
   // One example generator compiles each input schema once: the fail-closed check and example repair share it.
   const exampleGenerator = createExampleGenerator();
-  const validators = await timed("validate", () => compileInputValidators({ ...model, tools: uncached }, exampleCompiler(exampleGenerator)));
+  const validators = await timed("validate", () =>
+    compileInputValidators({ ...model, tools: uncached }, exampleCompiler(exampleGenerator)),
+  );
   return timed("guidance", () => addGuidance(model, { seed, validators, exampleGenerator, exampleCache }));
 }
-
 
 /** The user's generation-time choices: which operations, and how they are exposed. */
 function applyGenerationChoices(model: ApiModel, options: GenerateOptions): ApiModel {
   const tools = options.filter ? filterTools(model.tools, options.filter) : model.tools;
   if (tools.length === 0 && model.tools.length > 0) {
-    throw new GeneratorError("filter", `the filters leave none of the ${model.tools.length} operations`, "loosen --include-tags/--include-ops/--methods/--read-only");
+    throw new GeneratorError(
+      "filter",
+      `the filters leave none of the ${model.tools.length} operations`,
+      "loosen --include-tags/--include-ops/--methods/--read-only",
+    );
   }
   const forward = options.forwardAuthorization ? { forwardAuthorization: true } : {};
-  return { ...model, tools, api: { ...model.api, toolMode: options.toolMode ?? "auto", autoThreshold: DEFAULT_AUTO_THRESHOLD, ...forward } };
+  return {
+    ...model,
+    tools,
+    api: { ...model.api, toolMode: options.toolMode ?? "auto", autoThreshold: DEFAULT_AUTO_THRESHOLD, ...forward },
+  };
 }
 
 /** Reads the options a generated project was made with, for `regenerate`. */
 export async function regenerationOptions(projectDir: string): Promise<GenerateOptions> {
   const dir = resolve(projectDir);
   const manifest = await readManifest(dir);
-  if (!manifest) throw new GeneratorError(dir, "is not a generated project (no .guided-mcp/manifest.json)", "run it inside a project made by create-guided-mcp, or pass its folder");
-  const recorded = manifest.options as { name?: string; templates?: string; allowRemoteRefs?: boolean; allowExternalRefs?: boolean; filter?: ToolFilter; toolMode?: ToolMode; ship?: ShipTarget[]; mcpName?: string; forwardAuthorization?: boolean };
-  const from = isUrl(manifest.spec.source) || isAbsolute(manifest.spec.source) ? manifest.spec.source : resolve(dir, manifest.spec.source);
+  if (!manifest)
+    throw new GeneratorError(
+      dir,
+      "is not a generated project (no .guided-mcp/manifest.json)",
+      "run it inside a project made by create-guided-mcp, or pass its folder",
+    );
+  const recorded = manifest.options as {
+    name?: string;
+    templates?: string;
+    allowRemoteRefs?: boolean;
+    allowExternalRefs?: boolean;
+    filter?: ToolFilter;
+    toolMode?: ToolMode;
+    ship?: ShipTarget[];
+    mcpName?: string;
+    forwardAuthorization?: boolean;
+  };
+  const from =
+    isUrl(manifest.spec.source) || isAbsolute(manifest.spec.source)
+      ? manifest.spec.source
+      : resolve(dir, manifest.spec.source);
   return {
     from,
     out: dir,
@@ -210,7 +290,9 @@ export async function regenerationOptions(projectDir: string): Promise<GenerateO
 /** The tools of the last generation: from its pristine base when kept, so the user's own edits are not reported as API changes. */
 async function readPreviousTools(outDir: string, manifest: Manifest): Promise<ToolData[] | undefined> {
   const path = resolve(outDir, TOOLS_DATA_PATH);
-  const text = (await readGeneratedBase(outDir, manifest, TOOLS_DATA_PATH)) ?? (existsSync(path) ? readFileSync(path, "utf8") : undefined);
+  const text =
+    (await readGeneratedBase(outDir, manifest, TOOLS_DATA_PATH)) ??
+    (existsSync(path) ? readFileSync(path, "utf8") : undefined);
   if (text === undefined) return undefined;
   try {
     return (JSON.parse(text) as { tools: ToolData[] }).tools;

@@ -29,7 +29,11 @@ export function installAndBuild(dir: string, manager: PackageManager): void {
     const run = spawnSync(program, args, { cwd: dir, stdio: ["ignore", 2, 2], shell: process.platform === "win32" });
     if (run.error || run.status !== 0) {
       const why = run.error ? run.error.message : `exit code ${run.status}`;
-      throw new GeneratorError(dir, `\`${command.join(" ")}\` failed (${why}); the project itself was generated`, `fix the cause shown above, then run \`${command.join(" ")}\` in ${dir}`);
+      throw new GeneratorError(
+        dir,
+        `\`${command.join(" ")}\` failed (${why}); the project itself was generated`,
+        `fix the cause shown above, then run \`${command.join(" ")}\` in ${dir}`,
+      );
     }
   }
 }

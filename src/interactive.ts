@@ -21,7 +21,14 @@ import type { ToolMode } from "../templates/server/src/runtime/shared/tool-data.
  * CLAUDECODE: Claude Code; CURSOR_AGENT: Cursor's agent; GEMINI_CLI: Gemini CLI;
  * CODEX_SANDBOX / CODEX_SANDBOX_NETWORK_DISABLED: OpenAI Codex CLI; AGENT: the cross-tool convention (e.g. AGENT=amp).
  */
-export const AGENT_ENV_HINTS = ["CLAUDECODE", "CURSOR_AGENT", "GEMINI_CLI", "CODEX_SANDBOX", "CODEX_SANDBOX_NETWORK_DISABLED", "AGENT"] as const;
+export const AGENT_ENV_HINTS = [
+  "CLAUDECODE",
+  "CURSOR_AGENT",
+  "GEMINI_CLI",
+  "CODEX_SANDBOX",
+  "CODEX_SANDBOX_NETWORK_DISABLED",
+  "AGENT",
+] as const;
 
 export interface PromptContext {
   yes: boolean;
@@ -44,7 +51,12 @@ export function whyNotInteractive(context: PromptContext): string | undefined {
 }
 
 export function currentPromptContext(yes: boolean): PromptContext {
-  return { yes, env: process.env, stdinIsTTY: Boolean(process.stdin.isTTY), stdoutIsTTY: Boolean(process.stdout.isTTY) };
+  return {
+    yes,
+    env: process.env,
+    stdinIsTTY: Boolean(process.stdin.isTTY),
+    stdoutIsTTY: Boolean(process.stdout.isTTY),
+  };
 }
 
 export interface Answers {
@@ -72,26 +84,53 @@ export async function askMissing(known: Known, autoThreshold: number, packageMan
   let from = known.from;
   let preview: SpecPreview | undefined;
   while (!from || !preview) {
-    from ??= answered(await prompts.text({ message: "OpenAPI or JSON Schema document (path or http(s) URL)", placeholder: "./openapi.yaml", validate: checkSpecSource })).trim();
+    from ??= answered(
+      await prompts.text({
+        message: "OpenAPI or JSON Schema document (path or http(s) URL)",
+        placeholder: "./openapi.yaml",
+        validate: checkSpecSource,
+      }),
+    ).trim();
     preview = await previewWithSpinner(from, known);
     if (!preview) from = undefined;
   }
-  const out = known.out ?? answered(await prompts.text({ message: "Output folder", initialValue: `./${preview.name}`, validate: checkOutFolder })).trim();
+  const out =
+    known.out ??
+    answered(
+      await prompts.text({ message: "Output folder", initialValue: `./${preview.name}`, validate: checkOutFolder }),
+    ).trim();
   const recommended: ToolMode = preview.tools > autoThreshold ? "discovery" : "per-operation";
-  const toolMode = known.toolMode ?? answered(await prompts.select<ToolMode>({ message: `Tool mode (${preview.tools} operations)`, initialValue: recommended, options: toolModeOptions(recommended, autoThreshold) }));
-  const install = known.install ?? answered(await prompts.confirm({ message: `Install dependencies and build with ${packageManager}?`, initialValue: true }));
+  const toolMode =
+    known.toolMode ??
+    answered(
+      await prompts.select<ToolMode>({
+        message: `Tool mode (${preview.tools} operations)`,
+        initialValue: recommended,
+        options: toolModeOptions(recommended, autoThreshold),
+      }),
+    );
+  const install =
+    known.install ??
+    answered(
+      await prompts.confirm({ message: `Install dependencies and build with ${packageManager}?`, initialValue: true }),
+    );
   prompts.outro(`Generating ${out}`);
   return { from, out, toolMode, install };
 }
 
-function toolModeOptions(recommended: ToolMode, threshold: number): Array<{ value: ToolMode; label: string; hint?: string }> {
+function toolModeOptions(
+  recommended: ToolMode,
+  threshold: number,
+): Array<{ value: ToolMode; label: string; hint?: string }> {
   const options: Array<{ value: ToolMode; label: string; hint: string }> = [
     { value: "per-operation", label: "per-operation", hint: "one tool per operation: best for small APIs" },
     { value: "discovery", label: "discovery", hint: "search + describe + call meta-tools: best for large APIs" },
     { value: "dispatch", label: "dispatch", hint: "one tool that takes the operation name" },
     { value: "auto", label: "auto", hint: `decided when the server starts: per-operation up to ${threshold} tools` },
   ];
-  return options.map((option) => (option.value === recommended ? { ...option, hint: `recommended for this API's size — ${option.hint}` } : option));
+  return options.map((option) =>
+    option.value === recommended ? { ...option, hint: `recommended for this API's size — ${option.hint}` } : option,
+  );
 }
 
 function answered<T>(value: T): Exclude<T, symbol> {
@@ -125,7 +164,8 @@ export function checkOutFolder(value: string | undefined): string | undefined {
   const dir = resolve(out);
   if (!existsSync(dir)) return undefined;
   if (!statSync(dir).isDirectory()) return `${dir} is a file`;
-  if (readdirSync(dir).length > 0 && !existsSync(resolve(dir, MANIFEST_PATH))) return `${relative(process.cwd(), dir) || "."} is not empty; choose a new folder`;
+  if (readdirSync(dir).length > 0 && !existsSync(resolve(dir, MANIFEST_PATH)))
+    return `${relative(process.cwd(), dir) || "."} is not empty; choose a new folder`;
   return undefined;
 }
 
@@ -151,7 +191,10 @@ async function previewWithSpinner(from: string, known: Known): Promise<SpecPrevi
 /** The first stages of the pipeline, enough to name the project and count its operations. */
 async function previewSpec(from: string, known: Known): Promise<SpecPreview> {
   const normalised = normaliseSpec(await loadSpec(from));
-  const dereferenced = await dereferenceSpec(normalised, { allowRemoteRefs: known.allowRemoteRefs, allowExternalFiles: known.allowExternalRefs });
+  const dereferenced = await dereferenceSpec(normalised, {
+    allowRemoteRefs: known.allowRemoteRefs,
+    allowExternalFiles: known.allowExternalRefs,
+  });
   const model = buildModel(dereferenced, known.name ? { name: known.name } : {});
   return { name: model.api.name, tools: model.tools.length };
 }

@@ -53,7 +53,11 @@ export interface ExampleCache {
  * Opens the project's example cache. A missing, unreadable or foreign-format
  * file is an empty cache: the cache only ever saves work, never decides output.
  */
-export function openExampleCache(projectDir: string, generatorVersion: string, options: { exampleOptions?: unknown } = {}): ExampleCache {
+export function openExampleCache(
+  projectDir: string,
+  generatorVersion: string,
+  options: { exampleOptions?: unknown } = {},
+): ExampleCache {
   const code = codeFingerprint(generatorVersion, options.exampleOptions);
   const file = join(projectDir, CACHE_DIR, EXAMPLES_FILE);
   const previous = readCacheFile(file, code);
@@ -109,7 +113,13 @@ function readCacheFile(file: string, code: string): Record<string, ExampleOutcom
   if (!existsSync(file)) return {};
   try {
     const parsed = JSON.parse(readFileSync(file, "utf8")) as Partial<CacheFile>;
-    if (parsed.format !== FORMAT || parsed.code !== code || typeof parsed.entries !== "object" || parsed.entries === null) return {};
+    if (
+      parsed.format !== FORMAT ||
+      parsed.code !== code ||
+      typeof parsed.entries !== "object" ||
+      parsed.entries === null
+    )
+      return {};
     return parsed.entries;
   } catch {
     return {};
@@ -133,7 +143,10 @@ function codeFingerprint(generatorVersion: string, exampleOptions: unknown): str
   const guidanceDir = join(here, "..", "guidance");
   for (const path of filesUnder(guidanceDir)) hash.update(path.slice(guidanceDir.length)).update(readFileSync(path));
   // The shared Ajv configuration, next to this module's source or compiled copy.
-  const ajvConfig = [join(here, "..", "..", "templates", "server", "src", "runtime", "ajv.js"), join(here, "..", "..", "templates", "server", "src", "runtime", "ajv.ts")].find(existsSync);
+  const ajvConfig = [
+    join(here, "..", "..", "templates", "server", "src", "runtime", "ajv.js"),
+    join(here, "..", "..", "templates", "server", "src", "runtime", "ajv.ts"),
+  ].find(existsSync);
   if (ajvConfig) hash.update(readFileSync(ajvConfig));
   return hash.digest("hex");
 }

@@ -22,19 +22,24 @@ export interface DereferencedSpec extends NormalisedSpec {
   circular: boolean;
 }
 
-export async function dereferenceSpec(spec: NormalisedSpec, options: DereferenceOptions = {}): Promise<DereferencedSpec> {
+export async function dereferenceSpec(
+  spec: NormalisedSpec,
+  options: DereferenceOptions = {},
+): Promise<DereferencedSpec> {
   const root = spec.location.startsWith("file:") ? dirname(fileURLToPath(spec.location)) : undefined;
   const parser = new $RefParser();
   // The ref parser wraps resolver errors in its own; keep ours to report them as they are.
   let refusal: GeneratorError | undefined;
-  const refuse = <T>(read: () => Promise<T>) => async (): Promise<T> => {
-    try {
-      return await read();
-    } catch (error) {
-      if (error instanceof GeneratorError) refusal ??= error;
-      throw error;
-    }
-  };
+  const refuse =
+    <T>(read: () => Promise<T>) =>
+    async (): Promise<T> => {
+      try {
+        return await read();
+      } catch (error) {
+        if (error instanceof GeneratorError) refusal ??= error;
+        throw error;
+      }
+    };
   try {
     const document = (await parser.dereference(spec.location, spec.document, {
       mutateInputSchema: true,
@@ -44,12 +49,14 @@ export async function dereferenceSpec(spec: NormalisedSpec, options: Dereference
         file: {
           order: 100,
           canRead: (file: FileInfo) => !/^https?:/i.test(file.url),
-          read: (file: FileInfo) => refuse(() => readLocalRef(file.url, root, options.allowExternalFiles ?? false, spec.source))(),
+          read: (file: FileInfo) =>
+            refuse(() => readLocalRef(file.url, root, options.allowExternalFiles ?? false, spec.source))(),
         },
         http: {
           order: 200,
           canRead: /^https?:/i,
-          read: (file: FileInfo) => refuse(() => readRemoteRef(file.url, options.allowRemoteRefs ?? false, spec.source))(),
+          read: (file: FileInfo) =>
+            refuse(() => readRemoteRef(file.url, options.allowRemoteRefs ?? false, spec.source))(),
         },
       },
       dereference: { circular: true, maxDepth: 400 },
@@ -59,31 +66,53 @@ export async function dereferenceSpec(spec: NormalisedSpec, options: Dereference
   } catch (error) {
     if (refusal) throw refusal;
     if (error instanceof GeneratorError) throw error;
-    throw new GeneratorError(refErrorWhere(error, spec.source), `a $ref could not be resolved: ${firstLine(error)}`, "check that the referenced file and JSON pointer exist");
+    throw new GeneratorError(
+      refErrorWhere(error, spec.source),
+      `a $ref could not be resolved: ${firstLine(error)}`,
+      "check that the referenced file and JSON pointer exist",
+    );
   }
 }
 
-async function readLocalRef(url: string, root: string | undefined, allowOutside: boolean, source: string): Promise<Buffer> {
+async function readLocalRef(
+  url: string,
+  root: string | undefined,
+  allowOutside: boolean,
+  source: string,
+): Promise<Buffer> {
   const path = url.startsWith("file:") ? fileURLToPath(url) : url;
   if (root && !allowOutside) {
     const rel = relative(root, path);
     if (rel.startsWith("..") || isAbsolute(rel)) {
-      throw new GeneratorError(source, `a $ref points outside the spec's folder (${path})`, "move the file next to the spec, or pass --allow-external-refs if you trust it");
+      throw new GeneratorError(
+        source,
+        `a $ref points outside the spec's folder (${path})`,
+        "move the file next to the spec, or pass --allow-external-refs if you trust it",
+      );
     }
   }
   try {
     return await readFile(path);
   } catch {
-    throw new GeneratorError(source, `a $ref points to a file that cannot be read (${path})`, "check the $ref's file path, relative to the spec");
+    throw new GeneratorError(
+      source,
+      `a $ref points to a file that cannot be read (${path})`,
+      "check the $ref's file path, relative to the spec",
+    );
   }
 }
 
 async function readRemoteRef(url: string, allowed: boolean, source: string): Promise<string> {
   if (!allowed) {
-    throw new GeneratorError(source, `a $ref points to a remote URL (${url})`, "download it next to the spec, or pass --allow-remote-refs if you trust the host");
+    throw new GeneratorError(
+      source,
+      `a $ref points to a remote URL (${url})`,
+      "download it next to the spec, or pass --allow-remote-refs if you trust the host",
+    );
   }
   const response = await fetch(url, { signal: AbortSignal.timeout(30_000) });
-  if (!response.ok) throw new GeneratorError(source, `the remote $ref ${url} answered HTTP ${response.status}`, "check the URL");
+  if (!response.ok)
+    throw new GeneratorError(source, `the remote $ref ${url} answered HTTP ${response.status}`, "check the URL");
   return response.text();
 }
 

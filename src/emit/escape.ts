@@ -16,22 +16,26 @@ export function codeLiteral(value: unknown): string {
 }
 
 function inert(json: string): string {
-  return json
-    .replace(/\u2028/g, "\\u2028")
-    .replace(/\u2029/g, "\\u2029")
-    .replace(/</g, "\\u003c")
-    .replace(/>/g, "\\u003e")
-    .replace(/\*\//g, "*\\u002f")
-    // Inert in a string literal, but a backtick or `${` would end or open code inside a template literal.
-    .replace(/`/g, "\\u0060")
-    .replace(/\$/g, "\\u0024");
+  return (
+    json
+      .replace(/\u2028/g, "\\u2028")
+      .replace(/\u2029/g, "\\u2029")
+      .replace(/</g, "\\u003c")
+      .replace(/>/g, "\\u003e")
+      .replace(/\*\//g, "*\\u002f")
+      // Inert in a string literal, but a backtick or `${` would end or open code inside a template literal.
+      .replace(/`/g, "\\u0060")
+      .replace(/\$/g, "\\u0024")
+  );
 }
 
 /** Words that cannot name a binding in strict-mode TypeScript modules. */
 const RESERVED_WORDS = new Set(
-  ("break case catch class const continue debugger default delete do else enum export extends false finally for function if import in instanceof " +
+  (
+    "break case catch class const continue debugger default delete do else enum export extends false finally for function if import in instanceof " +
     "new null return super switch this throw true try typeof var void while with implements interface let package private protected public " +
-    "static yield await arguments eval undefined NaN Infinity").split(" "),
+    "static yield await arguments eval undefined NaN Infinity"
+  ).split(" "),
 );
 
 /** A TypeScript identifier derived from a name; anything else is replaced, and reserved words are prefixed. */
@@ -52,7 +56,13 @@ export function markdownText(value: unknown, maxLength = 300): string {
 
 /** A value inside Markdown inline code (env var names, tool names): backticks cannot appear in them. */
 export function markdownCode(value: unknown): string {
-  return "`" + String(value ?? "").replace(/`/g, "'").replace(/[\r\n]+/g, " ") + "`";
+  return (
+    "`" +
+    String(value ?? "")
+      .replace(/`/g, "'")
+      .replace(/[\r\n]+/g, " ") +
+    "`"
+  );
 }
 
 /**

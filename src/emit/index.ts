@@ -10,7 +10,16 @@ import { credentialEnvNames, schemeEnvNames } from "../../templates/server/src/r
 import { DEFAULT_AUTO_THRESHOLD } from "../../templates/server/src/runtime/shared/defaults.js";
 import type { ToolsFile } from "../../templates/server/src/runtime/shared/tool-data.js";
 import { identifier } from "./escape.js";
-import { MCPB_MANIFEST_PATH, mcpbManifest, REGISTRY_SERVER_PATH, registryServer, SHIP_TARGETS, SHIP_TEMPLATE_OUTPUTS, shipContext, type ShipTarget } from "./ship.js";
+import {
+  MCPB_MANIFEST_PATH,
+  mcpbManifest,
+  REGISTRY_SERVER_PATH,
+  registryServer,
+  SHIP_TARGETS,
+  SHIP_TEMPLATE_OUTPUTS,
+  shipContext,
+  type ShipTarget,
+} from "./ship.js";
 import { TEST_EXPECTATIONS_PATH, testExpectations } from "./test-suite.js";
 import { createHandlebars, DEFAULT_TEMPLATES, readTemplates, renderTemplate, type TemplateFile } from "./templates.js";
 import { validationOnlySchema } from "../model/output-schema.js";
@@ -44,7 +53,11 @@ const HANDLER_TEMPLATE = "handler.ts.hbs";
 /** Files written once and then left to the user; regeneration never touches them. */
 const USER_OWNED = new Set(["src/hooks.ts"]);
 /** npm drops files named .gitignore from published packages, so the template spells it differently. */
-const RENAMED = new Map([["_gitignore", ".gitignore"], ["_dockerignore", ".dockerignore"], ["_mcpbignore", ".mcpbignore"]]);
+const RENAMED = new Map([
+  ["_gitignore", ".gitignore"],
+  ["_dockerignore", ".dockerignore"],
+  ["_mcpbignore", ".mcpbignore"],
+]);
 
 export const TOOLS_DATA_PATH = "data/tools.json";
 
@@ -64,12 +77,19 @@ export function emitProject(model: GuidedApiModel, options: EmitOptions): Emitte
     let path = template.path.slice(PROJECT_PREFIX.length);
     const rendered = path.endsWith(".hbs");
     if (rendered) path = path.slice(0, -".hbs".length);
-    path = path.split("/").map((part) => RENAMED.get(part) ?? part).join("/");
+    path = path
+      .split("/")
+      .map((part) => RENAMED.get(part) ?? part)
+      .join("/");
     const target = SHIP_TEMPLATE_OUTPUTS[path];
     if (target && !ship.includes(target)) continue;
     const content = rendered ? renderTemplate(handlebars, template, context) : template.content;
     const owner: FileOwner = USER_OWNED.has(path) ? "user" : "generator";
-    const file: EmittedFile = { path, content: owner === "generator" ? withOwnershipHeader(path, content) : content, owner };
+    const file: EmittedFile = {
+      path,
+      content: owner === "generator" ? withOwnershipHeader(path, content) : content,
+      owner,
+    };
     files.push(file);
     // The default templates embed spec values in TypeScript only through handler bindings.
     const overridden = !template.source.startsWith(defaultsDir);
@@ -79,7 +99,8 @@ export function emitProject(model: GuidedApiModel, options: EmitOptions): Emitte
   const handlerTemplate = templates.get(HANDLER_TEMPLATE);
   for (const tool of model.tools) {
     if (!tool.handler) continue;
-    if (!handlerTemplate) throw new GeneratorError(HANDLER_TEMPLATE, "template missing", "restore it from the defaults");
+    if (!handlerTemplate)
+      throw new GeneratorError(HANDLER_TEMPLATE, "template missing", "restore it from the defaults");
     const file: EmittedFile = {
       path: `src/handlers/${tool.handler.module}.ts`,
       content: renderTemplate(handlebars, handlerTemplate, { ...context, tool: handlerContext(tool) }),
@@ -90,10 +111,27 @@ export function emitProject(model: GuidedApiModel, options: EmitOptions): Emitte
   }
 
   files.push({ path: TOOLS_DATA_PATH, content: toolsDataJson(model), owner: "generator" });
-  files.push({ path: TEST_EXPECTATIONS_PATH, content: JSON.stringify(testExpectations(model), null, 2) + "\n", owner: "generator" });
-  if (ship.includes("mcpb")) files.push({ path: MCPB_MANIFEST_PATH, content: JSON.stringify(mcpbManifest(model), null, 2) + "\n", owner: "generator" });
-  if (ship.includes("registry")) files.push({ path: REGISTRY_SERVER_PATH, content: JSON.stringify(registryServer(model, options.mcpName), null, 2) + "\n", owner: "generator" });
-  checkTypeScript(files.filter((file) => toCheck.has(file)), templates);
+  files.push({
+    path: TEST_EXPECTATIONS_PATH,
+    content: JSON.stringify(testExpectations(model), null, 2) + "\n",
+    owner: "generator",
+  });
+  if (ship.includes("mcpb"))
+    files.push({
+      path: MCPB_MANIFEST_PATH,
+      content: JSON.stringify(mcpbManifest(model), null, 2) + "\n",
+      owner: "generator",
+    });
+  if (ship.includes("registry"))
+    files.push({
+      path: REGISTRY_SERVER_PATH,
+      content: JSON.stringify(registryServer(model, options.mcpName), null, 2) + "\n",
+      owner: "generator",
+    });
+  checkTypeScript(
+    files.filter((file) => toCheck.has(file)),
+    templates,
+  );
   return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
@@ -143,10 +181,16 @@ function templateContext(model: GuidedApiModel, options: EmitOptions) {
       scheme: scheme.name,
       kind: scheme.kind,
       envs: schemeEnvNames(scheme),
-      parameters: (model.credentialParameters ?? []).filter((note) => note.scheme === scheme.name).map((note) => `${note.in} \`${note.name}\``).join(", "),
+      parameters: (model.credentialParameters ?? [])
+        .filter((note) => note.scheme === scheme.name)
+        .map((note) => `${note.in} \`${note.name}\``)
+        .join(", "),
     })),
     quickStart: quickStart(model),
-    credentialParameters: (model.credentialParameters ?? []).map((note) => `\`${note.name}\``).filter((name, index, all) => all.indexOf(name) === index).join(", "),
+    credentialParameters: (model.credentialParameters ?? [])
+      .map((note) => `\`${note.name}\``)
+      .filter((name, index, all) => all.indexOf(name) === index)
+      .join(", "),
     handlerTools,
     hasHandlers: handlerTools.length > 0,
     toolMode: model.api.toolMode ?? "auto",
@@ -196,17 +240,30 @@ function checkTypeScript(candidates: EmittedFile[], templates: Map<string, Templ
   if (files.length === 0) return;
   const { Project, ts } = loadTsMorph();
   // Only syntax is checked here (tsc checks types when the project builds), so no lib files are loaded.
-  const project = new Project({ useInMemoryFileSystem: true, compilerOptions: { target: ts.ScriptTarget.ES2022, noLib: true, types: [] } });
-  const sourceFiles = files.map((file) => project.createSourceFile(`/project/${file.path}`, file.content, { overwrite: true }));
+  const project = new Project({
+    useInMemoryFileSystem: true,
+    compilerOptions: { target: ts.ScriptTarget.ES2022, noLib: true, types: [] },
+  });
+  const sourceFiles = files.map((file) =>
+    project.createSourceFile(`/project/${file.path}`, file.content, { overwrite: true }),
+  );
   // One program for all files: building it per file costs seconds.
   const program = project.getProgram().compilerObject;
   files.forEach((file, index) => {
     const sourceFile = sourceFiles[index]!;
     const first = program.getSyntacticDiagnostics(sourceFile.compilerNode)[0];
     if (first) {
-      const templatePath = [...templates.values()].find((t) => t.path.endsWith(file.path) || t.path.endsWith(`${file.path}.hbs`))?.source ?? file.path;
-      const { line, character } = first.file ? first.file.getLineAndCharacterOfPosition(first.start ?? 0) : { line: 0, character: 0 };
-      throw new GeneratorError(`${templatePath} (emitted ${file.path}:${line + 1}:${character + 1})`, `emitted TypeScript does not parse: ${ts.flattenDiagnosticMessageText(first.messageText, " ")}`, "fix the template");
+      const templatePath =
+        [...templates.values()].find((t) => t.path.endsWith(file.path) || t.path.endsWith(`${file.path}.hbs`))
+          ?.source ?? file.path;
+      const { line, character } = first.file
+        ? first.file.getLineAndCharacterOfPosition(first.start ?? 0)
+        : { line: 0, character: 0 };
+      throw new GeneratorError(
+        `${templatePath} (emitted ${file.path}:${line + 1}:${character + 1})`,
+        `emitted TypeScript does not parse: ${ts.flattenDiagnosticMessageText(first.messageText, " ")}`,
+        "fix the template",
+      );
     }
   });
   files.forEach((file, index) => {

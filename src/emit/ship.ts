@@ -46,7 +46,12 @@ export interface ShipContext {
 }
 
 export function shipContext(model: GuidedApiModel, targets: readonly ShipTarget[], mcpName?: string): ShipContext {
-  return { mcpb: targets.includes("mcpb"), registry: targets.includes("registry"), docker: targets.includes("docker"), mcpName: registryName(model, mcpName) };
+  return {
+    mcpb: targets.includes("mcpb"),
+    registry: targets.includes("registry"),
+    docker: targets.includes("docker"),
+    mcpName: registryName(model, mcpName),
+  };
 }
 
 function credentials(schemes: SecuritySchemeData[]): CredentialEnvVar[] {
@@ -60,7 +65,13 @@ export function mcpbManifest(model: GuidedApiModel): Record<string, unknown> {
   const env: Record<string, string> = {};
   for (const credential of credentials(api.securitySchemes)) {
     const key = credential.env.toLowerCase();
-    userConfig[key] = { type: "string", title: credential.env, description: credential.description, sensitive: true, required: false };
+    userConfig[key] = {
+      type: "string",
+      title: credential.env,
+      description: credential.description,
+      sensitive: true,
+      required: false,
+    };
     env[credential.env] = `\${user_config.${key}}`;
   }
   userConfig.base_url = {
@@ -78,7 +89,11 @@ export function mcpbManifest(model: GuidedApiModel): Record<string, unknown> {
     version: INITIAL_VERSION,
     description: `MCP server for ${api.title}`,
     author: { name: `${api.title} MCP maintainers` },
-    server: { type: "node", entry_point: "dist/index.js", mcp_config: { command: "node", args: ["${__dirname}/dist/index.js"], env } },
+    server: {
+      type: "node",
+      entry_point: "dist/index.js",
+      mcp_config: { command: "node", args: ["${__dirname}/dist/index.js"], env },
+    },
     tools_generated: true,
     compatibility: { runtimes: { node: ">=20" } },
     user_config: userConfig,
@@ -90,21 +105,53 @@ export function registryServer(model: GuidedApiModel, mcpName?: string): Record<
   const { api } = model;
   const description = `MCP server for ${api.title}`;
   const environmentVariables = [
-    ...credentials(api.securitySchemes).map((credential) => ({ name: credential.env, description: credential.description, isRequired: false, isSecret: true, format: "string" })),
-    { name: api.baseUrlEnv, description: `Base URL of the ${api.title} API`, isRequired: !api.baseUrl, isSecret: false, format: "string", ...(api.baseUrl ? { default: api.baseUrl } : {}) },
+    ...credentials(api.securitySchemes).map((credential) => ({
+      name: credential.env,
+      description: credential.description,
+      isRequired: false,
+      isSecret: true,
+      format: "string",
+    })),
+    {
+      name: api.baseUrlEnv,
+      description: `Base URL of the ${api.title} API`,
+      isRequired: !api.baseUrl,
+      isSecret: false,
+      format: "string",
+      ...(api.baseUrl ? { default: api.baseUrl } : {}),
+    },
   ];
   return {
     $schema: REGISTRY_SCHEMA,
     name: registryName(model, mcpName),
     title: api.title.slice(0, 100),
-    description: description.length > REGISTRY_DESCRIPTION_MAX ? `${description.slice(0, REGISTRY_DESCRIPTION_MAX - 1)}…` : description,
+    description:
+      description.length > REGISTRY_DESCRIPTION_MAX
+        ? `${description.slice(0, REGISTRY_DESCRIPTION_MAX - 1)}…`
+        : description,
     version: INITIAL_VERSION,
-    packages: [{ registryType: "npm", registryBaseUrl: "https://registry.npmjs.org", identifier: api.name, version: INITIAL_VERSION, transport: { type: "stdio" }, environmentVariables }],
+    packages: [
+      {
+        registryType: "npm",
+        registryBaseUrl: "https://registry.npmjs.org",
+        identifier: api.name,
+        version: INITIAL_VERSION,
+        transport: { type: "stdio" },
+        environmentVariables,
+      },
+    ],
     remotes: [
       {
         type: "streamable-http",
         url: `https://${api.name}.example.com/mcp`,
-        headers: [{ name: "Authorization", description: `Bearer token: the server's ${api.envPrefix}_MCP_TOKEN`, isRequired: true, isSecret: true }],
+        headers: [
+          {
+            name: "Authorization",
+            description: `Bearer token: the server's ${api.envPrefix}_MCP_TOKEN`,
+            isRequired: true,
+            isSecret: true,
+          },
+        ],
       },
     ],
   };
@@ -112,10 +159,16 @@ export function registryServer(model: GuidedApiModel, mcpName?: string): Record<
 
 export function parseShipList(value: string | undefined): ShipTarget[] | undefined {
   if (value === undefined) return undefined;
-  const parts = value.split(",").map((part) => part.trim().toLowerCase()).filter(Boolean);
+  const parts = value
+    .split(",")
+    .map((part) => part.trim().toLowerCase())
+    .filter(Boolean);
   if (parts.length === 1 && parts[0] === "none") return [];
   if (parts.length === 1 && parts[0] === "all") return [...SHIP_TARGETS];
   const unknown = parts.filter((part) => !(SHIP_TARGETS as readonly string[]).includes(part));
-  if (unknown.length > 0) throw new Error(`unknown --ship target ${unknown.join(", ")}: use a comma-separated list of ${SHIP_TARGETS.join(", ")}, or all, or none`);
+  if (unknown.length > 0)
+    throw new Error(
+      `unknown --ship target ${unknown.join(", ")}: use a comma-separated list of ${SHIP_TARGETS.join(", ")}, or all, or none`,
+    );
   return parts as ShipTarget[];
 }

@@ -34,7 +34,12 @@ export const DEFAULT_TEMPLATES = (): string => join(packageRoot(), "templates");
 export function readTemplates(overrideDir?: string): Map<string, TemplateFile> {
   const files = new Map<string, TemplateFile>();
   for (const dir of [DEFAULT_TEMPLATES(), overrideDir].filter((d): d is string => Boolean(d))) {
-    if (!existsSync(dir)) throw new GeneratorError(dir, "template folder not found", "pass an existing folder to --templates (see `create-guided-mcp templates eject`)");
+    if (!existsSync(dir))
+      throw new GeneratorError(
+        dir,
+        "template folder not found",
+        "pass an existing folder to --templates (see `create-guided-mcp templates eject`)",
+      );
     for (const file of walk(dir)) {
       const path = relative(dir, file).split(sep).join("/");
       if (path.startsWith("helpers/") || path === "helpers.js" || path === "helpers.mjs") continue;
@@ -66,7 +71,8 @@ export function createHandlebars(extraHelpers: Record<string, (...args: never[])
   handlebars.registerHelper("eq", (left: unknown, right: unknown) => left === right);
   // Handlebars passes its options object last; drop it.
   handlebars.registerHelper("concat", (...parts: unknown[]) => parts.slice(0, -1).map(String).join(""));
-  for (const [name, helper] of Object.entries(extraHelpers)) handlebars.registerHelper(name, helper as Handlebars.HelperDelegate);
+  for (const [name, helper] of Object.entries(extraHelpers))
+    handlebars.registerHelper(name, helper as Handlebars.HelperDelegate);
   return handlebars;
 }
 
@@ -76,7 +82,9 @@ const HELPER_FILES = ["helpers.mjs", "helpers.js"];
  * Custom helpers live in `helpers.mjs` (or `helpers.js`, ESM) at the top of a
  * template folder; its default export is an object of helper functions.
  */
-export async function loadTemplateHelpers(templatesDir: string | undefined): Promise<Record<string, (...args: never[]) => unknown>> {
+export async function loadTemplateHelpers(
+  templatesDir: string | undefined,
+): Promise<Record<string, (...args: never[]) => unknown>> {
   if (!templatesDir) return {};
   const file = HELPER_FILES.map((name) => join(templatesDir, name)).find((path) => existsSync(path));
   if (!file) return {};
@@ -84,11 +92,23 @@ export async function loadTemplateHelpers(templatesDir: string | undefined): Pro
   try {
     module = (await import(pathToFileURL(file).href)) as { default?: unknown };
   } catch (error) {
-    throw new GeneratorError(file, `custom helpers could not be loaded (${(error as Error).message.split("\n")[0]})`, "fix the file; it must be an ES module whose default export is an object of functions");
+    throw new GeneratorError(
+      file,
+      `custom helpers could not be loaded (${(error as Error).message.split("\n")[0]})`,
+      "fix the file; it must be an ES module whose default export is an object of functions",
+    );
   }
   const helpers = module.default;
-  if (typeof helpers !== "object" || helpers === null || Object.values(helpers).some((value) => typeof value !== "function")) {
-    throw new GeneratorError(file, "the default export is not an object of helper functions", "export default { myHelper(value) { … } }");
+  if (
+    typeof helpers !== "object" ||
+    helpers === null ||
+    Object.values(helpers).some((value) => typeof value !== "function")
+  ) {
+    throw new GeneratorError(
+      file,
+      "the default export is not an object of helper functions",
+      "export default { myHelper(value) { … } }",
+    );
   }
   return helpers as Record<string, (...args: never[]) => unknown>;
 }
@@ -99,8 +119,16 @@ export function renderTemplate(handlebars: typeof Handlebars, template: Template
     return compiled(context);
   } catch (error) {
     // Handlebars spreads one error over several lines (message, source excerpt, what it expected).
-    const message = (error as Error).message.split("\n").map((part) => part.trim()).filter(Boolean).join(" ");
+    const message = (error as Error).message
+      .split("\n")
+      .map((part) => part.trim())
+      .filter(Boolean)
+      .join(" ");
     const line = /line (\d+)/i.exec((error as Error).message)?.[1] ?? (error as { lineNumber?: number }).lineNumber;
-    throw new GeneratorError(`${template.source}${line ? `:${line}` : ""}`, `template error: ${message}`, "fix the template (or remove the override to use the default)");
+    throw new GeneratorError(
+      `${template.source}${line ? `:${line}` : ""}`,
+      `template error: ${message}`,
+      "fix the template (or remove the override to use the default)",
+    );
   }
 }

@@ -66,7 +66,8 @@ function sampleTools(tools: GuidedTool[]): GuidedTool[] {
 }
 
 type Primitive = string | number | boolean;
-const isPrimitive = (value: unknown): value is Primitive => typeof value === "string" || typeof value === "number" || typeof value === "boolean";
+const isPrimitive = (value: unknown): value is Primitive =>
+  typeof value === "string" || typeof value === "number" || typeof value === "boolean";
 
 export function expectedRequest(binding: OperationBinding, args: Record<string, unknown>): ExpectedRequest {
   const unchecked: string[] = [];
@@ -78,13 +79,21 @@ export function expectedRequest(binding: OperationBinding, args: Record<string, 
     if (value === undefined || value === null) continue;
     if (parameter.in === "path") path = expandPathParameter(path, parameter, value, unchecked);
     else if (parameter.in === "query") query.push(...queryPairs(parameter, value, unchecked));
-    else if (parameter.in === "header" && isPrimitive(value) && !parameter.json) headers[parameter.name.toLowerCase()] = String(value);
+    else if (parameter.in === "header" && isPrimitive(value) && !parameter.json)
+      headers[parameter.name.toLowerCase()] = String(value);
     else unchecked.push(`${parameter.in} parameter ${parameter.name}`);
   }
   const request: ExpectedRequest = { method: binding.method.toUpperCase(), path, query, headers, unchecked };
   const body = binding.body;
   if (body && /json/i.test(body.mediaType)) {
-    const value = body.mode === "property" ? args[body.arg] : Object.fromEntries(Object.entries(body.properties).filter(([arg]) => args[arg] !== undefined).map(([arg, name]) => [name, args[arg]]));
+    const value =
+      body.mode === "property"
+        ? args[body.arg]
+        : Object.fromEntries(
+            Object.entries(body.properties)
+              .filter(([arg]) => args[arg] !== undefined)
+              .map(([arg, name]) => [name, args[arg]]),
+          );
     if (value !== undefined) request.body = value;
   } else if (body) unchecked.push(`${body.mediaType} body`);
   return request;
@@ -102,12 +111,16 @@ function queryPairs(parameter: ParameterBinding, value: unknown, unchecked: stri
   if (parameter.style === "form" && !parameter.json) {
     if (isPrimitive(value)) return [[parameter.name, String(value)]];
     if (Array.isArray(value) && value.every(isPrimitive)) {
-      return parameter.explode ? value.map((item) => [parameter.name, String(item)]) : [[parameter.name, value.map(String).join(",")]];
+      return parameter.explode
+        ? value.map((item) => [parameter.name, String(item)])
+        : [[parameter.name, value.map(String).join(",")]];
     }
     if (typeof value === "object" && !Array.isArray(value) && Object.values(value as object).every(isPrimitive)) {
       const entries = Object.entries(value as Record<string, Primitive>);
       // form + explode spreads an object's properties into the query; without explode it is `name=k1,v1,k2,v2`.
-      return parameter.explode ? entries.map(([key, item]) => [key, String(item)]) : [[parameter.name, entries.flat().map(String).join(",")]];
+      return parameter.explode
+        ? entries.map(([key, item]) => [key, String(item)])
+        : [[parameter.name, entries.flat().map(String).join(",")]];
     }
   }
   unchecked.push(`query parameter ${parameter.name}`);

@@ -24,7 +24,10 @@ export function identifierStem(name: string): string | undefined {
 /** A description that calls the value an ID ("The ID of the customer", "an object ID"). */
 export function describedAsIdentifier(schema: JsonSchema | undefined): boolean {
   const text = typeof schema?.["description"] === "string" ? schema["description"].slice(0, 200) : "";
-  return /^(the |a |an )?(unique )?(ID|identifier)\b/i.test(text) || /\b(object|resource) ID\b|\b(ID|identifier) of (the|an?|this)\b/i.test(text);
+  return (
+    /^(the |a |an )?(unique )?(ID|identifier)\b/i.test(text) ||
+    /\b(object|resource) ID\b|\b(ID|identifier) of (the|an?|this)\b/i.test(text)
+  );
 }
 
 function hasFixedValues(schema: JsonSchema | undefined): boolean {

@@ -74,7 +74,16 @@ const ITEM_ARRAY_NAMES = [
   "resources",
 ];
 /** Wrapper objects that often hold the cursor: Slack's response_metadata, `meta`, `pagination`, `paging`... */
-const CURSOR_CONTAINERS = ["responsemetadata", "meta", "metadata", "pagination", "paging", "pageinfo", "links", "cursor"];
+const CURSOR_CONTAINERS = [
+  "responsemetadata",
+  "meta",
+  "metadata",
+  "pagination",
+  "paging",
+  "pageinfo",
+  "links",
+  "cursor",
+];
 
 interface ArgName {
   arg: string;
@@ -192,7 +201,9 @@ function findNextCursor(schema: JsonSchema | undefined, depth = 0): string | und
       if (Object.keys(inner).length > 0) {
         const nested = findNextCursor(hit[1], depth + 1);
         if (nested) return "/" + escapePointerToken(hit[0]) + nested;
-        const tokenField = Object.keys(inner).find((k) => ["cursor", "token", "pagetoken", "after"].includes(normName(k)));
+        const tokenField = Object.keys(inner).find((k) =>
+          ["cursor", "token", "pagetoken", "after"].includes(normName(k)),
+        );
         if (tokenField) return "/" + escapePointerToken(hit[0]) + "/" + escapePointerToken(tokenField);
         continue;
       }
@@ -210,7 +221,9 @@ function findNextCursor(schema: JsonSchema | undefined, depth = 0): string | und
 
 function hasMoreField(schema: JsonSchema | undefined): string | undefined {
   const props = schemaProperties(schema);
-  const hit = Object.keys(props).find((k) => ["hasmore", "hasnextpage", "morepages", "hasmoreitems"].includes(normName(k)));
+  const hit = Object.keys(props).find((k) =>
+    ["hasmore", "hasnextpage", "morepages", "hasmoreitems"].includes(normName(k)),
+  );
   return hit === undefined ? undefined : "/" + escapePointerToken(hit);
 }
 

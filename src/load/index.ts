@@ -45,24 +45,44 @@ async function readLocal(source: string, maxBytes: number): Promise<{ text: stri
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const problem =
-      code === "ENOENT" ? "file not found" : code === "EISDIR" ? "is a directory, not a file" : `cannot be read (${code ?? String(error)})`;
+      code === "ENOENT"
+        ? "file not found"
+        : code === "EISDIR"
+          ? "is a directory, not a file"
+          : `cannot be read (${code ?? String(error)})`;
     throw new GeneratorError(source, problem, "pass the path of an OpenAPI or JSON Schema document with --from");
   }
   if (buffer.byteLength > maxBytes) {
-    throw new GeneratorError(source, `is ${buffer.byteLength} bytes, over the ${maxBytes}-byte limit`, "split the document or raise --max-spec-bytes");
+    throw new GeneratorError(
+      source,
+      `is ${buffer.byteLength} bytes, over the ${maxBytes}-byte limit`,
+      "split the document or raise --max-spec-bytes",
+    );
   }
   return { text: buffer.toString("utf8"), location: pathToFileURL(path).href };
 }
 
-async function fetchText(url: string, timeoutMs: number, maxBytes: number): Promise<{ text: string; location: string }> {
+async function fetchText(
+  url: string,
+  timeoutMs: number,
+  maxBytes: number,
+): Promise<{ text: string; location: string }> {
   let response: Response;
   try {
     response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: "follow" });
   } catch (error) {
-    throw new GeneratorError(url, `could not be fetched (${(error as Error).message})`, "check the URL and your network, or download the file and pass its path");
+    throw new GeneratorError(
+      url,
+      `could not be fetched (${(error as Error).message})`,
+      "check the URL and your network, or download the file and pass its path",
+    );
   }
   if (!response.ok) {
-    throw new GeneratorError(url, `answered HTTP ${response.status}`, "check the URL, or download the file and pass its path");
+    throw new GeneratorError(
+      url,
+      `answered HTTP ${response.status}`,
+      "check the URL, or download the file and pass its path",
+    );
   }
   const text = await response.text();
   if (text.length > maxBytes) {
@@ -83,7 +103,11 @@ export function parseSpecText(text: string, source: string): unknown {
     try {
       parsed = JSON.parse(trimmed);
     } catch (error) {
-      throw new GeneratorError(`${source}:${jsonErrorPosition(trimmed, error as Error)}`, `invalid JSON: ${(error as Error).message}`, "fix the syntax at that line and column");
+      throw new GeneratorError(
+        `${source}:${jsonErrorPosition(trimmed, error as Error)}`,
+        `invalid JSON: ${(error as Error).message}`,
+        "fix the syntax at that line and column",
+      );
     }
     return checkStructure(parsed, source);
   }
@@ -93,14 +117,22 @@ export function parseSpecText(text: string, source: string): unknown {
   if (firstError) {
     const position = firstError.linePos?.[0];
     const where = position ? `${source}:${position.line}:${position.col}` : source;
-    throw new GeneratorError(where, `invalid YAML: ${firstError.message.split("\n")[0]}`, "fix the syntax at that line and column");
+    throw new GeneratorError(
+      where,
+      `invalid YAML: ${firstError.message.split("\n")[0]}`,
+      "fix the syntax at that line and column",
+    );
   }
   let parsed: unknown;
   try {
     parsed = document.toJS({ maxAliasCount: 10_000 });
   } catch (error) {
     // Excessive or unresolved aliases (`*name`), and stack exhaustion on absurd nesting.
-    throw new GeneratorError(source, `the YAML cannot be read: ${(error as Error).message.split("\n")[0]}`, "remove the offending aliases (*name) or reduce the nesting");
+    throw new GeneratorError(
+      source,
+      `the YAML cannot be read: ${(error as Error).message.split("\n")[0]}`,
+      "remove the offending aliases (*name) or reduce the nesting",
+    );
   }
   return checkStructure(parsed, source);
 }
@@ -135,8 +167,18 @@ function checkStructure(document: unknown, source: string): unknown {
     const key = frame.keys[frame.index++]!;
     const child = frame.node[key];
     if (typeof child !== "object" || child === null) continue;
-    if (active.has(child)) throw new GeneratorError(where(), "a YAML alias makes this node contain itself", "replace the alias (*name) with a $ref, which may be recursive");
-    if (stack.length >= MAX_NESTING) throw new GeneratorError(where(), `the document is nested more than ${MAX_NESTING} levels deep`, "flatten the structure, e.g. with named schemas and $ref");
+    if (active.has(child))
+      throw new GeneratorError(
+        where(),
+        "a YAML alias makes this node contain itself",
+        "replace the alias (*name) with a $ref, which may be recursive",
+      );
+    if (stack.length >= MAX_NESTING)
+      throw new GeneratorError(
+        where(),
+        `the document is nested more than ${MAX_NESTING} levels deep`,
+        "flatten the structure, e.g. with named schemas and $ref",
+      );
     active.add(child);
     stack.push({ node: child as Record<string, unknown>, keys: Object.keys(child), index: 0 });
   }

@@ -55,7 +55,12 @@ export function readSecuritySchemes(
       type === "openidconnect"
     ) {
       const flow = type === "oauth2" ? clientCredentialsFlow(scheme.flows, envPrefix, name) : undefined;
-      result.push({ name, kind: "bearer", env: envName(envPrefix, name, "token"), ...(flow && { clientCredentials: flow }) });
+      result.push({
+        name,
+        kind: "bearer",
+        env: envName(envPrefix, name, "token"),
+        ...(flow && { clientCredentials: flow }),
+      });
     } else {
       diagnostics.push({
         pointer,

@@ -31,12 +31,17 @@ export interface CredentialParameter extends DeclaredParameter {
 }
 
 /** The apiKey scheme sending exactly this parameter (same location, same name; header names case-insensitive). */
-export function schemeDuplicating(parameter: DeclaredParameter, schemes: SecuritySchemeData[]): SecuritySchemeData | undefined {
+export function schemeDuplicating(
+  parameter: DeclaredParameter,
+  schemes: SecuritySchemeData[],
+): SecuritySchemeData | undefined {
   return schemes.find(
     (scheme) =>
       scheme.kind === "apiKey" &&
       scheme.in === parameter.in &&
-      (parameter.in === "header" ? scheme.parameterName.toLowerCase() === parameter.name.toLowerCase() : scheme.parameterName === parameter.name),
+      (parameter.in === "header"
+        ? scheme.parameterName.toLowerCase() === parameter.name.toLowerCase()
+        : scheme.parameterName === parameter.name),
   );
 }
 
@@ -45,7 +50,11 @@ export function schemeDuplicating(parameter: DeclaredParameter, schemes: Securit
  * first Google-style `key` parameter adds an apiKey scheme for it (named
  * `api_key`, env `<PREFIX>_API_KEY`), so the README and `.env.example` list it.
  */
-export function planCredentials(parameters: CredentialParameter[], schemes: SecuritySchemeData[], envPrefix: string): CredentialPlan {
+export function planCredentials(
+  parameters: CredentialParameter[],
+  schemes: SecuritySchemeData[],
+  envPrefix: string,
+): CredentialPlan {
   const plan: CredentialPlan = { hidden: new Set(), credentialParameters: [], covered: [] };
   const hide = (parameter: CredentialParameter, scheme: string) => {
     plan.hidden.add(parameterKey(parameter));
@@ -53,7 +62,8 @@ export function planCredentials(parameters: CredentialParameter[], schemes: Secu
   };
   const add = (parameter: CredentialParameter, scheme: string) => {
     hide(parameter, scheme);
-    if (!plan.credentialParameters.some((entry) => entry.scheme === scheme)) plan.credentialParameters.push({ scheme, required: parameter.required === true });
+    if (!plan.credentialParameters.some((entry) => entry.scheme === scheme))
+      plan.credentialParameters.push({ scheme, required: parameter.required === true });
   };
   const bearer = schemes.find((scheme) => scheme.kind === "bearer");
   const query = parameters.filter((parameter) => parameter.in === "query");
@@ -73,19 +83,36 @@ export function planCredentials(parameters: CredentialParameter[], schemes: Secu
 }
 
 function googleKeyScheme(schemes: SecuritySchemeData[], envPrefix: string): SecuritySchemeData {
-  const existing = schemes.find((scheme) => scheme.kind === "apiKey" && scheme.in === "query" && scheme.parameterName === GOOGLE_KEY_PARAMETER);
+  const existing = schemes.find(
+    (scheme) => scheme.kind === "apiKey" && scheme.in === "query" && scheme.parameterName === GOOGLE_KEY_PARAMETER,
+  );
   if (existing) return existing;
   let name = "api_key";
   for (let counter = 2; schemes.some((scheme) => scheme.name === name); counter++) name = `api_key_${counter}`;
-  const scheme: SecuritySchemeData = { name, kind: "apiKey", in: "query", parameterName: GOOGLE_KEY_PARAMETER, env: envName(envPrefix, name) };
+  const scheme: SecuritySchemeData = {
+    name,
+    kind: "apiKey",
+    in: "query",
+    parameterName: GOOGLE_KEY_PARAMETER,
+    env: envName(envPrefix, name),
+  };
   schemes.push(scheme);
   return scheme;
 }
 
 /** An OAuth2 `clientCredentials` flow with a token URL: the server can then fetch its own access token. */
-export function clientCredentialsFlow(flows: unknown, envPrefix: string, name: string): ClientCredentialsFlow | undefined {
+export function clientCredentialsFlow(
+  flows: unknown,
+  envPrefix: string,
+  name: string,
+): ClientCredentialsFlow | undefined {
   const flow = isObject(flows) ? flows.clientCredentials : undefined;
   if (!isObject(flow) || typeof flow.tokenUrl !== "string" || flow.tokenUrl.trim() === "") return undefined;
   const scopes = isObject(flow.scopes) ? Object.keys(flow.scopes) : [];
-  return { tokenUrl: flow.tokenUrl.trim(), scopes, clientIdEnv: envName(envPrefix, name, "client_id"), clientSecretEnv: envName(envPrefix, name, "client_secret") };
+  return {
+    tokenUrl: flow.tokenUrl.trim(),
+    scopes,
+    clientIdEnv: envName(envPrefix, name, "client_id"),
+    clientSecretEnv: envName(envPrefix, name, "client_secret"),
+  };
 }

@@ -81,7 +81,9 @@ export function planDiscriminators(tokens: FragmentToken[], declared: DeclaredPa
   for (const token of tokens) {
     const match =
       declared.find((parameter) => parameter.in === "query" && parameter.name === token.name) ??
-      declared.find((parameter) => parameter.in === "header" && parameter.name.toLowerCase() === token.name.toLowerCase());
+      declared.find(
+        (parameter) => parameter.in === "header" && parameter.name.toLowerCase() === token.name.toLowerCase(),
+      );
     if (!match && TRANSPORT_HEADERS.has(token.name.toLowerCase())) continue;
     if (token.value === undefined) {
       if (match) plan.required.add(parameterKey(match));

@@ -18,20 +18,47 @@ export function buildJsonSchemaModel(spec: DereferencedSpec, options: ModelOptio
   const identity = apiIdentity(title, options.name);
   const candidates = toolSchemas(document);
   if (candidates.length === 0) {
-    diagnostics.push({ pointer: "#/$defs", severity: "warning", message: "no object schemas describe tool inputs", fix: "add object schemas under `$defs`, or give the top-level object schema a `title`" });
+    diagnostics.push({
+      pointer: "#/$defs",
+      severity: "warning",
+      message: "no object schemas describe tool inputs",
+      fix: "add object schemas under `$defs`, or give the top-level object schema a `title`",
+    });
   }
   const drafts = candidates.flatMap(({ key, schema, pointer }) => {
-    const inputSchema = toJsonSchema(schema, pointer, { direction: "input", maxDepth: options.inputDepth ?? 10, diagnostics });
+    const inputSchema = toJsonSchema(schema, pointer, {
+      direction: "input",
+      maxDepth: options.inputDepth ?? 10,
+      diagnostics,
+    });
     if (inputSchema.type !== "object" && !isObject(inputSchema.properties)) {
-      diagnostics.push({ pointer, severity: "warning", message: "schema is not an object, so it cannot be a tool's input and is skipped", fix: 'give it `type: "object"` with properties' });
+      diagnostics.push({
+        pointer,
+        severity: "warning",
+        message: "schema is not an object, so it cannot be a tool's input and is skipped",
+        fix: 'give it `type: "object"` with properties',
+      });
       return [];
     }
     inputSchema.type = "object";
     const baseName = unreservedName(fitLength(snakeCase(key) || "tool"));
-    const description = [schema.title, schema.description].filter((part): part is string => typeof part === "string" && part.trim() !== "").join("\n\n");
-    return [{ key, baseName, inputSchema, pointer, title: typeof schema.title === "string" ? schema.title : undefined, description: description || `Run ${key}.` }];
+    const description = [schema.title, schema.description]
+      .filter((part): part is string => typeof part === "string" && part.trim() !== "")
+      .join("\n\n");
+    return [
+      {
+        key,
+        baseName,
+        inputSchema,
+        pointer,
+        title: typeof schema.title === "string" ? schema.title : undefined,
+        description: description || `Run ${key}.`,
+      },
+    ];
   });
-  const names = assignUniqueNames(drafts.map((draft) => ({ base: draft.baseName, identity: draft.pointer, explicit: true })));
+  const names = assignUniqueNames(
+    drafts.map((draft) => ({ base: draft.baseName, identity: draft.pointer, explicit: true })),
+  );
   const tools: ToolModel[] = drafts.map((draft, index) => {
     const name = names[index]!;
     return {
@@ -41,7 +68,13 @@ export function buildJsonSchemaModel(spec: DereferencedSpec, options: ModelOptio
       category: "default",
       tags: [],
       pointer: draft.pointer,
-      annotations: { ...(draft.title ? { title: draft.title } : {}), readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+      annotations: {
+        ...(draft.title ? { title: draft.title } : {}),
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: false,
+      },
       inputSchema: draft.inputSchema as JsonSchema,
       handler: { module: name },
       openapiLinks: [],

@@ -110,7 +110,11 @@ export function isPrototypeMember(name: string): boolean {
 /** A valid property key for a tool's input schema; the wire name is kept in the binding. */
 export function argName(name: string): string {
   if (ARG_NAME_PATTERN.test(name) && !PROTOTYPE_MEMBERS.has(name)) return name;
-  const cleaned = name.replace(/[^a-zA-Z0-9_.-]+/g, "_").replace(/^_+(?=.)/, "").replace(/_+$/, "") || "arg";
+  const cleaned =
+    name
+      .replace(/[^a-zA-Z0-9_.-]+/g, "_")
+      .replace(/^_+(?=.)/, "")
+      .replace(/_+$/, "") || "arg";
   return fitLength(PROTOTYPE_MEMBERS.has(cleaned) ? `${cleaned}_arg` : cleaned);
 }
 

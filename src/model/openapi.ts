@@ -11,7 +11,6 @@ import type {
   CredentialParameterNote,
   Diagnostic,
   JsonSchema,
-  OpenApiLink,
   OperationBinding,
   ParameterBinding,
   SecuritySchemeData,
@@ -24,9 +23,19 @@ import { toBoundedJsonSchema, type SchemaContext } from "./schema.js";
 import { htmlToMarkdown } from "./spec-cleanup.js";
 import { parameterKey, parsePathKey, planDiscriminators, type PathKey } from "./fragments.js";
 import { planCredentials } from "./credentials.js";
-import { bindingFor, collectParameters, declaredAccept, parameterSchema, warnIfAuthorizationUncovered, warnIfUnserialisable, type RawParameter } from "./parameters.js";
+import {
+  bindingFor,
+  collectParameters,
+  declaredAccept,
+  parameterSchema,
+  warnIfAuthorizationUncovered,
+  warnIfUnserialisable,
+  type RawParameter,
+} from "./parameters.js";
 import { bodyAllowed, buildBody } from "./request-body.js";
 import { readBaseUrl, readLogo, readSecurity, readSecuritySchemes } from "./api-info.js";
+import { mergeOverrides, readMcpExtension, type McpOverride } from "./overrides.js";
+import { successResponse } from "./responses.js";
 
 /** `info` and `read_response` are the generated server's own tools: an API tool with such a base name gets `_op`. */
 export function unreservedName(base: string): string {
@@ -89,30 +98,63 @@ export function buildOpenApiModel(spec: DereferencedSpec, options: ModelOptions 
   const paths = isObject(document.paths) ? document.paths : {};
   const rootOverride = readMcpExtension(document["x-mcp"], "#/x-mcp", diagnostics);
   if (Object.keys(paths).length === 0) {
-    diagnostics.push({ pointer: "#/paths", severity: "warning", message: "the document has no paths, so the server has no tools", fix: "add operations under `paths`" });
+    diagnostics.push({
+      pointer: "#/paths",
+      severity: "warning",
+      message: "the document has no paths, so the server has no tools",
+      fix: "add operations under `paths`",
+    });
   }
   for (const [path, pathItem] of Object.entries(paths)) {
     if (!isObject(pathItem)) continue;
-    const pathOverride = readMcpExtension(pathItem["x-mcp"], childPointer(pointerOf("paths", path), "x-mcp"), diagnostics);
+    const pathOverride = readMcpExtension(
+      pathItem["x-mcp"],
+      childPointer(pointerOf("paths", path), "x-mcp"),
+      diagnostics,
+    );
     for (const method of HTTP_METHODS) {
       const operation = pathItem[method];
       if (!isObject(operation)) continue;
       const pointer = pointerOf("paths", path, method);
-      const override = mergeOverrides(rootOverride, pathOverride, readMcpExtension(operation["x-mcp"], childPointer(pointer, "x-mcp"), diagnostics));
+      const override = mergeOverrides(
+        rootOverride,
+        pathOverride,
+        readMcpExtension(operation["x-mcp"], childPointer(pointer, "x-mcp"), diagnostics),
+      );
       if (override.hidden) continue;
       try {
         drafts.push(applyOverride(buildOperationTool(path, method, pathItem, operation, pointer, context), override));
       } catch (error) {
-        diagnostics.push({ pointer, severity: "error", message: `operation skipped: ${(error as Error).message}`, fix: "fix the operation's definition" });
+        diagnostics.push({
+          pointer,
+          severity: "error",
+          message: `operation skipped: ${(error as Error).message}`,
+          fix: "fix the operation's definition",
+        });
       }
     }
   }
   const names = assignUniqueNames(
-    drafts.map((draft) => ({ base: draft.baseName, identity: draft.identity, explicit: draft.explicitName === true || draft.operationId !== undefined })),
+    drafts.map((draft) => ({
+      base: draft.baseName,
+      identity: draft.identity,
+      explicit: draft.explicitName === true || draft.operationId !== undefined,
+    })),
   );
-  const tools = drafts.map(({ baseName: _baseName, identity: _identity, explicitName: _explicit, ...draft }, index) => ({ ...draft, name: names[index]! }));
+  const tools = drafts.map(
+    ({ baseName: _baseName, identity: _identity, explicitName: _explicit, ...draft }, index) => ({
+      ...draft,
+      name: names[index]!,
+    }),
+  );
   const credentialParameters = [...context.credentialParameters.values()];
-  return { kind: "openapi", api, tools, diagnostics, ...(credentialParameters.length > 0 ? { credentialParameters } : {}) };
+  return {
+    kind: "openapi",
+    api,
+    tools,
+    diagnostics,
+    ...(credentialParameters.length > 0 ? { credentialParameters } : {}),
+  };
 }
 
 /** A tool before names are made unique across the API. */
@@ -140,8 +182,15 @@ function buildOperationTool(
   pointer: string,
   context: OperationContext,
 ): ToolDraft {
-  const operationId = typeof operation.operationId === "string" && operation.operationId.trim() ? operation.operationId.trim() : undefined;
-  const inputContext: SchemaContext = { direction: "input", maxDepth: context.inputDepth, diagnostics: context.diagnostics };
+  const operationId =
+    typeof operation.operationId === "string" && operation.operationId.trim()
+      ? operation.operationId.trim()
+      : undefined;
+  const inputContext: SchemaContext = {
+    direction: "input",
+    maxDepth: context.inputDepth,
+    diagnostics: context.diagnostics,
+  };
   const pathKey = parsePathKey(path);
   const allParameters = collectParameters(pathItem, operation, pointer, context.diagnostics);
   const plan = planParameters(pathKey, allParameters, context);
@@ -158,24 +207,35 @@ function buildOperationTool(
   }
   for (const { parameter, pointer: parameterPointer } of parameters) {
     const shared = (locationsByName.get(parameter.name)?.size ?? 0) > 1;
-    const arg = uniqueKey(argName(shared && parameter.in !== "path" ? `${parameter.in}_${parameter.name}` : parameter.name), properties);
+    const arg = uniqueKey(
+      argName(shared && parameter.in !== "path" ? `${parameter.in}_${parameter.name}` : parameter.name),
+      properties,
+    );
     const { schema, json } = parameterSchema(parameter, parameterPointer, inputContext);
     if (!json) warnIfUnserialisable(parameter, schema, parameterPointer, context.diagnostics);
     properties[arg] = schema;
-    const isRequired = parameter.in === "path" || parameter.required === true || plan.required.has(parameterKey(parameter));
+    const isRequired =
+      parameter.in === "path" || parameter.required === true || plan.required.has(parameterKey(parameter));
     if (isRequired) required.push(arg);
     const binding = bindingFor(parameter, arg, isRequired, json);
     if (parameter.in === "path" && pathKey.greedy.includes(parameter.name)) binding.greedy = true;
     parameterBindings.push(binding);
   }
 
-  const body = bodyAllowed(method, operation, pointer, context.diagnostics) ? buildBody(operation, pointer, properties, required, inputContext) : undefined;
+  const body = bodyAllowed(method, operation, pointer, context.diagnostics)
+    ? buildBody(operation, pointer, properties, required, inputContext)
+    : undefined;
   const inputSchema: JsonSchema = { type: "object", properties, additionalProperties: false };
   if (required.length > 0) inputSchema.required = required;
 
   const success = successResponse(operation, pointer);
   const responseSchema = success?.schema
-    ? toBoundedJsonSchema(success.schema, success.schemaPointer!, { direction: "output", maxDepth: context.outputDepth, diagnostics: context.diagnostics }, context.outputSchemaChars)
+    ? toBoundedJsonSchema(
+        success.schema,
+        success.schemaPointer!,
+        { direction: "output", maxDepth: context.outputDepth, diagnostics: context.diagnostics },
+        context.outputSchemaChars,
+      )
     : undefined;
 
   const security = operation.security !== undefined ? readSecurity(operation.security) : context.defaultSecurity;
@@ -183,7 +243,12 @@ function buildOperationTool(
   for (const alternative of security) {
     for (const scheme of alternative) {
       if (!context.knownSchemes.has(scheme)) {
-        context.diagnostics.push({ pointer: childPointer(pointer, "security"), severity: "warning", message: `security scheme "${scheme}" is not declared in components.securitySchemes`, fix: "declare it, or remove it from the requirement" });
+        context.diagnostics.push({
+          pointer: childPointer(pointer, "security"),
+          severity: "warning",
+          message: `security scheme "${scheme}" is not declared in components.securitySchemes`,
+          fix: "declare it, or remove it from the requirement",
+        });
       }
     }
   }
@@ -194,11 +259,15 @@ function buildOperationTool(
     parameters: parameterBindings,
     ...(body ? { body } : {}),
     security,
-    ...(plan.fixed.length > 0 || declaredAccept(pathItem, operation) ? { fixed: [...plan.fixed, ...declaredAccept(pathItem, operation)] } : {}),
+    ...(plan.fixed.length > 0 || declaredAccept(pathItem, operation)
+      ? { fixed: [...plan.fixed, ...declaredAccept(pathItem, operation)] }
+      : {}),
     ...(plan.credentialParameters.length > 0 ? { credentialParameters: plan.credentialParameters } : {}),
     ...(success?.mediaType ? { responseMediaType: success.mediaType } : {}),
   };
-  const tags = Array.isArray(operation.tags) ? operation.tags.filter((tag): tag is string => typeof tag === "string") : [];
+  const tags = Array.isArray(operation.tags)
+    ? operation.tags.filter((tag): tag is string => typeof tag === "string")
+    : [];
   const summary = typeof operation.summary === "string" ? htmlToMarkdown(operation.summary.trim()) : "";
   return {
     baseName: unreservedName(baseToolName(operationId, method, path)),
@@ -227,11 +296,16 @@ interface ParameterPlan {
 }
 
 /** What the path key fragment and the security schemes take out of the agent's hands (see fragments.ts, credentials.ts). */
-function planParameters(pathKey: PathKey, parameters: Array<{ parameter: RawParameter }>, context: OperationContext): ParameterPlan {
+function planParameters(
+  pathKey: PathKey,
+  parameters: Array<{ parameter: RawParameter }>,
+  context: OperationContext,
+): ParameterPlan {
   const declared = parameters.map(({ parameter }) => parameter);
   const discriminators = planDiscriminators(pathKey.tokens, declared);
   const credentials = planCredentials(declared, context.schemes, context.envPrefix);
-  for (const note of credentials.covered) context.credentialParameters.set(`${note.in}:${note.name}:${note.scheme}`, note);
+  for (const note of credentials.covered)
+    context.credentialParameters.set(`${note.in}:${note.name}:${note.scheme}`, note);
   return {
     excluded: new Set([...discriminators.pinned, ...credentials.hidden]),
     required: discriminators.required,
@@ -240,47 +314,11 @@ function planParameters(pathKey: PathKey, parameters: Array<{ parameter: RawPara
   };
 }
 
-/**
- * `x-mcp` on the root, a path item or an operation: `false` hides it; an
- * object overrides `name`, `title`, `description` and `hidden`. Names and
- * descriptions apply only at the operation level; `hidden` inherits downwards.
- */
-export interface McpOverride {
-  hidden?: boolean;
-  name?: string;
-  title?: string;
-  description?: string;
-}
-
-export function readMcpExtension(value: unknown, pointer: string, diagnostics: Diagnostic[]): McpOverride {
-  if (value === undefined) return {};
-  if (value === false) return { hidden: true };
-  if (value === true) return { hidden: false };
-  if (!isObject(value)) {
-    diagnostics.push({ pointer, severity: "warning", message: "x-mcp must be false or an object", fix: "use `x-mcp: false` to hide, or an object with name/title/description/hidden" });
-    return {};
-  }
-  const override: McpOverride = {};
-  if (typeof value.hidden === "boolean") override.hidden = value.hidden;
-  for (const key of ["name", "title", "description"] as const) {
-    if (value[key] === undefined) continue;
-    if (typeof value[key] === "string" && (value[key] as string).trim()) override[key] = (value[key] as string).trim();
-    else diagnostics.push({ pointer: childPointer(pointer, key), severity: "warning", message: `x-mcp.${key} must be a non-empty string`, fix: "fix or remove it" });
-  }
-  if (override.name !== undefined && !/^[a-zA-Z0-9_-]{1,64}$/.test(override.name)) {
-    diagnostics.push({ pointer: childPointer(pointer, "name"), severity: "warning", message: `x-mcp.name "${override.name}" is not a valid tool name, so it is normalised`, fix: "use 1-64 characters from [a-zA-Z0-9_-]" });
-  }
-  return override;
-}
-
-function mergeOverrides(root: McpOverride, path: McpOverride, operation: McpOverride): McpOverride {
-  const hidden = operation.hidden ?? path.hidden ?? root.hidden ?? false;
-  return { ...operation, hidden };
-}
-
 function applyOverride(draft: ToolDraft, override: McpOverride): ToolDraft {
   if (override.name) {
-    draft.baseName = unreservedName(/^[a-zA-Z0-9_-]{1,64}$/.test(override.name) ? override.name : baseToolName(override.name, "", ""));
+    draft.baseName = unreservedName(
+      /^[a-zA-Z0-9_-]{1,64}$/.test(override.name) ? override.name : baseToolName(override.name, "", ""),
+    );
     draft.explicitName = true;
   }
   if (override.title) {
@@ -289,57 +327,6 @@ function applyOverride(draft: ToolDraft, override: McpOverride): ToolDraft {
   }
   if (override.description) draft.description = override.description;
   return draft;
-}
-
-interface SuccessResponse {
-  mediaType?: string;
-  schema?: unknown;
-  schemaPointer?: string;
-  links: OpenApiLink[];
-  headers: string[];
-}
-
-function successResponse(operation: SpecObject, pointer: string): SuccessResponse | undefined {
-  const responses = isObject(operation.responses) ? operation.responses : {};
-  const codes = Object.keys(responses)
-    .filter((code) => /^2(\d\d|XX)$/i.test(code))
-    .sort();
-  const code = codes[0];
-  if (!code) return undefined;
-  const response = responses[code];
-  if (!isObject(response)) return undefined;
-  const responsePointer = childPointer(pointer, "responses", code);
-  const result: SuccessResponse = {
-    links: readLinks(response.links, childPointer(responsePointer, "links")),
-    headers: isObject(response.headers) ? Object.keys(response.headers).map((name) => name.toLowerCase()) : [],
-  };
-  if (isObject(response.content)) {
-    const mediaType = Object.keys(response.content).find((type) => /json/i.test(type)) ?? Object.keys(response.content)[0];
-    const media = mediaType ? response.content[mediaType] : undefined;
-    if (mediaType) result.mediaType = mediaType;
-    if (mediaType && /json/i.test(mediaType) && isObject(media) && media.schema !== undefined) {
-      result.schema = media.schema;
-      result.schemaPointer = childPointer(responsePointer, "content", mediaType, "schema");
-    }
-  }
-  return result;
-}
-
-function readLinks(links: unknown, pointer: string): OpenApiLink[] {
-  if (!isObject(links)) return [];
-  const result: OpenApiLink[] = [];
-  for (const [name, link] of Object.entries(links)) {
-    if (!isObject(link)) continue;
-    result.push({
-      name,
-      ...(typeof link.operationId === "string" ? { operationId: link.operationId } : {}),
-      ...(typeof link.operationRef === "string" ? { operationRef: link.operationRef } : {}),
-      parameters: isObject(link.parameters) ? { ...link.parameters } : {},
-      ...(typeof link.description === "string" ? { description: link.description } : {}),
-      pointer: childPointer(pointer, name),
-    });
-  }
-  return result;
 }
 
 function describeOperation(method: string, path: string, summary: string, operation: SpecObject): string {

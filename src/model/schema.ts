@@ -18,10 +18,40 @@ export interface SchemaContext {
 }
 
 /** Keywords that describe documents, not values: dropped to keep schemas small and Ajv-clean. */
-const DROPPED_KEYWORDS = new Set(["xml", "externalDocs", "discriminator", "example", "nullable", "$schema", "$id", "$anchor", "$comment", "$dynamicAnchor", "id"]);
-export const SCHEMA_MAP_KEYWORDS = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"] as const;
+const DROPPED_KEYWORDS = new Set([
+  "xml",
+  "externalDocs",
+  "discriminator",
+  "example",
+  "nullable",
+  "$schema",
+  "$id",
+  "$anchor",
+  "$comment",
+  "$dynamicAnchor",
+  "id",
+]);
+export const SCHEMA_MAP_KEYWORDS = [
+  "properties",
+  "patternProperties",
+  "$defs",
+  "definitions",
+  "dependentSchemas",
+] as const;
 export const SCHEMA_LIST_KEYWORDS = ["allOf", "anyOf", "oneOf", "prefixItems"] as const;
-export const SCHEMA_KEYWORDS = ["items", "additionalProperties", "not", "contains", "propertyNames", "if", "then", "else", "unevaluatedProperties", "unevaluatedItems", "additionalItems"] as const;
+export const SCHEMA_KEYWORDS = [
+  "items",
+  "additionalProperties",
+  "not",
+  "contains",
+  "propertyNames",
+  "if",
+  "then",
+  "else",
+  "unevaluatedProperties",
+  "unevaluatedItems",
+  "additionalItems",
+] as const;
 
 export function toJsonSchema(schema: unknown, pointer: string, context: SchemaContext): JsonSchema {
   return convert(schema, pointer, context, 0, new Set());
@@ -33,7 +63,13 @@ export function toJsonSchema(schema: unknown, pointer: string, context: SchemaCo
  * otherwise dominate `tools/list`. Cut parts become permissive stubs, so
  * what validated before still validates.
  */
-export function toBoundedJsonSchema(schema: unknown, pointer: string, context: SchemaContext, maxChars: number, onReduced?: (depth: number) => void): JsonSchema {
+export function toBoundedJsonSchema(
+  schema: unknown,
+  pointer: string,
+  context: SchemaContext,
+  maxChars: number,
+  onReduced?: (depth: number) => void,
+): JsonSchema {
   for (let depth = context.maxDepth; ; depth--) {
     const diagnostics: SchemaContext["diagnostics"] = [];
     const converted = convert(schema, pointer, { ...context, maxDepth: depth, diagnostics }, 0, new Set());
@@ -79,7 +115,13 @@ export function jsonLengthUpTo(value: unknown, limit: number): number {
   return length;
 }
 
-function convert(schema: unknown, pointer: string, context: SchemaContext, depth: number, ancestors: Set<object>): JsonSchema {
+function convert(
+  schema: unknown,
+  pointer: string,
+  context: SchemaContext,
+  depth: number,
+  ancestors: Set<object>,
+): JsonSchema {
   if (schema === true || schema === undefined) return {};
   if (schema === false) return { not: {} };
   if (!isObject(schema)) return {};
@@ -92,13 +134,20 @@ function convert(schema: unknown, pointer: string, context: SchemaContext, depth
   }
 }
 
-function convertObject(schema: Record<string, unknown>, pointer: string, context: SchemaContext, depth: number, ancestors: Set<object>): JsonSchema {
+function convertObject(
+  schema: Record<string, unknown>,
+  pointer: string,
+  context: SchemaContext,
+  depth: number,
+  ancestors: Set<object>,
+): JsonSchema {
   const out: JsonSchema = {};
   for (const [key, value] of Object.entries(schema)) {
     if (DROPPED_KEYWORDS.has(key) || key.startsWith("x-") || key === "$ref") continue;
     setOwn(out, key, value);
   }
-  const sub = (value: unknown, ...tokens: Array<string | number>) => convert(value, childPointer(pointer, ...tokens), context, depth + 1, ancestors);
+  const sub = (value: unknown, ...tokens: Array<string | number>) =>
+    convert(value, childPointer(pointer, ...tokens), context, depth + 1, ancestors);
 
   for (const keyword of SCHEMA_MAP_KEYWORDS) {
     const map = schema[keyword];
@@ -136,7 +185,8 @@ function convertObject(schema: Record<string, unknown>, pointer: string, context
 
 /** `target[key] = value`, except that a key named `__proto__` (a legal property name) stays an own property instead of replacing the prototype. */
 function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === "__proto__")
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   else target[key] = value;
 }
 
@@ -227,7 +277,8 @@ function stubFor(schema: Record<string, unknown>, recursive: boolean): JsonSchem
   if (typeof schema.type === "string" || Array.isArray(schema.type)) stub.type = schema.type;
   const title = typeof schema.title === "string" ? ` ${schema.title}` : "";
   const reason = recursive ? `recursive${title} structure` : `nested${title} structure (depth limit)`;
-  stub.description = `${typeof schema.description === "string" ? schema.description + " " : ""}(${reason}; contents not constrained here)`.trim();
+  stub.description =
+    `${typeof schema.description === "string" ? schema.description + " " : ""}(${reason}; contents not constrained here)`.trim();
   return stub;
 }
 

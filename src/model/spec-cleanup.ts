@@ -13,13 +13,19 @@ import type { JsonSchema } from "./ir.js";
  * Text formatting markup only: a description that merely mentions `</script>`
  * or `<T>` is prose about tags, and passes through byte for byte.
  */
-const HTML_TAG = /<\/?(p|a|br|hr|code|pre|em|strong|b|i|u|s|ul|ol|li|h[1-6]|table|thead|tbody|tr|td|th|blockquote|span|div|dl|dt|dd|sup|sub|img|kbd|var|small)(\s[^<>]*)?\/?>/i;
+const HTML_TAG =
+  /<\/?(p|a|br|hr|code|pre|em|strong|b|i|u|s|ul|ol|li|h[1-6]|table|thead|tbody|tr|td|th|blockquote|span|div|dl|dt|dd|sup|sub|img|kbd|var|small)(\s[^<>]*)?\/?>/i;
 
 let service: TurndownService | undefined;
 
 function turndown(): TurndownService {
   if (!service) {
-    service = new TurndownService({ headingStyle: "atx", codeBlockStyle: "fenced", bulletListMarker: "-", emDelimiter: "*" });
+    service = new TurndownService({
+      headingStyle: "atx",
+      codeBlockStyle: "fenced",
+      bulletListMarker: "-",
+      emDelimiter: "*",
+    });
     // Text around the tags may already be Markdown: keep it as written rather than escaping it.
     service.escape = (text: string) => text;
   }
@@ -40,7 +46,9 @@ export function htmlToMarkdown(text: string): string {
 /** An object schema that accepts only `{}`: no properties, nothing additional, no alternatives. */
 export function isEmptyBody(schema: JsonSchema): boolean {
   const properties = schema["properties"];
-  const noProperties = properties === undefined || (typeof properties === "object" && properties !== null && Object.keys(properties).length === 0);
+  const noProperties =
+    properties === undefined ||
+    (typeof properties === "object" && properties !== null && Object.keys(properties).length === 0);
   return (
     schema["type"] === "object" &&
     noProperties &&

@@ -33,6 +33,7 @@ export function spreadBodyExample(properties: Record<string, JsonSchema>, names:
   for (const name of names) {
     const value = found.value[name];
     const schema = properties[name];
-    if (value !== undefined && schema && schema.examples === undefined) properties[name] = { ...schema, examples: [value] };
+    if (value !== undefined && schema && schema.examples === undefined)
+      properties[name] = { ...schema, examples: [value] };
   }
 }

@@ -46,5 +46,9 @@ function plainCompiler(): SchemaCompiler {
 
 /** The located generation error for a tool whose input schema Ajv cannot compile. */
 export function uncompilableSchema(tool: Pick<ToolModel, "name" | "pointer">, reason: string): GeneratorError {
-  return new GeneratorError(tool.pointer, `the input schema of tool ${tool.name} cannot be compiled (${reason})`, "fix the schema at that location, or hide the operation with `x-mcp: false`");
+  return new GeneratorError(
+    tool.pointer,
+    `the input schema of tool ${tool.name} cannot be compiled (${reason})`,
+    "fix the schema at that location, or hide the operation with `x-mcp: false`",
+  );
 }

@@ -23,13 +23,21 @@ export interface NormalisedSpec {
 export function normaliseSpec(loaded: LoadedSpec): NormalisedSpec {
   const { document, source, location } = loaded;
   if (!isObject(document)) {
-    throw new GeneratorError(`${source}#`, "the document is not an object", "pass an OpenAPI (2.0, 3.0, 3.1) or JSON Schema document");
+    throw new GeneratorError(
+      `${source}#`,
+      "the document is not an object",
+      "pass an OpenAPI (2.0, 3.0, 3.1) or JSON Schema document",
+    );
   }
   const base = { source, location };
   if (typeof document.swagger === "string" || typeof document.swagger === "number") {
     const version = String(document.swagger);
     if (!version.startsWith("2")) {
-      throw new GeneratorError(`${source}#/swagger`, `Swagger version ${version} is not supported`, "use Swagger 2.0 or OpenAPI 3.x");
+      throw new GeneratorError(
+        `${source}#/swagger`,
+        `Swagger version ${version} is not supported`,
+        "use Swagger 2.0 or OpenAPI 3.x",
+      );
     }
     return { ...base, kind: "openapi", sourceVersion: version, document: upgradeToOpenApi31(document, source) };
   }
@@ -41,7 +49,11 @@ export function normaliseSpec(loaded: LoadedSpec): NormalisedSpec {
     if (version.startsWith("3.1") || version.startsWith("3.2")) {
       return { ...base, kind: "openapi", sourceVersion: version, document };
     }
-    throw new GeneratorError(`${source}#/openapi`, `OpenAPI version ${version} is not supported`, "use OpenAPI 3.0 or 3.1, or Swagger 2.0");
+    throw new GeneratorError(
+      `${source}#/openapi`,
+      `OpenAPI version ${version} is not supported`,
+      "use OpenAPI 3.0 or 3.1, or Swagger 2.0",
+    );
   }
   if (looksLikeJsonSchema(document)) {
     return { ...base, kind: "jsonschema", sourceVersion: "json-schema", document };
@@ -59,7 +71,11 @@ function upgradeToOpenApi31(document: SpecObject, source: string): SpecObject {
     if (!isObject(specification)) throw new Error("the upgrade returned no document");
     return specification;
   } catch (error) {
-    throw new GeneratorError(`${source}#`, `could not be upgraded to OpenAPI 3.1 (${(error as Error).message})`, "check that the document is valid Swagger 2.0 / OpenAPI 3.0");
+    throw new GeneratorError(
+      `${source}#`,
+      `could not be upgraded to OpenAPI 3.1 (${(error as Error).message})`,
+      "check that the document is valid Swagger 2.0 / OpenAPI 3.0",
+    );
   }
 }
 

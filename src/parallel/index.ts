@@ -53,7 +53,9 @@ export async function computeOutcomesInParallel(tasks: OutcomeTask[]): Promise<O
     await worker.terminate();
   }
   // The single-threaded check reports the first failing tool in model order; so do we.
-  const errors = [local.compileError, other.compileError].filter((error): error is NonNullable<typeof error> => error !== undefined);
+  const errors = [local.compileError, other.compileError].filter(
+    (error): error is NonNullable<typeof error> => error !== undefined,
+  );
   if (errors.length > 0) return { outcomes: [], compileError: errors.reduce((a, b) => (a.index <= b.index ? a : b)) };
   return { outcomes: [...local.outcomes, ...other.outcomes].sort((a, b) => a.index - b.index) };
 }
@@ -68,7 +70,9 @@ function split(tasks: OutcomeTask[]): [OutcomeTask[], OutcomeTask[]] {
     else groups.set(key, [task]);
   }
   // Largest first into the lighter side: a simple, deterministic balance.
-  const sized = [...groups].map(([key, group]) => ({ size: key.length, group })).sort((a, b) => b.size - a.size || a.group[0]!.index - b.group[0]!.index);
+  const sized = [...groups]
+    .map(([key, group]) => ({ size: key.length, group }))
+    .sort((a, b) => b.size - a.size || a.group[0]!.index - b.group[0]!.index);
   const sides: [OutcomeTask[], OutcomeTask[]] = [[], []];
   const load = [0, 0];
   for (const { size, group } of sized) {

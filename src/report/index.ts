@@ -27,7 +27,9 @@ export function compareTools(previous: readonly ToolData[], next: readonly ToolD
   const changes: ToolChange[] = [];
 
   // A tool whose name changed while its operation (pointer) stayed is a rename, not a remove + add.
-  const removedByPointer = new Map(previous.filter((tool) => !after.has(tool.name)).map((tool) => [tool.pointer, tool]));
+  const removedByPointer = new Map(
+    previous.filter((tool) => !after.has(tool.name)).map((tool) => [tool.pointer, tool]),
+  );
   const renamedFrom = new Map<string, ToolData>();
   for (const tool of next) {
     if (before.has(tool.name)) continue;
@@ -46,18 +48,37 @@ export function compareTools(previous: readonly ToolData[], next: readonly ToolD
       continue;
     }
     const differences = compareInputs(old.inputSchema, tool.inputSchema);
-    if (old.operation && tool.operation && (old.operation.method !== tool.operation.method || old.operation.path !== tool.operation.path)) {
-      differences.push({ breaking: false, text: `now ${tool.operation.method.toUpperCase()} ${tool.operation.path} (was ${old.operation.method.toUpperCase()} ${old.operation.path})` });
+    if (
+      old.operation &&
+      tool.operation &&
+      (old.operation.method !== tool.operation.method || old.operation.path !== tool.operation.path)
+    ) {
+      differences.push({
+        breaking: false,
+        text: `now ${tool.operation.method.toUpperCase()} ${tool.operation.path} (was ${old.operation.method.toUpperCase()} ${old.operation.path})`,
+      });
     }
     if (old.description !== tool.description) differences.push({ breaking: false, text: "description changed" });
     if (renamed) {
-      changes.push({ kind: "renamed", tool: tool.name, from: renamed.name, breaking: true, details: differences.map((d) => d.text) });
+      changes.push({
+        kind: "renamed",
+        tool: tool.name,
+        from: renamed.name,
+        breaking: true,
+        details: differences.map((d) => d.text),
+      });
     } else if (differences.length > 0) {
-      changes.push({ kind: "changed", tool: tool.name, breaking: differences.some((d) => d.breaking), details: differences.map((d) => (d.breaking ? `BREAKING: ${d.text}` : d.text)) });
+      changes.push({
+        kind: "changed",
+        tool: tool.name,
+        breaking: differences.some((d) => d.breaking),
+        details: differences.map((d) => (d.breaking ? `BREAKING: ${d.text}` : d.text)),
+      });
     }
   }
   for (const tool of previous) {
-    if (!after.has(tool.name) && removedByPointer.has(tool.pointer)) changes.push({ kind: "removed", tool: tool.name, breaking: true, details: [] });
+    if (!after.has(tool.name) && removedByPointer.has(tool.pointer))
+      changes.push({ kind: "removed", tool: tool.name, breaking: true, details: [] });
   }
   const order: Record<ChangeKind, number> = { removed: 0, renamed: 1, changed: 2, added: 3 };
   changes.sort((a, b) => order[a.kind] - order[b.kind] || (a.tool < b.tool ? -1 : 1));
@@ -77,10 +98,15 @@ function compareInputs(before: JsonSchema, after: JsonSchema): Difference[] {
   const newRequired = new Set((after.required as string[] | undefined) ?? []);
   for (const name of Object.keys(newProperties)) {
     if (!(name in oldProperties)) {
-      differences.push(newRequired.has(name) ? { breaking: true, text: `new required parameter \`${name}\`` } : { breaking: false, text: `new optional parameter \`${name}\`` });
+      differences.push(
+        newRequired.has(name)
+          ? { breaking: true, text: `new required parameter \`${name}\`` }
+          : { breaking: false, text: `new optional parameter \`${name}\`` },
+      );
       continue;
     }
-    if (newRequired.has(name) && !oldRequired.has(name)) differences.push({ breaking: true, text: `parameter \`${name}\` is now required` });
+    if (newRequired.has(name) && !oldRequired.has(name))
+      differences.push({ breaking: true, text: `parameter \`${name}\` is now required` });
     differences.push(...compareProperty(name, oldProperties[name]!, newProperties[name]!));
   }
   for (const name of Object.keys(oldProperties)) {
@@ -98,9 +124,14 @@ function compareProperty(name: string, before: JsonSchema, after: JsonSchema): D
   const differences: Difference[] = [];
   const oldTypes = typesOf(before);
   const newTypes = typesOf(after);
-  const lostTypes = [...oldTypes].filter((type) => !newTypes.has(type) && !(type === "integer" && newTypes.has("number")));
-  if (oldTypes.size > 0 && (newTypes.size > 0 && lostTypes.length > 0)) {
-    differences.push({ breaking: true, text: `parameter \`${name}\` type narrowed from ${[...oldTypes].join("|")} to ${[...newTypes].join("|")}` });
+  const lostTypes = [...oldTypes].filter(
+    (type) => !newTypes.has(type) && !(type === "integer" && newTypes.has("number")),
+  );
+  if (oldTypes.size > 0 && newTypes.size > 0 && lostTypes.length > 0) {
+    differences.push({
+      breaking: true,
+      text: `parameter \`${name}\` type narrowed from ${[...oldTypes].join("|")} to ${[...newTypes].join("|")}`,
+    });
   } else if (oldTypes.size === 0 && newTypes.size > 0) {
     differences.push({ breaking: true, text: `parameter \`${name}\` now must be ${[...newTypes].join("|")}` });
   }
@@ -108,11 +139,24 @@ function compareProperty(name: string, before: JsonSchema, after: JsonSchema): D
   const newEnum = Array.isArray(after.enum) ? after.enum.map((value) => JSON.stringify(value)) : undefined;
   if (newEnum && (!oldEnum || oldEnum.some((value) => !newEnum.includes(value)))) {
     const removed = oldEnum ? oldEnum.filter((value) => !newEnum.includes(value)) : [];
-    differences.push({ breaking: true, text: oldEnum ? `parameter \`${name}\` enum narrowed (removed ${removed.join(", ")})` : `parameter \`${name}\` now limited to ${newEnum.join(", ")}` });
+    differences.push({
+      breaking: true,
+      text: oldEnum
+        ? `parameter \`${name}\` enum narrowed (removed ${removed.join(", ")})`
+        : `parameter \`${name}\` now limited to ${newEnum.join(", ")}`,
+    });
   } else if (oldEnum && newEnum && newEnum.length > oldEnum.length) {
-    differences.push({ breaking: false, text: `parameter \`${name}\` accepts more values (${newEnum.filter((value) => !oldEnum.includes(value)).join(", ")})` });
+    differences.push({
+      breaking: false,
+      text: `parameter \`${name}\` accepts more values (${newEnum.filter((value) => !oldEnum.includes(value)).join(", ")})`,
+    });
   }
-  for (const [keyword, tighter] of [["minimum", (a: number, b: number) => b > a], ["maximum", (a: number, b: number) => b < a], ["minLength", (a: number, b: number) => b > a], ["maxLength", (a: number, b: number) => b < a]] as const) {
+  for (const [keyword, tighter] of [
+    ["minimum", (a: number, b: number) => b > a],
+    ["maximum", (a: number, b: number) => b < a],
+    ["minLength", (a: number, b: number) => b > a],
+    ["maxLength", (a: number, b: number) => b < a],
+  ] as const) {
     const oldValue = before[keyword];
     const newValue = after[keyword];
     if (typeof newValue === "number" && (typeof oldValue !== "number" || tighter(oldValue, newValue))) {
@@ -128,7 +172,9 @@ export function formatReport(report: ChangeReport, heading: string): string {
   for (const change of report.changes) {
     const label = change.breaking ? "BREAKING " : "";
     const title =
-      change.kind === "renamed" ? `${label}renamed: \`${change.from}\` → \`${change.tool}\`` : `${label}${change.kind}: \`${change.tool}\``;
+      change.kind === "renamed"
+        ? `${label}renamed: \`${change.from}\` → \`${change.tool}\``
+        : `${label}${change.kind}: \`${change.tool}\``;
     lines.push(`- ${title}`);
     for (const detail of change.details) lines.push(`  - ${detail}`);
   }

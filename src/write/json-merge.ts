@@ -23,7 +23,8 @@ export interface JsonMerge {
 type Json = unknown;
 type JsonObject = Record<string, Json>;
 
-const isObject = (value: Json): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: Json): value is JsonObject =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 export function mergeJson(base: Json, user: Json, next: Json): JsonMerge {
   const notes: JsonMergeNote[] = [];
@@ -41,7 +42,13 @@ function mergeValue(base: Json, user: Json, next: Json, pointer: string, notes: 
   return user;
 }
 
-function mergeObjects(base: JsonObject, user: JsonObject, next: JsonObject, pointer: string, notes: JsonMergeNote[]): JsonObject {
+function mergeObjects(
+  base: JsonObject,
+  user: JsonObject,
+  next: JsonObject,
+  pointer: string,
+  notes: JsonMergeNote[],
+): JsonObject {
   const keys = [...new Set([...Object.keys(next), ...Object.keys(user), ...Object.keys(base)])];
   const out: JsonObject = {};
   for (const key of keys) {
@@ -53,17 +60,23 @@ function mergeObjects(base: JsonObject, user: JsonObject, next: JsonObject, poin
     if (!inUser) {
       // The user deleted it: keep it deleted unless the generator changed it since.
       if (inBase && !isDeepStrictEqual(base[key], next[key])) {
-        notes.push({ pointer: child, message: "you removed it and the new generation changed it — kept the new generation's" });
+        notes.push({
+          pointer: child,
+          message: "you removed it and the new generation changed it — kept the new generation's",
+        });
         out[key] = next[key];
       } else if (!inBase) out[key] = next[key];
       continue;
     }
     if (!inNext) {
-      if (inBase && !isDeepStrictEqual(base[key], user[key])) notes.push({ pointer: child, message: "the new generation removed it, but you had changed it — kept yours" });
+      if (inBase && !isDeepStrictEqual(base[key], user[key]))
+        notes.push({ pointer: child, message: "the new generation removed it, but you had changed it — kept yours" });
       if (!inBase || !isDeepStrictEqual(base[key], user[key])) out[key] = user[key];
       continue;
     }
-    out[key] = inBase ? mergeValue(base[key], user[key], next[key], child, notes) : mergeValue(undefined, user[key], next[key], child, notes);
+    out[key] = inBase
+      ? mergeValue(base[key], user[key], next[key], child, notes)
+      : mergeValue(undefined, user[key], next[key], child, notes);
   }
   return out;
 }
@@ -75,7 +88,13 @@ function isNamedList(value: Json): value is JsonObject[] {
 }
 
 /** Tools merge by name, in the new generation's order; tools the user added stay, at the end. */
-function mergeNamedLists(base: JsonObject[], user: JsonObject[], next: JsonObject[], pointer: string, notes: JsonMergeNote[]): JsonObject[] {
+function mergeNamedLists(
+  base: JsonObject[],
+  user: JsonObject[],
+  next: JsonObject[],
+  pointer: string,
+  notes: JsonMergeNote[],
+): JsonObject[] {
   const byName = (list: JsonObject[]) => new Map(list.map((item) => [item.name as string, item]));
   const baseByName = byName(base);
   const userByName = byName(user);
@@ -97,7 +116,11 @@ function mergeNamedLists(base: JsonObject[], user: JsonObject[], next: JsonObjec
     if (nextNames.has(name)) return;
     const before = baseByName.get(name);
     if (!before) out.push(item);
-    else if (!isDeepStrictEqual(before, item)) notes.push({ pointer: `${pointer}/${index}`, message: `the new generation no longer has \`${name}\`, so your edit of it was dropped` });
+    else if (!isDeepStrictEqual(before, item))
+      notes.push({
+        pointer: `${pointer}/${index}`,
+        message: `the new generation no longer has \`${name}\`, so your edit of it was dropped`,
+      });
   });
   return out;
 }

@@ -23,7 +23,10 @@ export function mergeText(base: string, user: string, next: string): TextMerge {
   const split = (text: string) => text.split("\n");
   const result = merge(split(user), split(base), split(next), { label: { a: OURS_LABEL, b: THEIRS_LABEL } });
   const lines = result.result.map(String);
-  return { content: lines.join("\n"), conflicts: result.conflict ? lines.filter((line) => line.startsWith("<<<<<<< ")).length : 0 };
+  return {
+    content: lines.join("\n"),
+    conflicts: result.conflict ? lines.filter((line) => line.startsWith("<<<<<<< ")).length : 0,
+  };
 }
 
 const MARKER_START = /^<<<<<<< /m;

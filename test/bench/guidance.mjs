@@ -28,7 +28,10 @@ async function perCallOverhead(dir) {
   // A hook handler stands in for the upstream, so only the guidance layer is timed:
   // argument preparation, validation, link resolution and the envelope.
   const pet = { id: 7, name: "Rex", status: "available", owner_id: "own_1" };
-  const runtime = createToolRuntime(toolsFile, { hooks: { handlers: { get_pet: async () => pet, list_pets: async () => [pet, pet] } }, log: () => {} });
+  const runtime = createToolRuntime(toolsFile, {
+    hooks: { handlers: { get_pet: async () => pet, list_pets: async () => [pet, pet] } },
+    log: () => {},
+  });
   const measure = async (name, args, count = 5000) => {
     const timings = [];
     for (let i = 0; i < count; i++) {
@@ -43,7 +46,7 @@ async function perCallOverhead(dir) {
     ["valid call (get_pet)", await measure("get_pet", { petId: 7 })],
     ["valid list call with pagination (list_pets)", await measure("list_pets", { limit: 2 })],
     ["auto-corrected key (get_pet, petid)", await measure("get_pet", { petid: 7 })],
-    ["invalid call → self-healing error (list_pets, limit: \"500\")", await measure("list_pets", { limit: "500" })],
+    ['invalid call → self-healing error (list_pets, limit: "500")', await measure("list_pets", { limit: "500" })],
     ["unknown tool → did-you-mean", await measure("get_pets", { petId: 7 }, 2000)],
   ];
 }
@@ -51,15 +54,37 @@ async function perCallOverhead(dir) {
 const petstore = await buildProject(join(REPO, "samples", "petstore.yaml"), "petstore");
 const overhead = await perCallOverhead(petstore.dir);
 console.log("\n## Guidance layer per-call overhead (µs, upstream excluded; target p50 < 200 µs for a valid call)\n");
-console.log(table(["call", "p50 µs", "p99 µs"], overhead.map(([name, { p50, p99 }]) => [name, p50.toFixed(0), p99.toFixed(0)])));
+console.log(
+  table(
+    ["call", "p50 µs", "p99 µs"],
+    overhead.map(([name, { p50, p99 }]) => [name, p50.toFixed(0), p99.toFixed(0)]),
+  ),
+);
 
-const github = await buildProject(createRequire(import.meta.url).resolve("@octokit/openapi/generated/api.github.com.json"), "github");
+const github = await buildProject(
+  createRequire(import.meta.url).resolve("@octokit/openapi/generated/api.github.com.json"),
+  "github",
+);
 const startupRows = [];
 for (const mode of ["per-operation", "discovery"]) {
   const startups = [];
-  for (let attempt = 0; attempt < 5; attempt++) startups.push(await startupAndList(join(github.dir, "dist", "index.js"), { GITHUB_BASE_URL: "http://127.0.0.1:9", GITHUB_TOOLS: mode }));
+  for (let attempt = 0; attempt < 5; attempt++)
+    startups.push(
+      await startupAndList(join(github.dir, "dist", "index.js"), {
+        GITHUB_BASE_URL: "http://127.0.0.1:9",
+        GITHUB_TOOLS: mode,
+      }),
+    );
   const sorted = startups.map((run) => run.ms).sort((a, b) => a - b);
-  startupRows.push([mode, startups[0].tools, percentile(sorted, 50).toFixed(0), sorted[0].toFixed(0), startups[0].bytes]);
+  startupRows.push([
+    mode,
+    startups[0].tools,
+    percentile(sorted, 50).toFixed(0),
+    sorted[0].toFixed(0),
+    startups[0].bytes,
+  ]);
 }
-console.log(`\n## GitHub server start-up (process start → tools/list answer; target < 500 ms; generated in ${github.generateSeconds.toFixed(1)} s)\n`);
+console.log(
+  `\n## GitHub server start-up (process start → tools/list answer; target < 500 ms; generated in ${github.generateSeconds.toFixed(1)} s)\n`,
+);
 console.log(table(["mode", "tools listed", "median ms", "best ms", "tools/list bytes"], startupRows));

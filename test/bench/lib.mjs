@@ -11,7 +11,11 @@ export const CLI = join(REPO, "bin", "create-guided-mcp.js");
 /** Runs a command under GNU time; returns wall seconds, peak RSS (MB) and the exit status. */
 export function timed(command, args, options = {}) {
   const started = performance.now();
-  const run = spawnSync("/usr/bin/time", ["-f", "%M", command, ...args], { encoding: "utf8", maxBuffer: 256 * 1024 * 1024, ...options });
+  const run = spawnSync("/usr/bin/time", ["-f", "%M", command, ...args], {
+    encoding: "utf8",
+    maxBuffer: 256 * 1024 * 1024,
+    ...options,
+  });
   const seconds = (performance.now() - started) / 1000;
   const rssLine = run.stderr.trim().split("\n").pop() ?? "0";
   return { seconds, peakMb: Number(rssLine) / 1024, status: run.status, stdout: run.stdout, stderr: run.stderr };
@@ -26,10 +30,14 @@ export function installDeps(projectDir) {
   if (!existsSync(join(dir, ".installed"))) {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "deps-cache", private: true, ...deps }, null, 2));
-    execFileSync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: dir, stdio: "inherit" });
+    execFileSync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], {
+      cwd: dir,
+      stdio: "inherit",
+    });
     writeFileSync(join(dir, ".installed"), "");
   }
-  if (!existsSync(join(projectDir, "node_modules"))) symlinkSync(join(dir, "node_modules"), join(projectDir, "node_modules"), "dir");
+  if (!existsSync(join(projectDir, "node_modules")))
+    symlinkSync(join(dir, "node_modules"), join(projectDir, "node_modules"), "dir");
 }
 
 export function typecheck(projectDir) {
@@ -37,7 +45,11 @@ export function typecheck(projectDir) {
   if (!existsSync(tsc)) return { ok: false, seconds: 0, output: "no typescript in node_modules" };
   const started = performance.now();
   const run = spawnSync(process.execPath, [tsc, "-p", projectDir], { encoding: "utf8" });
-  return { ok: run.status === 0, seconds: (performance.now() - started) / 1000, output: (run.stdout + run.stderr).slice(0, 2000) };
+  return {
+    ok: run.status === 0,
+    seconds: (performance.now() - started) / 1000,
+    output: (run.stdout + run.stderr).slice(0, 2000),
+  };
 }
 
 /**
@@ -47,9 +59,17 @@ export function typecheck(projectDir) {
  */
 export async function startupAndList(entry, env = {}, args = []) {
   const started = performance.now();
-  const child = spawn(process.execPath, [entry, ...args], { env: { PATH: process.env.PATH, ...env }, stdio: ["pipe", "pipe", "ignore"] });
+  const child = spawn(process.execPath, [entry, ...args], {
+    env: { PATH: process.env.PATH, ...env },
+    stdio: ["pipe", "pipe", "ignore"],
+  });
   const send = (message) => child.stdin.write(JSON.stringify(message) + "\n");
-  send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "1" } } });
+  send({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "1" } },
+  });
   send({ jsonrpc: "2.0", method: "notifications/initialized" });
   send({ jsonrpc: "2.0", id: 2, method: "tools/list", params: {} });
   // Chunks are collected and only scanned for the newline they bring: re-scanning a

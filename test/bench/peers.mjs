@@ -49,7 +49,11 @@ const generators = {
 /** GNU time around the whole process: wall, user+sys CPU and peak RSS. */
 function timedCpu(argv) {
   const started = performance.now();
-  const run = spawnSync("/usr/bin/time", ["-f", "%U %S %M", ...argv], { encoding: "utf8", maxBuffer: 256 * 1024 * 1024, timeout: TIMEOUT_MS });
+  const run = spawnSync("/usr/bin/time", ["-f", "%U %S %M", ...argv], {
+    encoding: "utf8",
+    maxBuffer: 256 * 1024 * 1024,
+    timeout: TIMEOUT_MS,
+  });
   const seconds = (performance.now() - started) / 1000;
   const last = run.stderr.trim().split("\n").pop() ?? "";
   const [user, system, rssKb] = last.split(" ").map(Number);
@@ -62,8 +66,14 @@ const fresh = (label) => join(mkdtempSync(join(tmpdir(), "cgm-peer-")), label);
 
 /** A copy of the spec whose first operation with a summary (else a description: Stripe has no summaries) has `suffix` appended to it. */
 function withSummaryEdit(spec, suffix) {
-  const document = spec.endsWith(".json") ? JSON.parse(readFileSync(spec, "utf8")) : parseYaml(readFileSync(spec, "utf8"));
-  const operations = Object.values(document.paths ?? {}).flatMap((item) => Object.values(item ?? {}).filter((operation) => operation && typeof operation === "object" && !Array.isArray(operation)));
+  const document = spec.endsWith(".json")
+    ? JSON.parse(readFileSync(spec, "utf8"))
+    : parseYaml(readFileSync(spec, "utf8"));
+  const operations = Object.values(document.paths ?? {}).flatMap((item) =>
+    Object.values(item ?? {}).filter(
+      (operation) => operation && typeof operation === "object" && !Array.isArray(operation),
+    ),
+  );
   for (const field of ["summary", "description"]) {
     const operation = operations.find((candidate) => typeof candidate[field] === "string");
     if (!operation) continue;
@@ -107,7 +117,16 @@ for (const specName of chosen) {
   for (const key of ["ours", "peer"]) {
     const out = outputs[key];
     const entry = { compiles: false, startupMs: NaN, note: "" };
-    if (!samples[key].every((run) => run.ok)) entry.note = "generation failed: " + samples[key].find((run) => !run.ok).stderr.trim().split("\n").slice(-2).join(" ").slice(0, 120);
+    if (!samples[key].every((run) => run.ok))
+      entry.note =
+        "generation failed: " +
+        samples[key]
+          .find((run) => !run.ok)
+          .stderr.trim()
+          .split("\n")
+          .slice(-2)
+          .join(" ")
+          .slice(0, 120);
     else {
       installDeps(out);
       const build = typecheck(out);
@@ -116,7 +135,13 @@ for (const specName of chosen) {
       else if (existsSync(generators[key].entry(out))) {
         try {
           const starts = [];
-          for (let attempt = 0; attempt < 3; attempt++) starts.push(await startupAndList(generators[key].entry(out), { [`${specName.toUpperCase()}_BASE_URL`]: "http://127.0.0.1:9", API_BASE_URL: "http://127.0.0.1:9" }));
+          for (let attempt = 0; attempt < 3; attempt++)
+            starts.push(
+              await startupAndList(generators[key].entry(out), {
+                [`${specName.toUpperCase()}_BASE_URL`]: "http://127.0.0.1:9",
+                API_BASE_URL: "http://127.0.0.1:9",
+              }),
+            );
           entry.startupMs = median(starts.map((run) => run.ms));
         } catch (error) {
           entry.note = `server did not answer tools/list: ${error.message}`.slice(0, 120);
@@ -131,7 +156,18 @@ load.after = loadavg()[0];
 
 const fmt = (value, digits = 2) => (Number.isFinite(value) ? value.toFixed(digits) : "—");
 const ratioTable = table(
-  ["spec", "runs", "ours wall s (min–max)", "peer wall s (min–max)", "ratio wall (ours/peer)", "ours CPU s", "peer CPU s", "ours / peer peak MB", "regenerate after 1 summary edit s (min–max)", "regenerate / full"],
+  [
+    "spec",
+    "runs",
+    "ours wall s (min–max)",
+    "peer wall s (min–max)",
+    "ratio wall (ours/peer)",
+    "ours CPU s",
+    "peer CPU s",
+    "ours / peer peak MB",
+    "regenerate after 1 summary edit s (min–max)",
+    "regenerate / full",
+  ],
   rows.map(({ specName, runs, samples, incremental }) => {
     const wall = (key) => samples[key].map((run) => run.seconds);
     const ours = median(wall("ours"));
@@ -154,7 +190,13 @@ const ratioTable = table(
 const outputTable = table(
   ["spec", "generator", "compiles", "start → tools/list ms (median of 3)", "note"],
   rows.flatMap(({ specName, compileAndStart }) =>
-    ["ours", "peer"].map((key) => [specName, generators[key].name, compileAndStart[key].compiles ? "yes" : "no", fmt(compileAndStart[key].startupMs, 0), compileAndStart[key].note.replace(/\|/g, "/")]),
+    ["ours", "peer"].map((key) => [
+      specName,
+      generators[key].name,
+      compileAndStart[key].compiles ? "yes" : "no",
+      fmt(compileAndStart[key].startupMs, 0),
+      compileAndStart[key].note.replace(/\|/g, "/"),
+    ]),
   ),
 );
 const report = `# Benchmarks: create-guided-mcp vs openapi-mcp-generator

@@ -1,5 +1,11 @@
 export declare function looksRandom(value: string): boolean;
-export declare function measureRealism(tools: Array<{ name: string; inputSchema: Record<string, unknown>; guidance?: { examples?: { full?: Record<string, unknown> } } }>): {
+export declare function measureRealism(
+  tools: Array<{
+    name: string;
+    inputSchema: Record<string, unknown>;
+    guidance?: { examples?: { full?: Record<string, unknown> } };
+  }>,
+): {
   strings: number;
   random: number;
   share: number;

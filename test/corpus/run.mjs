@@ -22,7 +22,16 @@
  */
 import { execFileSync, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -47,7 +56,18 @@ export const LARGEST = [
 const TYPECHECK_BATCH = 20;
 
 function parseArgs(argv) {
-  const options = { count: 300, offset: 0, jobs: 2, timeout: 120, perMb: 10, memory: 6144, only: [], keep: false, doc: undefined, largest: true };
+  const options = {
+    count: 300,
+    offset: 0,
+    jobs: 2,
+    timeout: 120,
+    perMb: 10,
+    memory: 6144,
+    only: [],
+    keep: false,
+    doc: undefined,
+    largest: true,
+  };
   for (let index = 0; index < argv.length; index++) {
     const arg = argv[index];
     const value = () => {
@@ -74,7 +94,8 @@ function parseArgs(argv) {
 const label = specLabel;
 
 function selectSpecs(options) {
-  if (options.only.length > 0) return allDirectorySpecs().filter((path) => options.only.some((text) => label(path).includes(text)));
+  if (options.only.length > 0)
+    return allDirectorySpecs().filter((path) => options.only.some((text) => label(path).includes(text)));
   const chosen = new Set(sampleDirectorySpecs(options.count, { offset: options.offset }));
   if (options.largest) for (const name of LARGEST) chosen.add(join(DIRECTORY_ROOT, name));
   return [...chosen];
@@ -92,7 +113,10 @@ for (const signal of ["SIGINT", "SIGTERM"]) {
 /** Runs a child node process with a time limit; resolves with its output, never rejects. */
 function runChild(args, { timeoutMs, memoryMb }) {
   return new Promise((resolvePromise) => {
-    const child = spawn(process.execPath, [`--max-old-space-size=${memoryMb}`, ...args], { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [`--max-old-space-size=${memoryMb}`, ...args], {
+      cwd: REPO_ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     running.add(child);
     let stdout = "";
     let stderr = "";
@@ -123,7 +147,10 @@ async function generateOne(spec, out, options) {
   const started = performance.now();
   const bytes = statSync(spec).size;
   const limit = timeLimitSeconds(bytes, options);
-  const child = await runChild([join(HERE, "generate-one.mjs"), spec, out], { timeoutMs: limit * 1000, memoryMb: options.memory });
+  const child = await runChild([join(HERE, "generate-one.mjs"), spec, out], {
+    timeoutMs: limit * 1000,
+    memoryMb: options.memory,
+  });
   const wallMs = Math.round(performance.now() - started);
   const base = { spec: label(spec), bytes, wallMs };
   if (child.timedOut) return { ...base, status: "timeout", message: `no result within ${limit} s` };
@@ -134,8 +161,14 @@ async function generateOne(spec, out, options) {
   } catch {
     reported = undefined;
   }
-  if (/heap out of memory|Allocation failed/i.test(child.stderr)) return { ...base, status: "out-of-memory", message: `exceeded --max-old-space-size=${options.memory}` };
-  if (!reported) return { ...base, status: "crash", message: `exit ${child.code ?? child.signal}: ${child.stderr.trim().split("\n").slice(-6).join(" | ").slice(0, 600)}` };
+  if (/heap out of memory|Allocation failed/i.test(child.stderr))
+    return { ...base, status: "out-of-memory", message: `exceeded --max-old-space-size=${options.memory}` };
+  if (!reported)
+    return {
+      ...base,
+      status: "crash",
+      message: `exit ${child.code ?? child.signal}: ${child.stderr.trim().split("\n").slice(-6).join(" | ").slice(0, 600)}`,
+    };
   const { status, ...rest } = reported;
   if (status === "generated") return { ...base, ...rest, status: "generated" };
   if (status === "refused") return { ...base, ...rest, status: "refused" };
@@ -150,8 +183,14 @@ function linkDependencies(projectDir) {
   const dir = join(DEPS_CACHE, hash);
   if (!existsSync(join(dir, ".installed"))) {
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "generated-deps-cache", private: true, ...deps }, null, 2));
-    execFileSync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: dir, stdio: "inherit" });
+    writeFileSync(
+      join(dir, "package.json"),
+      JSON.stringify({ name: "generated-deps-cache", private: true, ...deps }, null, 2),
+    );
+    execFileSync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], {
+      cwd: dir,
+      stdio: "inherit",
+    });
     writeFileSync(join(dir, ".installed"), new Date().toISOString());
   }
   const link = join(projectDir, "node_modules");
@@ -160,7 +199,10 @@ function linkDependencies(projectDir) {
 
 async function typecheckBatch(entries, options) {
   const dirs = entries.map((entry) => entry.project);
-  const child = await runChild([join(HERE, "typecheck.mjs"), ...dirs], { timeoutMs: Math.max(120, 60 * dirs.length) * 1000, memoryMb: options.memory });
+  const child = await runChild([join(HERE, "typecheck.mjs"), ...dirs], {
+    timeoutMs: Math.max(120, 60 * dirs.length) * 1000,
+    memoryMb: options.memory,
+  });
   const byDir = new Map();
   for (const line of child.stdout.split("\n")) {
     if (!line.trim()) continue;
@@ -175,7 +217,9 @@ async function typecheckBatch(entries, options) {
     const checked = byDir.get(entry.project);
     if (!checked) {
       entry.result.status = "type-error";
-      entry.result.message = child.timedOut ? "type-check timed out" : `type-check did not report (exit ${child.code ?? child.signal}): ${child.stderr.trim().slice(-400)}`;
+      entry.result.message = child.timedOut
+        ? "type-check timed out"
+        : `type-check did not report (exit ${child.code ?? child.signal}): ${child.stderr.trim().slice(-400)}`;
     } else {
       entry.result.typecheckMs = checked.ms;
       if (checked.ok) entry.result.status = "pass";
@@ -212,12 +256,15 @@ async function main() {
     if (options.doc) writeFileSync(resolve(REPO_ROOT, options.doc), markdown);
     return;
   }
-  if (!existsSync(join(REPO_ROOT, "dist", "src", "generate.js"))) throw new Error("dist/ is missing: run `npx tsc -p .` first");
+  if (!existsSync(join(REPO_ROOT, "dist", "src", "generate.js")))
+    throw new Error("dist/ is missing: run `npx tsc -p .` first");
   const specs = selectSpecs(options);
   // Largest first, so the long ones do not end up alone at the tail.
   specs.sort((a, b) => statSync(b).size - statSync(a).size);
   const scratch = mkdtempSync(join(tmpdir(), "cgm-corpus-"));
-  process.stderr.write(`corpus: ${specs.length} specs, ${options.jobs} jobs, ${options.timeout} s (+${options.perMb} s/MB) / ${options.memory} MB per spec, scratch ${scratch}\n`);
+  process.stderr.write(
+    `corpus: ${specs.length} specs, ${options.jobs} jobs, ${options.timeout} s (+${options.perMb} s/MB) / ${options.memory} MB per spec, scratch ${scratch}\n`,
+  );
 
   const started = performance.now();
   const results = [];
@@ -225,7 +272,8 @@ async function main() {
   const checks = [];
   let done = 0;
   const flushChecks = (all) => {
-    while (pending.length >= TYPECHECK_BATCH || (all && pending.length > 0)) checks.push(pending.splice(0, TYPECHECK_BATCH));
+    while (pending.length >= TYPECHECK_BATCH || (all && pending.length > 0))
+      checks.push(pending.splice(0, TYPECHECK_BATCH));
   };
 
   await pool(
@@ -243,19 +291,25 @@ async function main() {
         }
       } else if (!options.keep) rmSync(project, { recursive: true, force: true });
       const mark = result.status === "generated" ? "ok" : result.status;
-      process.stderr.write(`[${done}/${specs.length}] ${mark.padEnd(13)} ${(result.wallMs / 1000).toFixed(1).padStart(6)} s  ${result.spec}${result.status !== "generated" ? `\n      ${String(result.message).split("\n")[0].slice(0, 300)}` : ""}\n`);
+      process.stderr.write(
+        `[${done}/${specs.length}] ${mark.padEnd(13)} ${(result.wallMs / 1000).toFixed(1).padStart(6)} s  ${result.spec}${result.status !== "generated" ? `\n      ${String(result.message).split("\n")[0].slice(0, 300)}` : ""}\n`,
+      );
     }),
     options.jobs,
   );
   flushChecks(true);
-  process.stderr.write(`corpus: type-checking ${checks.reduce((sum, batch) => sum + batch.length, 0)} projects in ${checks.length} batches\n`);
+  process.stderr.write(
+    `corpus: type-checking ${checks.reduce((sum, batch) => sum + batch.length, 0)} projects in ${checks.length} batches\n`,
+  );
   let checkedBatches = 0;
   await pool(
     checks.map((batch) => async () => {
       await typecheckBatch(batch, options);
       checkedBatches++;
       const failed = batch.filter((entry) => entry.result.status !== "pass");
-      process.stderr.write(`[type-check ${checkedBatches}/${checks.length}] ${batch.length - failed.length}/${batch.length} pass${failed.map((entry) => `\n      ${entry.result.spec}: ${String(entry.result.message).split("\n")[0].slice(0, 300)}`).join("")}\n`);
+      process.stderr.write(
+        `[type-check ${checkedBatches}/${checks.length}] ${batch.length - failed.length}/${batch.length} pass${failed.map((entry) => `\n      ${entry.result.spec}: ${String(entry.result.message).split("\n")[0].slice(0, 300)}`).join("")}\n`,
+      );
     }),
     options.jobs,
   );
@@ -270,7 +324,9 @@ async function main() {
   if (options.doc) writeFileSync(resolve(REPO_ROOT, options.doc), markdown);
 
   const counts = countBy(results, (result) => result.status);
-  process.stderr.write(`corpus: ${JSON.stringify(counts)} in ${(totalMs / 60000).toFixed(1)} min; details in ${relative(process.cwd(), join(RESULTS_DIR, "results.json"))}${options.doc ? ` and ${options.doc}` : ""}\n`);
+  process.stderr.write(
+    `corpus: ${JSON.stringify(counts)} in ${(totalMs / 60000).toFixed(1)} min; details in ${relative(process.cwd(), join(RESULTS_DIR, "results.json"))}${options.doc ? ` and ${options.doc}` : ""}\n`,
+  );
   const bugs = results.filter((result) => BUGS.has(result.status));
   for (const bug of bugs) process.stderr.write(`BUG ${bug.status} ${bug.spec}: ${String(bug.message).slice(0, 800)}\n`);
   process.exitCode = bugs.length > 0 ? 1 : 0;
@@ -283,11 +339,18 @@ function countBy(items, key) {
 }
 
 const percent = (part, whole) => (whole === 0 ? "0" : ((100 * part) / whole).toFixed(1));
-const cell = (text) => String(text ?? "").replace(/\|/g, "\\|").replace(/[\r\n]+/g, " ").replace(/`/g, "'");
+const cell = (text) =>
+  String(text ?? "")
+    .replace(/\|/g, "\\|")
+    .replace(/[\r\n]+/g, " ")
+    .replace(/`/g, "'");
 
 /** What a refusal is about, without the location: the `<what>` of `<where>: <what> — <fix>`. */
 function reasonOf(result) {
-  return (result.problem ?? String(result.message)).replace(/"[^"]*"|'[^']*'|`[^`]*`/g, "…").replace(/\d+/g, "N").slice(0, 160);
+  return (result.problem ?? String(result.message))
+    .replace(/"[^"]*"|'[^']*'|`[^`]*`/g, "…")
+    .replace(/\d+/g, "N")
+    .slice(0, 160);
 }
 
 function report(results, options, totalMs) {
@@ -330,13 +393,21 @@ function report(results, options, totalMs) {
 
   lines.push("## Slowest specs (generation)", "");
   lines.push("| spec | size | tools | generation | peak memory | slowest stage |", "|---|---:|---:|---:|---:|---|");
-  for (const result of [...results].filter((r) => r.ms !== undefined).sort((a, b) => b.ms - a.ms).slice(0, 12)) {
+  for (const result of [...results]
+    .filter((r) => r.ms !== undefined)
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, 12)) {
     const stages = Object.entries(result.timings ?? {}).sort((a, b) => b[1] - a[1]);
     const slowest = stages[0] ? `${stages[0][0]} ${(stages[0][1] / 1000).toFixed(1)} s` : "";
-    lines.push(`| \`${result.spec}\` | ${(result.bytes / 1e6).toFixed(1)} MB | ${result.tools ?? "—"} | ${(result.ms / 1000).toFixed(1)} s | ${result.maxRssMb ?? "—"} MB | ${slowest} |`);
+    lines.push(
+      `| \`${result.spec}\` | ${(result.bytes / 1e6).toFixed(1)} MB | ${result.tools ?? "—"} | ${(result.ms / 1000).toFixed(1)} s | ${result.maxRssMb ?? "—"} MB | ${slowest} |`,
+    );
   }
   lines.push("");
-  const sorted = results.filter((r) => r.ms !== undefined).map((r) => r.ms).sort((a, b) => a - b);
+  const sorted = results
+    .filter((r) => r.ms !== undefined)
+    .map((r) => r.ms)
+    .sort((a, b) => a - b);
   if (sorted.length > 0) {
     lines.push(
       `Median generation time ${(sorted[Math.floor(sorted.length / 2)] / 1000).toFixed(2)} s (in-process, excluding Node start-up). ` +
@@ -356,16 +427,23 @@ function report(results, options, totalMs) {
       groups.set(reason, [...(groups.get(reason) ?? []), result]);
     }
     for (const [reason, members] of [...groups].sort((a, b) => b[1].length - a[1].length)) {
-      lines.push(`| ${cell(reason)} | ${members.length} | \`${cell(members[0].spec)}\`: ${cell(String(members[0].message).slice(0, 240))} |`);
+      lines.push(
+        `| ${cell(reason)} | ${members.length} | \`${cell(members[0].spec)}\`: ${cell(String(members[0].message).slice(0, 240))} |`,
+      );
     }
     lines.push("");
   }
 
   lines.push("## Bugs", "");
-  if (bugs.length === 0) lines.push("None: every spec either generates a project that type-checks or is refused with a located message.", "");
+  if (bugs.length === 0)
+    lines.push(
+      "None: every spec either generates a project that type-checks or is refused with a located message.",
+      "",
+    );
   else {
     lines.push("| spec | outcome | message |", "|---|---|---|");
-    for (const bug of bugs) lines.push(`| \`${bug.spec}\` | ${bug.status} | ${cell(String(bug.message).slice(0, 300))} |`);
+    for (const bug of bugs)
+      lines.push(`| \`${bug.spec}\` | ${bug.status} | ${cell(String(bug.message).slice(0, 300))} |`);
     lines.push("");
   }
   lines.push("## Hostile and absurd specs", "");

@@ -23,10 +23,14 @@ const isShared = (fileName) => fileName.includes("/node_modules/");
 function check(dir) {
   const started = performance.now();
   const configErrors = [];
-  const parsed = ts.getParsedCommandLineOfConfigFile(join(dir, "tsconfig.json"), { noEmit: true }, {
-    ...ts.sys,
-    onUnRecoverableConfigFileDiagnostic: (diagnostic) => configErrors.push(diagnostic),
-  });
+  const parsed = ts.getParsedCommandLineOfConfigFile(
+    join(dir, "tsconfig.json"),
+    { noEmit: true },
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (diagnostic) => configErrors.push(diagnostic),
+    },
+  );
   if (!parsed) return { dir, ok: false, ms: 0, errors: configErrors.map(format) };
   const host = ts.createCompilerHost(parsed.options);
   const read = host.getSourceFile;
@@ -40,9 +44,19 @@ function check(dir) {
     }
     return file;
   };
-  const program = ts.createProgram({ rootNames: parsed.fileNames, options: parsed.options, host, configFileParsingDiagnostics: parsed.errors });
+  const program = ts.createProgram({
+    rootNames: parsed.fileNames,
+    options: parsed.options,
+    host,
+    configFileParsingDiagnostics: parsed.errors,
+  });
   const diagnostics = ts.getPreEmitDiagnostics(program);
-  return { dir, ok: diagnostics.length === 0, ms: Math.round(performance.now() - started), errors: diagnostics.slice(0, 10).map(format) };
+  return {
+    dir,
+    ok: diagnostics.length === 0,
+    ms: Math.round(performance.now() - started),
+    errors: diagnostics.slice(0, 10).map(format),
+  };
 }
 
 function format(diagnostic) {
@@ -57,7 +71,17 @@ for (const dir of dirs) {
   try {
     result = check(dir);
   } catch (error) {
-    result = { dir, ok: false, ms: 0, errors: [`type-check crashed: ${String(error?.stack ?? error).split("\n").slice(0, 4).join(" ")}`] };
+    result = {
+      dir,
+      ok: false,
+      ms: 0,
+      errors: [
+        `type-check crashed: ${String(error?.stack ?? error)
+          .split("\n")
+          .slice(0, 4)
+          .join(" ")}`,
+      ],
+    };
   }
   process.stdout.write(JSON.stringify(result) + "\n");
 }

@@ -54,7 +54,13 @@ const NAMED = [
 const ALWAYS = ["abort_multipart_upload", "get_bucket_tagging", "untag_resource", "describe_scaling_policies"];
 
 const ONLY = (process.env["CGM_WIRE_ONLY"] ?? "").split(",").filter(Boolean);
-const SAMPLE = [...new Set([...NAMED, GITHUB, ...(FULL ? sampleDirectorySpecs(300, { offset: 0 }) : sampleDirectorySpecs(10, { maxBytes: 300_000, offset: 11 }))])];
+const SAMPLE = [
+  ...new Set([
+    ...NAMED,
+    GITHUB,
+    ...(FULL ? sampleDirectorySpecs(300, { offset: 0 }) : sampleDirectorySpecs(10, { maxBytes: 300_000, offset: 11 })),
+  ]),
+];
 /** `CGM_WIRE_ONLY=a.json,b.json` re-runs just those specs of the sample. */
 const SPECS = ONLY.length > 0 ? SAMPLE.filter((path) => ONLY.some((text) => label(path).includes(text))) : SAMPLE;
 const reports: SpecReport[] = [];
@@ -76,15 +82,25 @@ function label(path: string): string {
 /** A located generation warning on this operation: the documented reason it cannot be called faithfully. */
 function excuse(tool: ToolData, diagnostics: Diagnostic[]): string | undefined {
   const pathItem = tool.pointer.slice(0, tool.pointer.lastIndexOf("/"));
-  const located = (pointer: string) => pointer === tool.pointer || pointer.startsWith(`${tool.pointer}/`) || pointer.startsWith(`${pathItem}/parameters/`);
-  const found = diagnostics.find((diagnostic) => diagnostic.severity === "warning" && located(diagnostic.pointer) && /cannot be called faithfully/.test(diagnostic.message));
+  const located = (pointer: string) =>
+    pointer === tool.pointer || pointer.startsWith(`${tool.pointer}/`) || pointer.startsWith(`${pathItem}/parameters/`);
+  const found = diagnostics.find(
+    (diagnostic) =>
+      diagnostic.severity === "warning" &&
+      located(diagnostic.pointer) &&
+      /cannot be called faithfully/.test(diagnostic.message),
+  );
   return found && `${found.pointer}: ${found.message}`;
 }
 
 /** Parameters of the original operation that duplicate an apiKey scheme (same name and location) must not be tool arguments. */
 function credentialArguments(tool: ToolData, schemes: SecuritySchemeData[]): string[] {
   return (tool.operation?.parameters ?? [])
-    .filter((parameter) => schemes.some((scheme) => scheme.kind === "apiKey" && scheme.in === parameter.in && scheme.parameterName === parameter.name))
+    .filter((parameter) =>
+      schemes.some(
+        (scheme) => scheme.kind === "apiKey" && scheme.in === parameter.in && scheme.parameterName === parameter.name,
+      ),
+    )
     .map((parameter) => `${parameter.in} ${parameter.name}`);
 }
 
@@ -92,7 +108,9 @@ function credentialArguments(tool: ToolData, schemes: SecuritySchemeData[]): str
 function corrupt(tool: ToolData, args: Record<string, unknown>): Record<string, unknown> | undefined {
   const required = new Set((tool.inputSchema.required as string[] | undefined) ?? []);
   const properties = Object.keys((tool.inputSchema.properties ?? {}) as object);
-  const key = Object.keys(args).find((name) => !required.has(name) && name.length >= 6 && /^[a-z_]+$/i.test(name) && typeof args[name] !== "object");
+  const key = Object.keys(args).find(
+    (name) => !required.has(name) && name.length >= 6 && /^[a-z_]+$/i.test(name) && typeof args[name] !== "object",
+  );
   const numeric = Object.keys(args).find((name) => typeof args[name] === "number");
   if (!key && !numeric) return undefined;
   const result: Record<string, unknown> = { ...args };
@@ -109,42 +127,69 @@ function corrupt(tool: ToolData, args: Record<string, unknown>): Record<string, 
 }
 
 describe(`wire contract over ${SPECS.length} specs (${FULL ? "full" : "fast subset"})`, () => {
-  it.each(SPECS.map((path) => [label(path), path] as const))("%s", async (name, path) => {
-    const report: SpecReport = { spec: name, tools: 0, calls: [], corrections: { sent: 0, missing: 0 } };
-    reports.push(report);
-    // Deeper input schemas than the default, so our arguments are constrained (and valid) as deep as the spec is.
-    const model = await modelFrom(path, { inputDepth: 24 });
-    const sample = sampleTools(model.tools, undefined, ALWAYS);
-    const { file, diagnostics } = toolsFileFor(model, sample);
-    report.tools = file.tools.length;
-    const env = { ...credentialEnv(file.api.securitySchemes) };
-    const runEnv = { ...env, [file.api.baseUrlEnv]: `${upstream.url}${basePathOf(file.api.baseUrl)}` };
-    const client = await connect(file, runEnv);
-    const judge = new Judge(loadOriginal(path));
-    try {
-      for (const tool of file.tools) report.calls.push(await judgeTool(tool, client, judge, env, file, [...model.diagnostics, ...diagnostics], report));
-    } finally {
-      await client.close();
-    }
-    if (FULL) appendFileSync(join(process.cwd(), ".cache", "corpus", "wire-progress.log"), `${new Date().toISOString()} ${name} ${report.calls.length} tools\n`);
-    const failed = report.calls.filter((call) => (call.problems.length > 0 || call.missing.length > 0) && !call.excusedBy);
-    expect(report.calls.flatMap((call) => call.missing.map((value) => `${call.tool}: ${value}`))).toEqual([]);
-    expect(failed.map((call) => `${call.tool} (${call.operation}): ${call.problems.join("; ")}`)).toEqual([]);
-    expect(report.corrections.missing).toBe(0);
-  }, 600_000);
+  it.each(SPECS.map((path) => [label(path), path] as const))(
+    "%s",
+    async (name, path) => {
+      const report: SpecReport = { spec: name, tools: 0, calls: [], corrections: { sent: 0, missing: 0 } };
+      reports.push(report);
+      // Deeper input schemas than the default, so our arguments are constrained (and valid) as deep as the spec is.
+      const model = await modelFrom(path, { inputDepth: 24 });
+      const sample = sampleTools(model.tools, undefined, ALWAYS);
+      const { file, diagnostics } = toolsFileFor(model, sample);
+      report.tools = file.tools.length;
+      const env = { ...credentialEnv(file.api.securitySchemes) };
+      const runEnv = { ...env, [file.api.baseUrlEnv]: `${upstream.url}${basePathOf(file.api.baseUrl)}` };
+      const client = await connect(file, runEnv);
+      const judge = new Judge(loadOriginal(path));
+      try {
+        for (const tool of file.tools)
+          report.calls.push(
+            await judgeTool(tool, client, judge, env, file, [...model.diagnostics, ...diagnostics], report),
+          );
+      } finally {
+        await client.close();
+      }
+      if (FULL)
+        appendFileSync(
+          join(process.cwd(), ".cache", "corpus", "wire-progress.log"),
+          `${new Date().toISOString()} ${name} ${report.calls.length} tools\n`,
+        );
+      const failed = report.calls.filter(
+        (call) => (call.problems.length > 0 || call.missing.length > 0) && !call.excusedBy,
+      );
+      expect(report.calls.flatMap((call) => call.missing.map((value) => `${call.tool}: ${value}`))).toEqual([]);
+      expect(failed.map((call) => `${call.tool} (${call.operation}): ${call.problems.join("; ")}`)).toEqual([]);
+      expect(report.corrections.missing).toBe(0);
+    },
+    600_000,
+  );
 });
 
 describe("the requests issue 9 found wrong", () => {
   it("S3 abort_multipart_upload sends DELETE /{Bucket}/{Key}?uploadId=…, never DeleteObject", async () => {
     const path = join(DIRECTORY_ROOT, "amazonaws.com/s3.json");
     const model = await modelFrom(path);
-    const { file } = toolsFileFor(model, model.tools.filter((tool) => ["abort_multipart_upload", "get_bucket_tagging"].includes(tool.name)));
-    const client = await connect(file, { ...credentialEnv(file.api.securitySchemes), [file.api.baseUrlEnv]: upstream.url });
+    const { file } = toolsFileFor(
+      model,
+      model.tools.filter((tool) => ["abort_multipart_upload", "get_bucket_tagging"].includes(tool.name)),
+    );
+    const client = await connect(file, {
+      ...credentialEnv(file.api.securitySchemes),
+      [file.api.baseUrlEnv]: upstream.url,
+    });
     try {
-      const abort = await callAndCapture(client, upstream, "abort_multipart_upload", { Bucket: "joL", Key: "Svt", uploadId: "pv0up" });
-      expect(abort.requests.map((request) => `${request.method} ${request.rawUrl}`)).toEqual(["DELETE /joL/Svt?uploadId=pv0up"]);
+      const abort = await callAndCapture(client, upstream, "abort_multipart_upload", {
+        Bucket: "joL",
+        Key: "Svt",
+        uploadId: "pv0up",
+      });
+      expect(abort.requests.map((request) => `${request.method} ${request.rawUrl}`)).toEqual([
+        "DELETE /joL/Svt?uploadId=pv0up",
+      ]);
       const tagging = await callAndCapture(client, upstream, "get_bucket_tagging", { Bucket: "joL", tagging: true });
-      expect(tagging.requests.map((request) => `${request.method} ${request.rawUrl}`)).toEqual(["GET /joL?tagging=true"]);
+      expect(tagging.requests.map((request) => `${request.method} ${request.rawUrl}`)).toEqual([
+        "GET /joL?tagging=true",
+      ]);
     } finally {
       await client.close();
     }
@@ -158,20 +203,30 @@ describe("the requests issue 9 found wrong", () => {
     const model = await modelFrom(path);
     const { file } = toolsFileFor(model, sampleTools(model.tools));
     const env = credentialEnv(file.api.securitySchemes);
-    const client = await connect(file, { ...env, [file.api.baseUrlEnv]: `${upstream.url}${basePathOf(file.api.baseUrl)}` });
+    const client = await connect(file, {
+      ...env,
+      [file.api.baseUrlEnv]: `${upstream.url}${basePathOf(file.api.baseUrl)}`,
+    });
     const configured = (name: string) => {
-      const scheme = file.api.securitySchemes.find((candidate) => candidate.kind === "apiKey" && candidate.in === "query" && candidate.parameterName === name);
+      const scheme = file.api.securitySchemes.find(
+        (candidate) => candidate.kind === "apiKey" && candidate.in === "query" && candidate.parameterName === name,
+      );
       return scheme?.kind === "apiKey" ? env[scheme.env] : undefined;
     };
     try {
       for (const tool of file.tools) {
         for (const name of [...names, "access_token", "oauth_token"]) {
-          expect(tool.operation?.parameters.some((parameter) => parameter.in === "query" && parameter.name === name), `${tool.name} asks for ${name}`).toBe(false);
+          expect(
+            tool.operation?.parameters.some((parameter) => parameter.in === "query" && parameter.name === name),
+            `${tool.name} asks for ${name}`,
+          ).toBe(false);
         }
         const { requests } = await callAndCapture(client, upstream, tool.name, synthesiseArguments(tool)!);
         expect(requests, tool.name).toHaveLength(1);
-        for (const name of names) expect(requests[0]!.query.getAll(name), `${tool.name} ${name}`).toEqual([configured(name)]);
-        if (spec.startsWith("googleapis")) expect(requests[0]!.headers.authorization, tool.name).toMatch(/^Bearer cfg-/);
+        for (const name of names)
+          expect(requests[0]!.query.getAll(name), `${tool.name} ${name}`).toEqual([configured(name)]);
+        if (spec.startsWith("googleapis"))
+          expect(requests[0]!.headers.authorization, tool.name).toMatch(/^Bearer cfg-/);
       }
     } finally {
       await client.close();
@@ -189,23 +244,36 @@ async function judgeTool(
   report: SpecReport,
 ): Promise<CallReport> {
   const original = judge.operationFor(tool);
-  const call: CallReport = { tool: tool.name, operation: `${original.method.toUpperCase()} ${original.key}`, problems: [], missing: [] };
-  call.problems.push(...credentialArguments(tool, file.api.securitySchemes).map((where) => `the ${where} credential is a tool argument`));
+  const call: CallReport = {
+    tool: tool.name,
+    operation: `${original.method.toUpperCase()} ${original.key}`,
+    problems: [],
+    missing: [],
+  };
+  call.problems.push(
+    ...credentialArguments(tool, file.api.securitySchemes).map((where) => `the ${where} credential is a tool argument`),
+  );
   const args = synthesiseArguments(tool);
   if (!args) return { ...call, skipped: "no valid argument object could be generated" };
   const { requests, result } = await callAndCapture(client, upstream, tool.name, args);
   if (requests.length !== 1) {
-    const text = result?.content?.map((part) => ("text" in part ? part.text : "")).join(" ").slice(0, 300) ?? "";
+    const text =
+      result?.content
+        ?.map((part) => ("text" in part ? part.text : ""))
+        .join(" ")
+        .slice(0, 300) ?? "";
     return { ...call, skipped: `${requests.length} requests sent: ${text}` };
   }
   const request = requests[0]!;
   call.problems.push(...(await judge.judge(original, request, basePathOf(file.api.baseUrl), tool)));
   call.missing = await missingValues(args, request);
   const counts = credentialCounts(request, env);
-  for (const [variable, count] of Object.entries(counts)) if (count > 1) call.problems.push(`credential ${variable} sent ${count} times`);
+  for (const [variable, count] of Object.entries(counts))
+    if (count > 1) call.problems.push(`credential ${variable} sent ${count} times`);
   for (const { scheme: schemeName } of tool.operation?.credentialParameters ?? []) {
     const scheme = file.api.securitySchemes.find((candidate) => candidate.name === schemeName);
-    if (scheme && scheme.kind !== "basic" && counts[scheme.env] !== 1) call.problems.push(`credential ${scheme.env} sent ${counts[scheme.env]} times, expected once`);
+    if (scheme && scheme.kind !== "basic" && counts[scheme.env] !== 1)
+      call.problems.push(`credential ${scheme.env} sent ${counts[scheme.env]} times, expected once`);
   }
   const excusedBy = excuse(tool, diagnostics);
   if (excusedBy) call.excusedBy = excusedBy;
@@ -243,6 +311,9 @@ function writeSummary(): void {
   };
   const dir = join(process.cwd(), ".cache", "corpus");
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, `${FULL ? "wire" : "wire-subset"}${ONLY.length > 0 ? "-only" : ""}.json`), JSON.stringify({ summary, reports }, null, 2));
+  writeFileSync(
+    join(dir, `${FULL ? "wire" : "wire-subset"}${ONLY.length > 0 ? "-only" : ""}.json`),
+    JSON.stringify({ summary, reports }, null, 2),
+  );
   console.log(`wire contract: ${JSON.stringify(summary)}`);
 }

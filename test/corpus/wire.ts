@@ -35,7 +35,10 @@ const ARGUMENT_SEED = 7331;
 const ajv = createAjv();
 
 type Args = Record<string, unknown>;
-type SpecDocument = { paths?: Record<string, Record<string, unknown>>; servers?: Array<{ url?: string }> } & Record<string, unknown>;
+type SpecDocument = { paths?: Record<string, Record<string, unknown>>; servers?: Array<{ url?: string }> } & Record<
+  string,
+  unknown
+>;
 
 export interface CallReport {
   tool: string;
@@ -58,18 +61,29 @@ export interface SpecReport {
 }
 
 /** Deterministic sample: evenly spaced over the spec's operations, plus any tool named in `always`. */
-export function sampleTools<T extends { name: string }>(tools: T[], limit = TOOLS_PER_SPEC, always: string[] = []): T[] {
+export function sampleTools<T extends { name: string }>(
+  tools: T[],
+  limit = TOOLS_PER_SPEC,
+  always: string[] = [],
+): T[] {
   const chosen = new Set(tools.filter((tool) => always.includes(tool.name)));
   const stride = Math.max(1, tools.length / limit);
-  for (let index = 0; chosen.size < Math.min(limit, tools.length) && index < tools.length; index += stride) chosen.add(tools[Math.floor(index)]!);
+  for (let index = 0; chosen.size < Math.min(limit, tools.length) && index < tools.length; index += stride)
+    chosen.add(tools[Math.floor(index)]!);
   return [...chosen];
 }
 
 /** The tools data the generator would write for this sample of the model's tools. */
-export function toolsFileFor(model: ApiModel, sample: ApiModel["tools"]): { file: ToolsFile; diagnostics: Diagnostic[] } {
+export function toolsFileFor(
+  model: ApiModel,
+  sample: ApiModel["tools"],
+): { file: ToolsFile; diagnostics: Diagnostic[] } {
   const subset: ApiModel = { ...model, tools: sample };
   const guided = addGuidance(subset, { seed: 1, validators: compileInputValidators(subset) });
-  return { file: { api: { ...guided.api, toolMode: "per-operation" }, tools: guided.tools.map(toToolData) }, diagnostics: guided.diagnostics };
+  return {
+    file: { api: { ...guided.api, toolMode: "per-operation" }, tools: guided.tools.map(toToolData) },
+    diagnostics: guided.diagnostics,
+  };
 }
 
 /** A valid argument object from our own generator (json-schema-faker, another seed), checked by Ajv before use. */
@@ -81,20 +95,28 @@ export function synthesiseArguments(tool: ToolData): Args | undefined {
     const property = (shaped.properties as Record<string, JsonObject> | undefined)?.[parameter.arg];
     if (parameter.in === "path" && property && property.minLength === undefined) property.minLength = 1;
   }
-  for (const [offset, optionals] of [[0, true], [1, true], [2, false], [3, false]] as const) {
+  for (const [offset, optionals] of [
+    [0, true],
+    [1, true],
+    [2, false],
+    [3, false],
+  ] as const) {
     try {
-      const value = generateSync(structuredClone(shaped) as never, {
-        seed: ARGUMENT_SEED + offset,
-        alwaysFakeOptionals: optionals,
-        optionalsProbability: optionals ? 1 : 0,
-        fixedProbabilities: true,
-        useExamplesValue: false,
-        useDefaultValue: false,
-        maxDepth: 6,
-        maxDefaultItems: 2,
-        failOnInvalidTypes: false,
-        defaultInvalidTypeProduct: null,
-      } as never);
+      const value = generateSync(
+        structuredClone(shaped) as never,
+        {
+          seed: ARGUMENT_SEED + offset,
+          alwaysFakeOptionals: optionals,
+          optionalsProbability: optionals ? 1 : 0,
+          fixedProbabilities: true,
+          useExamplesValue: false,
+          useDefaultValue: false,
+          maxDepth: 6,
+          maxDefaultItems: 2,
+          failOnInvalidTypes: false,
+          defaultInvalidTypeProduct: null,
+        } as never,
+      );
       if (value && typeof value === "object" && !Array.isArray(value) && validate(value)) return value as Args;
     } catch {
       // try the next seed
@@ -111,14 +133,29 @@ type JsonObject = Record<string, unknown>;
  * judge), and an empty object or array has no wire form in a query or form body.
  */
 function isStub(schema: JsonObject): boolean {
-  return typeof schema.description === "string" && /contents not constrained here/.test(schema.description) && Object.keys(schema).every((key) => key === "description" || key === "type");
+  return (
+    typeof schema.description === "string" &&
+    /contents not constrained here/.test(schema.description) &&
+    Object.keys(schema).every((key) => key === "description" || key === "type")
+  );
 }
 
 function shape(schema: JsonObject, depth: number): JsonObject {
   if (depth > 40) return schema;
-  if (typeof schema.maxItems !== "number" || schema.maxItems > 3) if (((schema.minItems as number | undefined) ?? 0) <= 3 && (schema.type === "array" || schema.items)) schema.maxItems = 3;
-  if ((schema.type === "array" || schema.items) && schema.minItems === undefined && (schema.maxItems as number) >= 1) schema.minItems = 1;
-  if ((typeof schema.maxLength !== "number" || schema.maxLength > 24) && ((schema.minLength as number | undefined) ?? 0) <= 24 && schema.pattern === undefined && schema.format === undefined && schema.enum === undefined && schema.type === "string") schema.maxLength = 24;
+  if (typeof schema.maxItems !== "number" || schema.maxItems > 3)
+    if (((schema.minItems as number | undefined) ?? 0) <= 3 && (schema.type === "array" || schema.items))
+      schema.maxItems = 3;
+  if ((schema.type === "array" || schema.items) && schema.minItems === undefined && (schema.maxItems as number) >= 1)
+    schema.minItems = 1;
+  if (
+    (typeof schema.maxLength !== "number" || schema.maxLength > 24) &&
+    ((schema.minLength as number | undefined) ?? 0) <= 24 &&
+    schema.pattern === undefined &&
+    schema.format === undefined &&
+    schema.enum === undefined &&
+    schema.type === "string"
+  )
+    schema.maxLength = 24;
   // Past the tool schema's depth limit (or in a recursion) a node is unconstrained; an optional one is left out,
   // as any value there would be a guess the spec may not allow.
   if (schema.properties && typeof schema.properties === "object") {
@@ -127,14 +164,19 @@ function shape(schema: JsonObject, depth: number): JsonObject {
       if (!required.has(name) && isStub(property)) delete (schema.properties as JsonObject)[name];
     }
   }
-  const isMap = (schema.type === "object" || schema.additionalProperties !== undefined) && (schema.properties === undefined || Object.keys(schema.properties as object).length === 0);
+  const isMap =
+    (schema.type === "object" || schema.additionalProperties !== undefined) &&
+    (schema.properties === undefined || Object.keys(schema.properties as object).length === 0);
   if (isMap && schema.additionalProperties !== false && schema.minProperties === undefined) schema.minProperties = 1;
   const sub = (value: unknown) => {
     if (value && typeof value === "object" && !Array.isArray(value)) shape(value as JsonObject, depth + 1);
   };
-  for (const keyword of ["properties", "patternProperties", "$defs", "definitions"]) Object.values((schema[keyword] as JsonObject | undefined) ?? {}).forEach(sub);
-  for (const keyword of ["items", "additionalProperties", "not", "if", "then", "else", "contains"]) sub(schema[keyword]);
-  for (const keyword of ["allOf", "anyOf", "oneOf", "prefixItems"]) if (Array.isArray(schema[keyword])) (schema[keyword] as unknown[]).forEach(sub);
+  for (const keyword of ["properties", "patternProperties", "$defs", "definitions"])
+    Object.values((schema[keyword] as JsonObject | undefined) ?? {}).forEach(sub);
+  for (const keyword of ["items", "additionalProperties", "not", "if", "then", "else", "contains"])
+    sub(schema[keyword]);
+  for (const keyword of ["allOf", "anyOf", "oneOf", "prefixItems"])
+    if (Array.isArray(schema[keyword])) (schema[keyword] as unknown[]).forEach(sub);
   return schema;
 }
 
@@ -177,7 +219,14 @@ export async function startCaptureUpstream(): Promise<CaptureUpstream> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const url = new URL(req.url ?? "/", "http://upstream");
-    requests.push({ method: req.method ?? "GET", path: url.pathname, query: url.searchParams, rawUrl: req.url ?? "/", headers: req.headers, body: Buffer.concat(chunks).toString("utf8") });
+    requests.push({
+      method: req.method ?? "GET",
+      path: url.pathname,
+      query: url.searchParams,
+      rawUrl: req.url ?? "/",
+      headers: req.headers,
+      body: Buffer.concat(chunks).toString("utf8"),
+    });
     res.writeHead(200, { "content-type": "application/json" });
     res.end("{}");
   });
@@ -187,12 +236,21 @@ export async function startCaptureUpstream(): Promise<CaptureUpstream> {
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
 /** Calls one tool and returns what reached the upstream (the client's own output checks do not matter here). */
-export async function callAndCapture(client: Client, upstream: CaptureUpstream, name: string, args: Args): Promise<{ requests: RecordedRequest[]; result?: CallToolResult }> {
+export async function callAndCapture(
+  client: Client,
+  upstream: CaptureUpstream,
+  name: string,
+  args: Args,
+): Promise<{ requests: RecordedRequest[]; result?: CallToolResult }> {
   upstream.requests.length = 0;
   let result: CallToolResult | undefined;
   try {
@@ -259,46 +317,81 @@ export class Judge {
 
   operationFor(tool: ToolData): OriginalOperation {
     const [, path, method] = /^#\/paths\/(.+)\/([a-z]+)$/.exec(tool.pointer) ?? [];
-    const key = decodeURIComponent(path ?? "").replace(/~1/g, "/").replace(/~0/g, "~");
+    const key = decodeURIComponent(path ?? "")
+      .replace(/~1/g, "/")
+      .replace(/~0/g, "~");
     const operation = (this.document.paths?.[key]?.[method ?? ""] ?? {}) as Record<string, unknown>;
     return { method: method ?? "", key, operation };
   }
 
   /** Everything wrong with `request` as a call of `original`. */
-  async judge(original: OriginalOperation, request: RecordedRequest, basePath: string, tool?: ToolData): Promise<string[]> {
+  async judge(
+    original: OriginalOperation,
+    request: RecordedRequest,
+    basePath: string,
+    tool?: ToolData,
+  ): Promise<string[]> {
     const problems: string[] = [];
     const [beforeFragment = "/", afterFragment = ""] = original.key.split("#");
     // A literal query in the path key names fixed parameters just as a fragment does.
     const [template = "/", literalQuery = ""] = beforeFragment.split("?");
     const fragment = [literalQuery, afterFragment].filter(Boolean).join("&");
-    if (request.method.toLowerCase() !== original.method) problems.push(`method ${request.method}, spec says ${original.method.toUpperCase()}`);
+    if (request.method.toLowerCase() !== original.method)
+      problems.push(`method ${request.method}, spec says ${original.method.toUpperCase()}`);
     const path = request.path.startsWith(basePath) ? request.path.slice(basePath.length) || "/" : request.path;
-    if (!new RegExp(pathPattern(template)).test(path)) problems.push(`path ${path} does not match the template ${template}`);
+    if (!new RegExp(pathPattern(template)).test(path))
+      problems.push(`path ${path} does not match the template ${template}`);
     if (request.rawUrl.includes("#")) problems.push("the request line carries a fragment");
 
     // The fragment's discriminators: checked here, then taken out of what the validator sees.
     const query = new URLSearchParams(request.query);
-    for (const token of fragment.split("&").filter((part) => part && !part.endsWith("!") && part !== "disambiguation_dummy")) {
+    for (const token of fragment
+      .split("&")
+      .filter((part) => part && !part.endsWith("!") && part !== "disambiguation_dummy")) {
       const [name = "", value] = token.split("=");
       const declared = declaredParameter(parametersOf(original, this.document), name);
       if (declared?.in === "header") {
         const sent = request.headers[name.toLowerCase()];
-        if (sent === undefined || (value !== undefined && sent !== value)) problems.push(`fragment #${token}: header ${name} is ${sent === undefined ? "missing" : `"${String(sent)}"`}`);
+        if (sent === undefined || (value !== undefined && sent !== value))
+          problems.push(
+            `fragment #${token}: header ${name} is ${sent === undefined ? "missing" : `"${String(sent)}"`}`,
+          );
         continue;
       }
       if (!query.has(name)) problems.push(`fragment #${token}: query ${name} is missing`);
-      else if (value !== undefined && query.get(name) !== value) problems.push(`fragment #${token}: query ${name} is "${query.get(name)}"`);
+      else if (value !== undefined && query.get(name) !== value)
+        problems.push(`fragment #${token}: query ${name} is "${query.get(name)}"`);
       if (!declared) query.delete(name);
     }
 
     // Credentials are the security schemes' business, which openapi-backend's request validation does not model.
-    for (const scheme of Object.values(((this.document.components as { securitySchemes?: object } | undefined)?.securitySchemes ?? {}) as Record<string, { type?: string; in?: string; name?: string }>)) {
-      if (scheme.type === "apiKey" && scheme.in === "query" && scheme.name && !declaredParameter(parametersOf(original, this.document), scheme.name)) query.delete(scheme.name);
+    for (const scheme of Object.values(
+      ((this.document.components as { securitySchemes?: object } | undefined)?.securitySchemes ?? {}) as Record<
+        string,
+        { type?: string; in?: string; name?: string }
+      >,
+    )) {
+      if (
+        scheme.type === "apiKey" &&
+        scheme.in === "query" &&
+        scheme.name &&
+        !declaredParameter(parametersOf(original, this.document), scheme.name)
+      )
+        query.delete(scheme.name);
     }
-    const contentType = String(request.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+    const contentType = String(request.headers["content-type"] ?? "")
+      .split(";")[0]!
+      .trim()
+      .toLowerCase();
     const body = await parseBody(request, contentType);
-    const declaredTypes = Object.keys(((original.operation.requestBody as { content?: object } | undefined)?.content ?? {}) as object);
-    if (request.body !== "" && declaredTypes.length > 0 && !declaredTypes.some((type) => mediaMatches(type, contentType))) {
+    const declaredTypes = Object.keys(
+      ((original.operation.requestBody as { content?: object } | undefined)?.content ?? {}) as object,
+    );
+    if (
+      request.body !== "" &&
+      declaredTypes.length > 0 &&
+      !declaredTypes.some((type) => mediaMatches(type, contentType))
+    ) {
       problems.push(`body sent as ${contentType || "no content type"}, spec declares ${declaredTypes.join(", ")}`);
     }
     const form = /x-www-form-urlencoded|multipart/.test(contentType);
@@ -307,15 +400,30 @@ export class Judge {
     if (!routed) return [...problems, `openapi-backend has no operation for ${original.method} ${original.key}`];
     // openapi-backend does not split `simple`-style header arrays (`a,b`); the style says they are comma-separated.
     const headers = { ...(request.headers as Record<string, string>) };
-    for (const parameter of parametersOf(original, this.document) as Array<{ in?: string; name?: string; schema?: { type?: string } }>) {
+    for (const parameter of parametersOf(original, this.document) as Array<{
+      in?: string;
+      name?: string;
+      schema?: { type?: string };
+    }>) {
       const name = parameter.name?.toLowerCase() ?? "";
-      if (parameter.in === "header" && parameter.schema?.type === "array" && typeof headers[name] === "string") headers[name] = headers[name]!.split(",") as never;
+      if (parameter.in === "header" && parameter.schema?.type === "array" && typeof headers[name] === "string")
+        headers[name] = headers[name]!.split(",") as never;
     }
     const result = backend.validateRequest(
-      { method: request.method, path, query: queryObject(query, original, this.document), headers, ...(body !== undefined ? { body } : {}) } as never,
+      {
+        method: request.method,
+        path,
+        query: queryObject(query, original, this.document),
+        headers,
+        ...(body !== undefined ? { body } : {}),
+      } as never,
       { ...routed, path: template } as never,
     );
-    for (const error of result.errors ?? []) if (!tool || !outsideServedSchema(tool, error.instancePath, error.keyword)) problems.push(`openapi-backend: ${error.instancePath || "/"} ${error.message ?? error.keyword}${error.params && "additionalProperty" in error.params ? ` (${String(error.params.additionalProperty)})` : ""}`);
+    for (const error of result.errors ?? [])
+      if (!tool || !outsideServedSchema(tool, error.instancePath, error.keyword))
+        problems.push(
+          `openapi-backend: ${error.instancePath || "/"} ${error.message ?? error.keyword}${error.params && "additionalProperty" in error.params ? ` (${String(error.params.additionalProperty)})` : ""}`,
+        );
     return problems;
   }
 }
@@ -325,7 +433,11 @@ export class Judge {
  * (deepObject, `expand[0]`), except keys that are a declared parameter's whole
  * name (Amadeus's `page[limit]`), which stay flat; repeated keys become arrays.
  */
-function queryObject(query: URLSearchParams, original: OriginalOperation, document: SpecDocument): Record<string, unknown> {
+function queryObject(
+  query: URLSearchParams,
+  original: OriginalOperation,
+  document: SpecDocument,
+): Record<string, unknown> {
   const declared = new Set(
     (parametersOf(original, document) as Array<{ in?: string; name?: string }>)
       .filter((parameter) => parameter.in === "query" && parameter.name)
@@ -349,7 +461,10 @@ function toDraft7Keywords(node: unknown, seen = new Set<unknown>()): void {
   if (!node || typeof node !== "object" || seen.has(node)) return;
   seen.add(node);
   const object = node as Record<string, unknown>;
-  for (const [flag, bound] of [["exclusiveMaximum", "maximum"], ["exclusiveMinimum", "minimum"]] as const) {
+  for (const [flag, bound] of [
+    ["exclusiveMaximum", "maximum"],
+    ["exclusiveMinimum", "minimum"],
+  ] as const) {
     if (typeof object[flag] !== "boolean") continue;
     if (object[flag] === true && typeof object[bound] === "number") {
       object[flag] = object[bound];
@@ -390,22 +505,36 @@ function dropUncompilablePatterns(node: unknown, seen = new Set<unknown>()): num
 
 function pathPattern(template: string): string {
   const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  return `^${template.split(/\{[^}]+\}/).map(literal).join("[^/]+")}/?$`;
+  return `^${template
+    .split(/\{[^}]+\}/)
+    .map(literal)
+    .join("[^/]+")}/?$`;
 }
 
 /** The operation's parameters and its path item's, local `$ref`s resolved (the judge's copy is not dereferenced). */
 function parametersOf(original: OriginalOperation, document: SpecDocument): unknown[] {
   const resolve = (node: unknown): unknown => {
     let current = node as { $ref?: string } | undefined;
-    for (let hops = 0; current && typeof current.$ref === "string" && current.$ref.startsWith("#/") && hops < 20; hops++) {
+    for (
+      let hops = 0;
+      current && typeof current.$ref === "string" && current.$ref.startsWith("#/") && hops < 20;
+      hops++
+    ) {
       current = current.$ref
         .slice(2)
         .split("/")
-        .reduce<unknown>((at, segment) => (at as Record<string, unknown> | undefined)?.[segment.replace(/~1/g, "/").replace(/~0/g, "~")], document) as { $ref?: string } | undefined;
+        .reduce<unknown>(
+          (at, segment) =>
+            (at as Record<string, unknown> | undefined)?.[segment.replace(/~1/g, "/").replace(/~0/g, "~")],
+          document,
+        ) as { $ref?: string } | undefined;
     }
     return current;
   };
-  const listed = [...((document.paths?.[original.key]?.parameters as unknown[]) ?? []), ...((original.operation.parameters as unknown[]) ?? [])];
+  const listed = [
+    ...((document.paths?.[original.key]?.parameters as unknown[]) ?? []),
+    ...((original.operation.parameters as unknown[]) ?? []),
+  ];
   return listed.map(resolve).map((parameter) => {
     const schema = resolve((parameter as { schema?: unknown } | undefined)?.schema);
     return parameter && typeof parameter === "object" ? { ...parameter, ...(schema ? { schema } : {}) } : parameter;
@@ -414,10 +543,9 @@ function parametersOf(original: OriginalOperation, document: SpecDocument): unkn
 
 function declaredParameter(parameters: unknown[], name: string): { in: string } | undefined {
   const all = parameters as Array<{ name?: string; in?: string }>;
-  return (
-    all.find((parameter) => parameter.in === "query" && parameter.name === name) ??
-    all.find((parameter) => parameter.in === "header" && parameter.name?.toLowerCase() === name.toLowerCase())
-  ) as { in: string } | undefined;
+  return (all.find((parameter) => parameter.in === "query" && parameter.name === name) ??
+    all.find((parameter) => parameter.in === "header" && parameter.name?.toLowerCase() === name.toLowerCase())) as
+    { in: string } | undefined;
 }
 
 function mediaMatches(declared: string, sent: string): boolean {
@@ -437,9 +565,12 @@ async function parseBody(request: RecordedRequest, contentType: string): Promise
       return request.body;
     }
   }
-  if (contentType === "application/x-www-form-urlencoded") return parseQuery(request.body, { depth: 20, arrayLimit: 100 });
+  if (contentType === "application/x-www-form-urlencoded")
+    return parseQuery(request.body, { depth: 20, arrayLimit: 100 });
   if (contentType === "multipart/form-data") {
-    const form = await new Response(request.body, { headers: { "content-type": String(request.headers["content-type"]) } }).formData();
+    const form = await new Response(request.body, {
+      headers: { "content-type": String(request.headers["content-type"]) },
+    }).formData();
     const value: Record<string, unknown> = {};
     for (const [key, item] of form) {
       const text = typeof item === "string" ? item : await item.text();
@@ -479,13 +610,21 @@ export async function wireTexts(request: RecordedRequest): Promise<string[]> {
       return text;
     }
   };
-  const texts = [decode(request.path), ...request.rawUrl.split(/[?&]/).map(decode), ...Object.values(request.headers).flat().map(String)];
+  const texts = [
+    decode(request.path),
+    ...request.rawUrl.split(/[?&]/).map(decode),
+    ...Object.values(request.headers).flat().map(String),
+  ];
   if (request.body) {
     texts.push(request.body);
-    const contentType = String(request.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+    const contentType = String(request.headers["content-type"] ?? "")
+      .split(";")[0]!
+      .trim()
+      .toLowerCase();
     const parsed = await parseBody(request, contentType);
     texts.push(...leaves(parsed));
-    if (contentType === "application/x-www-form-urlencoded") texts.push(...[...new URLSearchParams(request.body).values()]);
+    if (contentType === "application/x-www-form-urlencoded")
+      texts.push(...[...new URLSearchParams(request.body).values()]);
   }
   return texts;
 }
@@ -532,18 +671,26 @@ export function outsideServedSchema(tool: ToolData, instancePath: string, keywor
  */
 function looserThanSpec(schema: JsonObject, segments: string[], keyword: string): boolean {
   if (isStub(schema)) return true;
-  const branches = ["allOf", "anyOf", "oneOf"].flatMap((name) => (Array.isArray(schema[name]) ? (schema[name] as JsonObject[]) : []));
+  const branches = ["allOf", "anyOf", "oneOf"].flatMap((name) =>
+    Array.isArray(schema[name]) ? (schema[name] as JsonObject[]) : [],
+  );
   const [head, ...tail] = segments;
   if (head === undefined) {
     if (keyword !== "format" && keyword !== "enum") return false;
-    const has = (node: JsonObject): boolean => node[keyword] !== undefined || ["allOf", "anyOf", "oneOf"].some((name) => Array.isArray(node[name]) && (node[name] as JsonObject[]).some(has));
+    const has = (node: JsonObject): boolean =>
+      node[keyword] !== undefined ||
+      ["allOf", "anyOf", "oneOf"].some((name) => Array.isArray(node[name]) && (node[name] as JsonObject[]).some(has));
     return !has(schema);
   }
   if (branches.some((branch) => looserThanSpec(branch, segments, keyword))) return true;
   const property = (schema.properties as Record<string, JsonObject> | undefined)?.[head];
   if (property) return looserThanSpec(property, tail, keyword);
-  if (/^\d+$/.test(head) && schema.items && typeof schema.items === "object") return looserThanSpec(schema.items as JsonObject, tail, keyword);
-  return typeof schema.additionalProperties === "object" && looserThanSpec(schema.additionalProperties as JsonObject, tail, keyword);
+  if (/^\d+$/.test(head) && schema.items && typeof schema.items === "object")
+    return looserThanSpec(schema.items as JsonObject, tail, keyword);
+  return (
+    typeof schema.additionalProperties === "object" &&
+    looserThanSpec(schema.additionalProperties as JsonObject, tail, keyword)
+  );
 }
 
 export function loadOriginal(path: string): SpecDocument {

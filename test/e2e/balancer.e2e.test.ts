@@ -59,7 +59,10 @@ describe("two instances behind a round-robin balancer", () => {
     const results = await Promise.all(
       Array.from({ length: 1000 }, async (_, i) => {
         const petId = i + 1;
-        const result = (await clients[i % clients.length]!.callTool({ name: "get_pet", arguments: { petId } })) as CallToolResult;
+        const result = (await clients[i % clients.length]!.callTool({
+          name: "get_pet",
+          arguments: { petId },
+        })) as CallToolResult;
         return { petId, result };
       }),
     );
@@ -76,26 +79,36 @@ describe("two instances behind a round-robin balancer", () => {
   it.each([
     ["v1 Client (2025-11-25)", () => connectHttp(balancer.url) as Promise<unknown> as Promise<AnyClient>],
     ["v2 Client (2026-07-28)", () => connectModernHttp(balancer.url) as Promise<unknown> as Promise<AnyClient>],
-  ])("%s pages a large result with read_response, consecutive pages on different instances", async (_label, connect) => {
-    const client = await connect();
-    const first = (await client.callTool({ name: "list_pets", arguments: {} })) as CallToolResult;
-    const detail = (first.structuredContent as { detail: { handle: string; params: { handle: string; offset: number; limit: number } } }).detail;
-    expect(detail.handle).toMatch(/^resp_/);
-    const from = balancer.routed.length;
-    const seen: unknown[] = [];
-    let next: Record<string, unknown> | undefined = { ...detail.params };
-    while (next) {
-      const page = (await client.callTool({ name: "read_response", arguments: next })) as CallToolResult;
-      expect(page.isError, JSON.stringify(page.structuredContent)).toBeFalsy();
-      const content = page.structuredContent as { items: unknown[]; next_steps?: { params: Record<string, unknown> }[] };
-      seen.push(...content.items);
-      next = content.next_steps?.[0]?.params;
-    }
-    expect(seen).toEqual(pets.slice(detail.params.offset));
-    const reads = balancer.routed.slice(from).filter((entry) => entry.tool === "read_response");
-    expect(reads.length).toBeGreaterThan(2);
-    expect(reads.some((entry, i) => i > 0 && entry.backend !== reads[i - 1]!.backend)).toBe(true);
-    expect(new Set(reads.map((entry) => entry.backend))).toEqual(new Set([0, 1]));
-    await client.close();
-  });
+  ])(
+    "%s pages a large result with read_response, consecutive pages on different instances",
+    async (_label, connect) => {
+      const client = await connect();
+      const first = (await client.callTool({ name: "list_pets", arguments: {} })) as CallToolResult;
+      const detail = (
+        first.structuredContent as {
+          detail: { handle: string; params: { handle: string; offset: number; limit: number } };
+        }
+      ).detail;
+      expect(detail.handle).toMatch(/^resp_/);
+      const from = balancer.routed.length;
+      const seen: unknown[] = [];
+      let next: Record<string, unknown> | undefined = { ...detail.params };
+      while (next) {
+        const page = (await client.callTool({ name: "read_response", arguments: next })) as CallToolResult;
+        expect(page.isError, JSON.stringify(page.structuredContent)).toBeFalsy();
+        const content = page.structuredContent as {
+          items: unknown[];
+          next_steps?: { params: Record<string, unknown> }[];
+        };
+        seen.push(...content.items);
+        next = content.next_steps?.[0]?.params;
+      }
+      expect(seen).toEqual(pets.slice(detail.params.offset));
+      const reads = balancer.routed.slice(from).filter((entry) => entry.tool === "read_response");
+      expect(reads.length).toBeGreaterThan(2);
+      expect(reads.some((entry, i) => i > 0 && entry.backend !== reads[i - 1]!.backend)).toBe(true);
+      expect(new Set(reads.map((entry) => entry.backend))).toEqual(new Set([0, 1]));
+      await client.close();
+    },
+  );
 });

@@ -12,7 +12,14 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ToolsFile } from "../../templates/server/src/runtime/shared/tool-data.js";
 import { generateAndBuild, type BuiltProject } from "../helpers/generated.js";
-import { connectHttp, connectModernHttp, modernStdioSession, startHttpServer, stdioSession, type HttpServerProcess } from "../helpers/mcp.js";
+import {
+  connectHttp,
+  connectModernHttp,
+  modernStdioSession,
+  startHttpServer,
+  stdioSession,
+  type HttpServerProcess,
+} from "../helpers/mcp.js";
 import { SAMPLES } from "../helpers/pipeline.js";
 import { json, startUpstream, type Upstream } from "../helpers/upstream.js";
 
@@ -74,25 +81,41 @@ describe.each(SAMPLE_FILES)("%s: both client generations", (sample) => {
   });
 
   it.each([
-    ["stdio", async () => (await modernStdioSession(project.dir, env, [], { elicitation: "accept" })).client as unknown as AnyClient],
+    [
+      "stdio",
+      async () =>
+        (await modernStdioSession(project.dir, env, [], { elicitation: "accept" })).client as unknown as AnyClient,
+    ],
     ["HTTP", async () => (await connectModernHttp(http.url, { elicitation: "accept" })) as unknown as AnyClient],
-  ] as const)("v2 Client (2026-07-28) over %s confirms a destructive call through input_required, then it runs", async (_label, connect) => {
-    const destructive = toolsFile.tools.find((tool) => tool.annotations.destructiveHint);
-    if (!destructive) return; // this API has no destructive operation
-    const client = await connect();
-    try {
-      const before = upstream.requests.length;
-      const confirmed = (await client.callTool({ name: destructive.name, arguments: await minimalExample(client, destructive.name) })) as CallToolResult;
-      expect(confirmed.isError, JSON.stringify(confirmed.structuredContent)).toBeFalsy();
-      expect(upstream.requests.length).toBe(before + 1);
-    } finally {
-      await client.close();
-    }
-  });
+  ] as const)(
+    "v2 Client (2026-07-28) over %s confirms a destructive call through input_required, then it runs",
+    async (_label, connect) => {
+      const destructive = toolsFile.tools.find((tool) => tool.annotations.destructiveHint);
+      if (!destructive) return; // this API has no destructive operation
+      const client = await connect();
+      try {
+        const before = upstream.requests.length;
+        const confirmed = (await client.callTool({
+          name: destructive.name,
+          arguments: await minimalExample(client, destructive.name),
+        })) as CallToolResult;
+        expect(confirmed.isError, JSON.stringify(confirmed.structuredContent)).toBeFalsy();
+        expect(upstream.requests.length).toBe(before + 1);
+      } finally {
+        await client.close();
+      }
+    },
+  );
 
   const connections: [string, () => Promise<AnyClient>][] = [
-    ["v1 Client (2025-11-25) over stdio", async () => (await stdioSession(project.dir, env)).client as unknown as AnyClient],
-    ["v2 Client (2026-07-28) over stdio", async () => (await modernStdioSession(project.dir, env)).client as unknown as AnyClient],
+    [
+      "v1 Client (2025-11-25) over stdio",
+      async () => (await stdioSession(project.dir, env)).client as unknown as AnyClient,
+    ],
+    [
+      "v2 Client (2026-07-28) over stdio",
+      async () => (await modernStdioSession(project.dir, env)).client as unknown as AnyClient,
+    ],
     ["v1 Client (2025-11-25) over HTTP", async () => (await connectHttp(http.url)) as unknown as AnyClient],
     ["v2 Client (2026-07-28) over HTTP", async () => (await connectModernHttp(http.url)) as unknown as AnyClient],
   ];
@@ -105,20 +128,36 @@ describe.each(SAMPLE_FILES)("%s: both client generations", (sample) => {
       expect(operations.length).toBe(toolsFile.tools.length);
 
       // A valid call: the tool's own minimal example, as `info` gives it.
-      const target = toolsFile.tools.find((tool) => !tool.annotations.destructiveHint && tool.operation) ?? toolsFile.tools[0]!;
-      const valid = (await client.callTool({ name: target.name, arguments: await minimalExample(client, target.name) })) as CallToolResult;
+      const target =
+        toolsFile.tools.find((tool) => !tool.annotations.destructiveHint && tool.operation) ?? toolsFile.tools[0]!;
+      const valid = (await client.callTool({
+        name: target.name,
+        arguments: await minimalExample(client, target.name),
+      })) as CallToolResult;
       if (target.operation) expect(valid.isError, JSON.stringify(valid.structuredContent)).toBeFalsy();
       else expect(JSON.stringify(valid.content)).toMatch(/not implemented yet/); // JSON Schema sample: stub handlers
 
       // A guided error from our validation, not the SDK's: an unknown key and a misspelt enum on `info`.
-      const invalid = (await client.callTool({ name: "info", arguments: { tool: target.name, level: "ful" } })) as CallToolResult;
+      const invalid = (await client.callTool({
+        name: "info",
+        arguments: { tool: target.name, level: "ful" },
+      })) as CallToolResult;
       expect(invalid.isError).toBe(true);
-      expect(invalid.structuredContent).toMatchObject({ error: { code: "INVALID_ENUM", issues: [expect.objectContaining({ field: "level" })], corrective_params: { tool: target.name, level: "full" } } });
+      expect(invalid.structuredContent).toMatchObject({
+        error: {
+          code: "INVALID_ENUM",
+          issues: [expect.objectContaining({ field: "level" })],
+          corrective_params: { tool: target.name, level: "full" },
+        },
+      });
 
       const destructive = toolsFile.tools.find((tool) => tool.annotations.destructiveHint);
       if (destructive) {
         const before = upstream.requests.length;
-        const gated = (await client.callTool({ name: destructive.name, arguments: await minimalExample(client, destructive.name) })) as CallToolResult;
+        const gated = (await client.callTool({
+          name: destructive.name,
+          arguments: await minimalExample(client, destructive.name),
+        })) as CallToolResult;
         expect(gated.isError).toBe(true);
         expect(gated.structuredContent).toMatchObject({ error: { code: "CONFIRMATION_REQUIRED" } });
         expect(upstream.requests.length).toBe(before);

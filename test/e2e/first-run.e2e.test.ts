@@ -23,7 +23,10 @@ describe.skipIf(!HAS_SCRIPT)("first run in a terminal (pseudo-terminal via util-
     const cwd = scratch();
     const session = runCliInPty(["--skip-install"], { cwd });
     await session.answer(/OpenAPI or JSON Schema document \(path or http\(s\) URL\)/, `missing.yaml${ENTER}`);
-    await session.answer(/missing\.yaml does not exist/, `${BACKSPACE.repeat("missing.yaml".length)}${join(SAMPLES, "petstore.yaml")}${ENTER}`);
+    await session.answer(
+      /missing\.yaml does not exist/,
+      `${BACKSPACE.repeat("missing.yaml".length)}${join(SAMPLES, "petstore.yaml")}${ENTER}`,
+    );
     await session.answer(/Output folder/, ENTER);
     await session.waitFor(/Tool mode \(9 operations\)/);
     expect(session.screen()).toMatch(/per-operation \(recommended for this API's size/);
@@ -43,8 +46,16 @@ describe.skipIf(!HAS_SCRIPT)("first run in a terminal (pseudo-terminal via util-
 
   it("recommends discovery for a large API", async () => {
     const cwd = scratch();
-    const paths = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`/things${i}`, { get: { operationId: `getThing${i}`, responses: { "200": { description: "ok" } } } }]));
-    writeFileSync(join(cwd, "big.json"), JSON.stringify({ openapi: "3.1.0", info: { title: "Big", version: "1" }, paths }));
+    const paths = Object.fromEntries(
+      Array.from({ length: 60 }, (_, i) => [
+        `/things${i}`,
+        { get: { operationId: `getThing${i}`, responses: { "200": { description: "ok" } } } },
+      ]),
+    );
+    writeFileSync(
+      join(cwd, "big.json"),
+      JSON.stringify({ openapi: "3.1.0", info: { title: "Big", version: "1" }, paths }),
+    );
     const session = runCliInPty(["--skip-install", "--out", "gh"], { cwd });
     await session.answer(/path or http/, `big.json${ENTER}`);
     await session.waitFor(/Tool mode \(60 operations\)/);
@@ -74,7 +85,9 @@ describe("first run without a terminal", () => {
   it("never prompts with piped stdin: exits 2 with the usage error", () => {
     const { code, stderr, stdout } = runCli([]);
     expect(code).toBe(2);
-    expect(stderr).toMatch(/Missing required argument: from\npass the API description as the first argument or with --from \(no prompts: not a terminal\)/);
+    expect(stderr).toMatch(
+      /Missing required argument: from\npass the API description as the first argument or with --from \(no prompts: not a terminal\)/,
+    );
     expect(stdout).toBe("");
   });
 
@@ -95,7 +108,11 @@ describe("first run without a terminal", () => {
   it("--install installs with the launching package manager and leaves a built project", () => {
     const cwd = scratch();
     // npm's own cache already holds the generated project's dependencies (the shared test install filled it).
-    const run = runCli([join(SAMPLES, "petstore.yaml"), "--install"], { cwd, quiet: true, env: { npm_config_user_agent: "npm/10.8.2 node/v20.19.0 linux x64", npm_config_prefer_offline: "true" } });
+    const run = runCli([join(SAMPLES, "petstore.yaml"), "--install"], {
+      cwd,
+      quiet: true,
+      env: { npm_config_user_agent: "npm/10.8.2 node/v20.19.0 linux x64", npm_config_prefer_offline: "true" },
+    });
     expect(run.stderr).toMatch(/Installing dependencies and building with npm/);
     expect(run.code).toBe(0);
     expect(existsSync(join(cwd, "petstore-mcp", "node_modules", "@modelcontextprotocol", "server"))).toBe(true);

@@ -23,7 +23,11 @@ async function generated(from: string): Promise<string> {
 }
 
 function npmTest(dir: string) {
-  const run = spawnSync("npm", ["test", "--silent"], { cwd: dir, encoding: "utf8", env: { ...process.env, CI: "true", npm_config_offline: "true" } });
+  const run = spawnSync("npm", ["test", "--silent"], {
+    cwd: dir,
+    encoding: "utf8",
+    env: { ...process.env, CI: "true", npm_config_offline: "true" },
+  });
   // eslint-disable-next-line no-control-regex
   return { code: run.status, output: `${run.stdout}\n${run.stderr}`.replace(/\u001b\[[0-9;]*m/g, "") };
 }
@@ -43,7 +47,13 @@ describe("the generated test suite", () => {
     const dir = await generated(join(SAMPLES, "petstore.yaml"));
     const requestTs = join(dir, "src", "runtime", "upstream", "request.ts");
     // A plausible regression: query parameters silently dropped.
-    writeFileSync(requestTs, readFileSync(requestTs, "utf8").replace('if (parameter.in === "query") queryPairs.push', 'if (parameter.in === "query") void queryPairs.push; else if (false) queryPairs.push'));
+    writeFileSync(
+      requestTs,
+      readFileSync(requestTs, "utf8").replace(
+        'if (parameter.in === "query") queryPairs.push',
+        'if (parameter.in === "query") void queryPairs.push; else if (false) queryPairs.push',
+      ),
+    );
     const { code, output } = npmTest(dir);
     expect(code).not.toBe(0);
     expect(output).toMatch(/× .*list_pets: the example builds the expected HTTP request/);
@@ -51,16 +61,43 @@ describe("the generated test suite", () => {
   });
 
   // notes-tools.schema.json: handler-backed tools (JSON Schema input).
-  it.each(["inventory-swagger2.json", "library-openapi31.yaml", "notes-tools.schema.json"])("passes offline for the %s sample", async (sample) => {
-    const dir = await generated(join(SAMPLES, sample));
-    const { code, output } = npmTest(dir);
-    expect(code, output).toBe(0);
-  });
+  it.each(["inventory-swagger2.json", "library-openapi31.yaml", "notes-tools.schema.json"])(
+    "passes offline for the %s sample",
+    async (sample) => {
+      const dir = await generated(join(SAMPLES, sample));
+      const { code, output } = npmTest(dir);
+      expect(code, output).toBe(0);
+    },
+  );
 
   it("samples a large API and says so", async () => {
-    const paths = Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`/things${i}/{id}`, { get: { operationId: `getThing${i}`, parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }, { name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 50 } }], responses: { "200": { description: "ok", content: { "application/json": { schema: { type: "object" } } } } } } }]));
+    const paths = Object.fromEntries(
+      Array.from({ length: 300 }, (_, i) => [
+        `/things${i}/{id}`,
+        {
+          get: {
+            operationId: `getThing${i}`,
+            parameters: [
+              { name: "id", in: "path", required: true, schema: { type: "string" } },
+              { name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 50 } },
+            ],
+            responses: {
+              "200": { description: "ok", content: { "application/json": { schema: { type: "object" } } } },
+            },
+          },
+        },
+      ]),
+    );
     const spec = join(scratch(), "big.json");
-    writeFileSync(spec, JSON.stringify({ openapi: "3.1.0", info: { title: "Big", version: "1" }, servers: [{ url: "https://big.example.com/api" }], paths }));
+    writeFileSync(
+      spec,
+      JSON.stringify({
+        openapi: "3.1.0",
+        info: { title: "Big", version: "1" },
+        servers: [{ url: "https://big.example.com/api" }],
+        paths,
+      }),
+    );
     const dir = await generated(spec);
     const { code, output } = npmTest(dir);
     expect(code, output).toBe(0);

@@ -45,10 +45,15 @@ describe("GitHub REST API", () => {
   });
 
   it("serves the same tools through discovery meta-tools when started with --tools discovery", async () => {
-    const discovery = await connectStdio(project.dir, { GITHUB_BASE_URL: "http://127.0.0.1:9" }, ["--tools", "discovery"]);
+    const discovery = await connectStdio(project.dir, { GITHUB_BASE_URL: "http://127.0.0.1:9" }, [
+      "--tools",
+      "discovery",
+    ]);
     try {
       const names = (await discovery.listTools()).tools.map((tool) => tool.name);
-      expect(names).toEqual(expect.arrayContaining(["search_operations", "describe_operation", "invoke_operation", "info"]));
+      expect(names).toEqual(
+        expect.arrayContaining(["search_operations", "describe_operation", "invoke_operation", "info"]),
+      );
       expect(names.length).toBeLessThan(10);
       const found = await discovery.callTool({ name: "search_operations", arguments: { query: "create an issue" } });
       expect(JSON.stringify(found.structuredContent)).toContain("issues_create");

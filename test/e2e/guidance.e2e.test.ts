@@ -29,7 +29,9 @@ const extraClients: Client[] = [];
 
 const pet = (id: number, name = `pet-${id}`) => ({ id, name, status: "available" });
 /** ~100 KB: 1000 pets with 60-character names. */
-const BIG_LIST = Array.from({ length: 1000 }, (_, i) => pet(i + 1, `pet-${String(i).padStart(4, "0")}-${"x".repeat(51)}`));
+const BIG_LIST = Array.from({ length: 1000 }, (_, i) =>
+  pet(i + 1, `pet-${String(i).padStart(4, "0")}-${"x".repeat(51)}`),
+);
 
 interface ErrorShape {
   code: string;
@@ -37,7 +39,11 @@ interface ErrorShape {
   severity: string;
   tool?: string;
   issues: Array<{ field: string; code: string; fix: string; did_you_mean?: unknown; received?: unknown }>;
-  suggestions: { did_you_mean?: string; alternatives?: Array<{ name: string; score: number }>; auto_correctable?: boolean };
+  suggestions: {
+    did_you_mean?: string;
+    alternatives?: Array<{ name: string; score: number }>;
+    auto_correctable?: boolean;
+  };
   corrective_params?: Record<string, unknown>;
   next_steps: Array<string | { tool: string; params: Record<string, unknown> }>;
   retry_after_ms?: number;
@@ -74,19 +80,26 @@ async function ok(target: Client, name: string, args: Record<string, unknown> = 
   return result.structuredContent as unknown as EnvelopeShape;
 }
 
-async function failure(target: Client, name: string, args: Record<string, unknown> = {}): Promise<ErrorShape & { text: string }> {
+async function failure(
+  target: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<ErrorShape & { text: string }> {
   const result = await call(target, name, args);
   expect(result.isError).toBe(true);
   const text = textOf(result);
   expect(text.length).toBeGreaterThan(20);
-  return { ...((result.structuredContent as { error: ErrorShape }).error), text };
+  return { ...(result.structuredContent as { error: ErrorShape }).error, text };
 }
 
 function requestsSince(count: number) {
   return upstream.requests.slice(count);
 }
 
-async function stdioClient(extraEnv: Record<string, string>, options: { elicit?: (message: string) => ElicitResult; args?: string[] } = {}): Promise<Client> {
+async function stdioClient(
+  extraEnv: Record<string, string>,
+  options: { elicit?: (message: string) => ElicitResult; args?: string[] } = {},
+): Promise<Client> {
   let connected: Client;
   if (options.elicit) {
     const elicit = options.elicit;
@@ -114,7 +127,11 @@ beforeAll(async () => {
     if (req.query.getAll("tags").includes("big")) return json(res, 200, BIG_LIST);
     const limit = Number(req.query.get("limit") ?? 20);
     const offset = Number(req.query.get("offset") ?? 0);
-    json(res, 200, Array.from({ length: limit }, (_, i) => pet(offset + i + 1)));
+    json(
+      res,
+      200,
+      Array.from({ length: limit }, (_, i) => pet(offset + i + 1)),
+    );
   });
   upstream.route("POST", /^\/v1\/pets$/, (req, res) => json(res, 201, { id: 42, ...JSON.parse(req.body) }));
   upstream.route("GET", /^\/v1\/pets\/\d+$/, async (req, res) => {
@@ -144,7 +161,9 @@ beforeAll(async () => {
   upstream.route("DELETE", /^\/v1\/pets\/\d+$/, (_req, res) => {
     res.writeHead(204).end();
   });
-  upstream.route("GET", /^\/v1\/orders\/[^/]+$/, (req, res) => json(res, 200, { id: req.path.split("/").pop(), pet_id: 1, quantity: 1 }));
+  upstream.route("GET", /^\/v1\/orders\/[^/]+$/, (req, res) =>
+    json(res, 200, { id: req.path.split("/").pop(), pet_id: 1, quantity: 1 }),
+  );
   project = await generateAndBuild(join(SAMPLES, "petstore.yaml"));
   env = { PETSTORE_BASE_URL: `${upstream.url}/v1`, PETSTORE_API_KEY: API_KEY, PETSTORE_BEARER_AUTH_TOKEN: BEARER };
   client = await connectStdio(project.dir, env);
@@ -161,8 +180,15 @@ describe("discoverability", () => {
   it("lists info and read_response next to the API's tools, and composes the instructions", async () => {
     const { tools } = await client.listTools();
     const names = tools.map((tool) => tool.name);
-    expect(names).toEqual([...project.result.model.tools.map((tool) => tool.name), "info", "read_response", "operation_status"]);
-    expect(project.result.model.tools.some((tool) => tool.name === "info" || tool.name === "read_response")).toBe(false);
+    expect(names).toEqual([
+      ...project.result.model.tools.map((tool) => tool.name),
+      "info",
+      "read_response",
+      "operation_status",
+    ]);
+    expect(project.result.model.tools.some((tool) => tool.name === "info" || tool.name === "read_response")).toBe(
+      false,
+    );
     const deletePet = tools.find((tool) => tool.name === "delete_pet")!;
     expect(deletePet.inputSchema.properties).toHaveProperty("_confirm");
     for (const tool of tools) expect(tool.outputSchema?.type).toBe("object");
@@ -173,20 +199,43 @@ describe("discoverability", () => {
   });
 
   it("info lists categories with counts, one category, and a tool at every level", async () => {
-    const overview = (await ok(client, "info")) as unknown as { tool_count: number; categories: Array<{ name: string; count: number; tools: Array<{ name: string }> }> };
+    const overview = (await ok(client, "info")) as unknown as {
+      tool_count: number;
+      categories: Array<{ name: string; count: number; tools: Array<{ name: string }> }>;
+    };
     expect(overview.tool_count).toBe(project.result.model.tools.length);
     expect(overview.categories.find((c) => c.name === "pets")).toMatchObject({ count: 6 });
     expect(overview.categories.map((c) => c.name).sort()).toEqual(["orders", "owners", "payments", "pets"]);
 
-    const owners = (await ok(client, "info", { category: "owners" })) as unknown as { categories: Array<{ tools: Array<{ name: string }> }> };
+    const owners = (await ok(client, "info", { category: "owners" })) as unknown as {
+      categories: Array<{ tools: Array<{ name: string }> }>;
+    };
     expect(owners.categories[0]!.tools.map((t) => t.name)).toEqual(["get_owner"]);
 
-    const minimal = (await ok(client, "info", { tool: "create_pet", level: "minimal" })) as unknown as Record<string, unknown>;
-    expect(minimal).toMatchObject({ name: "create_pet", level: "minimal", schema: { required: ["name"] }, examples: { minimal: { name: "Rex" } } });
-    const typed = (await ok(client, "info", { tool: "create_pet", level: "typed" })) as unknown as Record<string, unknown>;
-    expect(typed).toMatchObject({ level: "typed", schema: { status: { type: "string", default: "available", enum: ["available", "pending", "sold"] } } });
+    const minimal = (await ok(client, "info", { tool: "create_pet", level: "minimal" })) as unknown as Record<
+      string,
+      unknown
+    >;
+    expect(minimal).toMatchObject({
+      name: "create_pet",
+      level: "minimal",
+      schema: { required: ["name"] },
+      examples: { minimal: { name: "Rex" } },
+    });
+    const typed = (await ok(client, "info", { tool: "create_pet", level: "typed" })) as unknown as Record<
+      string,
+      unknown
+    >;
+    expect(typed).toMatchObject({
+      level: "typed",
+      schema: { status: { type: "string", default: "available", enum: ["available", "pending", "sold"] } },
+    });
     const full = await call(client, "info", { tool: "create_pet", level: "full" });
-    expect(full.structuredContent).toMatchObject({ level: "full", schema: { properties: { name: { maxLength: 64 } } }, http: { method: "POST", path: "/pets" } });
+    expect(full.structuredContent).toMatchObject({
+      level: "full",
+      schema: { properties: { name: { maxLength: 64 } } },
+      http: { method: "POST", path: "/pets" },
+    });
     expect(textOf(full)).toContain("Full valid example");
     const destructive = (await ok(client, "info", { tool: "delete_pet" })) as unknown as Record<string, unknown>;
     expect(destructive).toMatchObject({ requires_confirmation: true, level: "typed" });
@@ -200,7 +249,12 @@ describe("discoverability", () => {
     const error = await failure(client, "list_pet", { limit: 5 });
     expect(error).toMatchObject({ code: "UNKNOWN_TOOL", suggestions: { did_you_mean: "list_pets" } });
     expect(error.suggestions.alternatives![0]).toMatchObject({ name: "list_pets" });
-    expect(error.details!["categories"]).toEqual(expect.arrayContaining([{ name: "pets", count: 6 }, { name: "owners", count: 1 }]));
+    expect(error.details!["categories"]).toEqual(
+      expect.arrayContaining([
+        { name: "pets", count: 6 },
+        { name: "owners", count: 1 },
+      ]),
+    );
     expect(error.next_steps[0]).toEqual({ tool: "list_pets", params: { limit: 5 }, note: expect.any(String) });
     expect(error.text).toContain("Did you mean 'list_pets'?");
     expect(requestsSince(before)).toHaveLength(0);
@@ -213,7 +267,9 @@ describe("success envelope", () => {
     expect(result.isError).toBeFalsy();
     const envelope = result.structuredContent as unknown as EnvelopeShape;
     expect(envelope.data).toEqual({ id: 42, name: "Rex" });
-    expect(envelope.available_actions).toContainEqual(expect.objectContaining({ tool: "get_pet", params: { petId: 42 } }));
+    expect(envelope.available_actions).toContainEqual(
+      expect.objectContaining({ tool: "get_pet", params: { petId: 42 } }),
+    );
     // The owner link needs owner_id, which this response lacks: it is not offered half-filled.
     expect(envelope.available_actions.some((a) => a.tool === "get_owner")).toBe(false);
     expect(envelope.next_actions).toContain("get_pet");
@@ -248,7 +304,9 @@ describe("success envelope", () => {
     expect(envelope.detail_available).toBe(true);
     expect(envelope.summary).toMatchObject({ item_count: 1000, field_names: ["id", "name", "status"] });
     expect(envelope.detail).toMatchObject({ tool: "read_response", total_items: 1000 });
-    expect(envelope.next_steps).toContainEqual(expect.objectContaining({ tool: "read_response", params: envelope.detail!.params }));
+    expect(envelope.next_steps).toContainEqual(
+      expect.objectContaining({ tool: "read_response", params: envelope.detail!.params }),
+    );
     expect(textOf(result).length).toBeLessThan(25_000);
 
     const shown = (envelope.summary!["first_items"] as unknown[]).length;
@@ -294,24 +352,41 @@ describe("auto-correction and corrective_params", () => {
   it.each([
     ["misspelt parameter", "list_pets", { limt: 5 }, "UNKNOWN_PARAMETER", "limt", { limit: 5 }],
     ["wrong type", "list_pets", { limit: "50" }, "INVALID_TYPE", "limit", { limit: 50 }],
-    ["missing required", "create_pet", { status: "pending" }, "MISSING_REQUIRED", "name", { status: "pending", name: "Rex" }],
+    [
+      "missing required",
+      "create_pet",
+      { status: "pending" },
+      "MISSING_REQUIRED",
+      "name",
+      { status: "pending", name: "Rex" },
+    ],
     ["out of range", "list_pets", { limit: 500 }, "OUT_OF_RANGE", "limit", { limit: 100 }],
-    ["enum typo", "create_pet", { name: "Rex", status: "availble" }, "INVALID_ENUM", "status", { name: "Rex", status: "available" }],
-  ] as const)("%s: corrupted args -> corrective_params resent unchanged -> success", async (_label, tool, args, code, field, corrective) => {
-    const before = upstream.requests.length;
-    const error = await failure(client, tool, { ...args });
-    expect(requestsSince(before)).toHaveLength(0);
-    expect(error.code).toBe(code); // named by its primary issue
-    expect(error.tool).toBe(tool);
-    expect(error.issues).toContainEqual(expect.objectContaining({ field, code }));
-    expect(error.corrective_params).toEqual(corrective);
-    expect(error.suggestions.auto_correctable).toBe(true);
-    expect(error.next_steps[0]).toMatchObject({ tool, params: corrective });
-    expect(error.text).toContain("Corrected call");
-    const envelope = await ok(client, tool, error.corrective_params!);
-    expect(envelope.data).toBeDefined();
-    expect(requestsSince(before)).toHaveLength(1);
-  });
+    [
+      "enum typo",
+      "create_pet",
+      { name: "Rex", status: "availble" },
+      "INVALID_ENUM",
+      "status",
+      { name: "Rex", status: "available" },
+    ],
+  ] as const)(
+    "%s: corrupted args -> corrective_params resent unchanged -> success",
+    async (_label, tool, args, code, field, corrective) => {
+      const before = upstream.requests.length;
+      const error = await failure(client, tool, { ...args });
+      expect(requestsSince(before)).toHaveLength(0);
+      expect(error.code).toBe(code); // named by its primary issue
+      expect(error.tool).toBe(tool);
+      expect(error.issues).toContainEqual(expect.objectContaining({ field, code }));
+      expect(error.corrective_params).toEqual(corrective);
+      expect(error.suggestions.auto_correctable).toBe(true);
+      expect(error.next_steps[0]).toMatchObject({ tool, params: corrective });
+      expect(error.text).toContain("Corrected call");
+      const envelope = await ok(client, tool, error.corrective_params!);
+      expect(envelope.data).toBeDefined();
+      expect(requestsSince(before)).toHaveLength(1);
+    },
+  );
 
   it("names the suggestion for a misspelt parameter", async () => {
     const error = await failure(client, "list_pets", { limt: 5 });
@@ -334,7 +409,12 @@ describe("auto-correction and corrective_params", () => {
     expect(requestsSince(before)).toHaveLength(0);
     expect(error).toMatchObject({ code, tool, severity: expect.stringMatching(/critical|high|medium/) });
     const issue = error.issues.find((i) => i.field === field)!;
-    expect(issue).toMatchObject({ code, problem: expect.any(String), expected: expect.any(String), fix: expect.any(String) });
+    expect(issue).toMatchObject({
+      code,
+      problem: expect.any(String),
+      expected: expect.any(String),
+      fix: expect.any(String),
+    });
     expect(error.next_steps.length).toBeGreaterThan(0);
     expect(error.text).toContain(code);
   });
@@ -350,7 +430,11 @@ describe("confirmation gate", () => {
   it("answers CONFIRMATION_REQUIRED first, then runs with _confirm: true (never sent upstream)", async () => {
     const before = upstream.requests.length;
     const gated = await failure(client, "delete_pet", { petId: 5 });
-    expect(gated).toMatchObject({ code: "CONFIRMATION_REQUIRED", tool: "delete_pet", details: { would_run: { method: "DELETE", resolved_path: "/pets/5" } } });
+    expect(gated).toMatchObject({
+      code: "CONFIRMATION_REQUIRED",
+      tool: "delete_pet",
+      details: { would_run: { method: "DELETE", resolved_path: "/pets/5" } },
+    });
     expect(gated.next_steps[0]).toMatchObject({ tool: "delete_pet", params: { petId: 5, _confirm: true } });
     expect(requestsSince(before)).toHaveLength(0);
 
@@ -383,12 +467,18 @@ describe("confirmation gate", () => {
     const declined = await failure(declining, "delete_pet", { petId: 7 });
     expect(declined).toMatchObject({ code: "CONFIRMATION_DECLINED", details: { answer: "decline" } });
     const cancelling = await stdioClient(env, { elicit: () => ({ action: "cancel" }) });
-    expect(await failure(cancelling, "delete_pet", { petId: 7 })).toMatchObject({ code: "CONFIRMATION_DECLINED", details: { answer: "cancel" } });
+    expect(await failure(cancelling, "delete_pet", { petId: 7 })).toMatchObject({
+      code: "CONFIRMATION_DECLINED",
+      details: { answer: "cancel" },
+    });
     expect(requestsSince(before)).toHaveLength(1);
   });
 
   it("is switched off by --no-confirm and by PETSTORE_CONFIRM_DESTRUCTIVE=false", async () => {
-    for (const unguarded of [await stdioClient(env, { args: ["--no-confirm"] }), await stdioClient({ ...env, PETSTORE_CONFIRM_DESTRUCTIVE: "false" })]) {
+    for (const unguarded of [
+      await stdioClient(env, { args: ["--no-confirm"] }),
+      await stdioClient({ ...env, PETSTORE_CONFIRM_DESTRUCTIVE: "false" }),
+    ]) {
       const before = upstream.requests.length;
       expect((await call(unguarded, "delete_pet", { petId: 8 })).isError).toBeFalsy();
       expect(requestsSince(before)).toHaveLength(1);
@@ -464,7 +554,10 @@ describe("upstream and runtime failures", () => {
 
     const misconfigured = await stdioClient({ ...env, PETSTORE_BASE_URL: "ftp://example.com/v1" });
     const config = await failure(misconfigured, "get_pet", { petId: 1 });
-    expect(config).toMatchObject({ code: "CONFIGURATION_ERROR", details: { reason: "invalid_base_url", env: "PETSTORE_BASE_URL" } });
+    expect(config).toMatchObject({
+      code: "CONFIGURATION_ERROR",
+      details: { reason: "invalid_base_url", env: "PETSTORE_BASE_URL" },
+    });
     expect(requestsSince(before)).toHaveLength(0);
   });
 });
@@ -480,7 +573,11 @@ describe("reserved tool names in the generator", () => {
         openapi: "3.0.3",
         info: { title: "Reserved", version: "1.0.0" },
         servers: [{ url: "https://example.com" }],
-        paths: { "/info": { get: op("info") }, "/read": { get: op("readResponse") }, "/other": { get: op("getOther") } },
+        paths: {
+          "/info": { get: op("info") },
+          "/read": { get: op("readResponse") },
+          "/other": { get: op("getOther") },
+        },
       }),
     );
     const model = await modelFrom(spec);

@@ -34,7 +34,15 @@ function jobsSpec(): object {
         tags: ["exports"],
         requestBody: {
           required: true,
-          content: { "application/json": { schema: { type: "object", required: ["format"], properties: { format: { type: "string", enum: ["csv", "json"] } } } } },
+          content: {
+            "application/json": {
+              schema: {
+                type: "object",
+                required: ["format"],
+                properties: { format: { type: "string", enum: ["csv", "json"] } },
+              },
+            },
+          },
         },
         responses: { "202": { description: "Accepted", headers: { Location: { schema: { type: "string" } } } } },
       },
@@ -50,7 +58,12 @@ function jobsSpec(): object {
     },
     "/secret": {
       "x-mcp": false,
-      get: { operationId: "getSecret", summary: "Internal secret", tags: ["internal"], responses: { "200": { description: "ok" } } },
+      get: {
+        operationId: "getSecret",
+        summary: "Internal secret",
+        tags: ["internal"],
+        responses: { "200": { description: "ok" } },
+      },
     },
     "/reports": {
       get: {
@@ -58,7 +71,12 @@ function jobsSpec(): object {
         "x-mcp": { name: "fetch_reports", description: "Reports, newest first." },
         summary: "List reports",
         tags: ["reports"],
-        responses: { "200": { description: "Reports", content: { "application/json": { schema: { type: "array", items: { type: "object" } } } } } },
+        responses: {
+          "200": {
+            description: "Reports",
+            content: { "application/json": { schema: { type: "array", items: { type: "object" } } } },
+          },
+        },
       },
     },
     "/items/{itemId}": {
@@ -78,7 +96,12 @@ function jobsSpec(): object {
         summary: `Get widget number ${i}`,
         tags: ["widgets"],
         parameters: [{ name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 50 } }],
-        responses: { "200": { description: "Widget", content: { "application/json": { schema: { type: "object", properties: { id: { type: "integer" } } } } } } },
+        responses: {
+          "200": {
+            description: "Widget",
+            content: { "application/json": { schema: { type: "object", properties: { id: { type: "integer" } } } } },
+          },
+        },
       },
     };
   }
@@ -120,7 +143,9 @@ beforeAll(async () => {
   upstream.route("GET", /^\/v1\/pets$/, (_req, res) => json(res, 200, [pet(1), pet(2)]));
   upstream.route("GET", /^\/v1\/pets\/\d+$/, (req, res) => json(res, 200, pet(Number(req.path.split("/").pop()))));
   upstream.route("POST", /^\/v1\/pets$/, (req, res) => json(res, 201, { id: 42, ...JSON.parse(req.body) }));
-  upstream.route("GET", /^\/api\/widgets\/w\d+$/, (req, res) => json(res, 200, { id: Number(req.path.slice(req.path.lastIndexOf("w") + 1)) }));
+  upstream.route("GET", /^\/api\/widgets\/w\d+$/, (req, res) =>
+    json(res, 200, { id: Number(req.path.slice(req.path.lastIndexOf("w") + 1)) }),
+  );
   upstream.route("GET", /^\/api\/reports$/, (_req, res) => json(res, 200, [{ id: 1 }]));
   upstream.route("POST", /^\/api\/exports$/, (_req, res) => {
     exportPolls = 0;
@@ -153,25 +178,48 @@ afterAll(async () => {
 describe("mode selection", () => {
   it("auto: per-operation at or below the threshold (Petstore)", async () => {
     const client = await connect(petstore, petEnv);
-    expect(await names(client)).toEqual([...petstore.result.model.tools.map((t) => t.name), "info", "read_response", "operation_status"]);
+    expect(await names(client)).toEqual([
+      ...petstore.result.model.tools.map((t) => t.name),
+      "info",
+      "read_response",
+      "operation_status",
+    ]);
     expect(client.getInstructions()).toMatch(/`info` first/);
   });
 
   it("auto: discovery above the threshold (45 operations)", async () => {
     expect(jobs.result.model.tools.length).toBeGreaterThan(40);
     const client = await connect(jobs, jobsEnv);
-    expect(await names(client)).toEqual(["search_operations", "describe_operation", "invoke_operation", "info", "read_response", "operation_status"]);
+    expect(await names(client)).toEqual([
+      "search_operations",
+      "describe_operation",
+      "invoke_operation",
+      "info",
+      "read_response",
+      "operation_status",
+    ]);
     expect(client.getInstructions()).toMatch(/search_operations.*→.*describe_operation.*→.*invoke_operation/s);
     expect(client.getInstructions()).toContain('"wait": true');
   });
 
   it("the generator's --tools choice is recorded; --tools and <PREFIX>_TOOLS override it", async () => {
-    expect(await names(await connect(petstoreDispatch, petEnv))).toEqual(["petstore", "info", "read_response", "operation_status"]);
-    expect((await names(await connect(petstoreDispatch, petEnv, ["--tools", "discovery"])))[0]).toBe("search_operations");
+    expect(await names(await connect(petstoreDispatch, petEnv))).toEqual([
+      "petstore",
+      "info",
+      "read_response",
+      "operation_status",
+    ]);
+    expect((await names(await connect(petstoreDispatch, petEnv, ["--tools", "discovery"])))[0]).toBe(
+      "search_operations",
+    );
     expect((await names(await connect(petstore, { ...petEnv, PETSTORE_TOOLS: "dispatch" })))[0]).toBe("petstore");
-    expect((await names(await connect(jobs, jobsEnv, ["--tools", "per-operation"]))).length).toBe(jobs.result.model.tools.length + 3);
+    expect((await names(await connect(jobs, jobsEnv, ["--tools", "per-operation"]))).length).toBe(
+      jobs.result.model.tools.length + 3,
+    );
     // Flag beats env.
-    expect((await names(await connect(petstore, { ...petEnv, PETSTORE_TOOLS: "dispatch" }, ["--tools", "discovery"])))[0]).toBe("search_operations");
+    expect(
+      (await names(await connect(petstore, { ...petEnv, PETSTORE_TOOLS: "dispatch" }, ["--tools", "discovery"])))[0],
+    ).toBe("search_operations");
   });
 });
 
@@ -192,21 +240,31 @@ describe("dispatch mode", () => {
   it("list, describe, invoke, with available_actions as dispatch calls", async () => {
     const list = sc(await call(client, "petstore", { action: "list" }));
     expect(list["actions"]).toContainEqual(expect.objectContaining({ name: "get_pet", required: ["petId"] }));
-    const described = sc(await call(client, "petstore", { action: "describe", params: { action: "get_pet", level: "full" } }));
+    const described = sc(
+      await call(client, "petstore", { action: "describe", params: { action: "get_pet", level: "full" } }),
+    );
     expect(described).toMatchObject({ name: "get_pet", level: "full", examples: { minimal: expect.any(Object) } });
     const result = await call(client, "petstore", { action: "get_pet", params: { petId: 3 } });
     expect(sc(result)["data"]).toMatchObject({ id: 3 });
     expect(upstream.requests.at(-1)!.path).toBe("/v1/pets/3");
-    const actions = sc(result)["available_actions"] as Array<{ tool: string; params: { action: string; params: object } }>;
+    const actions = sc(result)["available_actions"] as Array<{
+      tool: string;
+      params: { action: string; params: object };
+    }>;
     expect(actions.length).toBeGreaterThan(0);
-    for (const a of actions) expect(a).toMatchObject({ tool: "petstore", params: { action: expect.any(String), params: expect.any(Object) } });
+    for (const a of actions)
+      expect(a).toMatchObject({ tool: "petstore", params: { action: expect.any(String), params: expect.any(Object) } });
   });
 
   it("unknown action → UNKNOWN_ACTION with did-you-mean; invalid params → dispatch-shaped corrective_params", async () => {
     const unknown = sc(await call(client, "petstore", { action: "list_pet" }))["error"];
     expect(unknown).toMatchObject({ code: "UNKNOWN_ACTION", suggestions: { did_you_mean: "list_pets" } });
     const invalid = sc(await call(client, "petstore", { action: "list_pets", params: { limit: "20" } }))["error"];
-    expect(invalid).toMatchObject({ code: "INVALID_TYPE", tool: "petstore", corrective_params: { action: "list_pets", params: { limit: 20 } } });
+    expect(invalid).toMatchObject({
+      code: "INVALID_TYPE",
+      tool: "petstore",
+      corrective_params: { action: "list_pets", params: { limit: 20 } },
+    });
     expect(invalid.schema_hint).toBeDefined();
     const retried = await call(client, "petstore", invalid.corrective_params);
     expect(retried.isError).toBeFalsy();
@@ -234,9 +292,14 @@ describe("discovery mode", () => {
   it("unknown names get did-you-mean, invalid params an invoke-shaped correction", async () => {
     const unknown = sc(await call(client, "describe_operation", { name: "get_widgt17" }))["error"];
     expect(unknown).toMatchObject({ code: "UNKNOWN_OPERATION", suggestions: { did_you_mean: "get_widget17" } });
-    const invalid = sc(await call(client, "invoke_operation", { name: "get_widget1", params: { limit: 500 } }))["error"];
+    const invalid = sc(await call(client, "invoke_operation", { name: "get_widget1", params: { limit: 500 } }))[
+      "error"
+    ];
     expect(invalid.corrective_params).toEqual({ name: "get_widget1", params: { limit: 50 } });
-    expect(invalid.next_steps[0]).toMatchObject({ tool: "invoke_operation", params: { name: "get_widget1", params: { limit: 50 } } });
+    expect(invalid.next_steps[0]).toMatchObject({
+      tool: "invoke_operation",
+      params: { name: "get_widget1", params: { limit: 50 } },
+    });
   });
 
   it("x-mcp: a hidden path is gone, an override names and describes the tool", async () => {
@@ -261,17 +324,23 @@ describe("start-up filters", () => {
     expect(sc(await call(byTag, "list_pets"))["error"].code).toBe("UNKNOWN_TOOL");
 
     const byGlob = await connect(petstore, { ...petEnv, PETSTORE_INCLUDE_OPS: "*_pet,getOwner" });
-    expect((await names(byGlob)).filter((n) => !["info", "read_response", "operation_status"].includes(n)).sort()).toEqual(["create_pet", "delete_pet", "get_owner", "get_pet", "update_pet"]);
+    expect(
+      (await names(byGlob)).filter((n) => !["info", "read_response", "operation_status"].includes(n)).sort(),
+    ).toEqual(["create_pet", "delete_pet", "get_owner", "get_pet", "update_pet"]);
 
     const byMethod = await connect(petstore, petEnv, ["--methods", "post"]);
-    expect((await names(byMethod)).filter((n) => !["info", "read_response", "operation_status"].includes(n)).sort()).toEqual(["create_payment", "create_pet", "search_pets"]);
+    expect(
+      (await names(byMethod)).filter((n) => !["info", "read_response", "operation_status"].includes(n)).sort(),
+    ).toEqual(["create_payment", "create_pet", "search_pets"]);
 
     const readOnly = await connect(petstore, { ...petEnv, PETSTORE_READ_ONLY: "true" }, ["--tools", "dispatch"]);
     const [dispatch] = (await readOnly.listTools()).tools;
     const actions = (dispatch!.inputSchema.properties as Record<string, { enum: string[] }>)["action"]!.enum;
     expect(actions).not.toContain("delete_pet");
     expect(actions).toContain("list_pets");
-    expect(sc(await call(readOnly, "petstore", { action: "delete_pet", params: { petId: 1 } }))["error"].code).toBe("UNKNOWN_ACTION");
+    expect(sc(await call(readOnly, "petstore", { action: "delete_pet", params: { petId: 1 } }))["error"].code).toBe(
+      "UNKNOWN_ACTION",
+    );
   });
 });
 
@@ -286,7 +355,10 @@ describe("long-running operations (202 + Location)", () => {
     )) as CallToolResult;
     expect(result.isError).toBeFalsy();
     expect(sc(result)["operation"]).toMatchObject({ status: "succeeded", polls: 3 });
-    expect(sc(result)["data"] ?? sc(result)["unvalidated_data"]).toEqual({ id: 9, download: "https://files.invalid/9.csv" });
+    expect(sc(result)["data"] ?? sc(result)["unvalidated_data"]).toEqual({
+      id: 9,
+      download: "https://files.invalid/9.csv",
+    });
     expect(progress).toEqual([1, 2]);
     const post = upstream.requests.find((r) => r.method === "POST" && r.path === "/api/exports")!;
     expect(JSON.parse(post.body)).toEqual({ format: "csv" }); // `wait` never goes upstream
@@ -301,7 +373,10 @@ describe("long-running operations (202 + Location)", () => {
     const accepted = sc(await call(client, "start_export", { format: "json" }));
     expect(accepted["operation"]).toMatchObject({ status: "running", status_url: `${upstream.url}/api/exports/job-9` });
     const statusCall = accepted["next_steps"][0];
-    expect(statusCall).toMatchObject({ tool: "operation_status", params: { handle: accepted["operation"].handle, wait: true } });
+    expect(statusCall).toMatchObject({
+      tool: "operation_status",
+      params: { handle: accepted["operation"].handle, wait: true },
+    });
     const done = sc(await call(client, statusCall.tool, statusCall.params));
     expect(done["operation"]).toMatchObject({ status: "succeeded" });
     expect(done["data"] ?? done["unvalidated_data"]).toEqual({ id: 9, download: "https://files.invalid/9.csv" });

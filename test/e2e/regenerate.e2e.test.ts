@@ -68,10 +68,19 @@ describe("regeneration keeps the user's work", () => {
     const edited = readFileSync(editedPath, "utf8") + "\n// my local tweak\n";
     writeFileSync(editedPath, edited);
     const conflictingPath = join(out, "src", "runtime", "call", "audit.ts");
-    writeFileSync(conflictingPath, readFileSync(conflictingPath, "utf8").replace(" * Credential hygiene and the opt-in audit trail (design pattern 10).", " * Credential hygiene and the audit trail: my wording."));
+    writeFileSync(
+      conflictingPath,
+      readFileSync(conflictingPath, "utf8").replace(
+        " * Credential hygiene and the opt-in audit trail (design pattern 10).",
+        " * Credential hygiene and the audit trail: my wording.",
+      ),
+    );
     const toolsPath = join(out, "data", "tools.json");
-    const toolsData = JSON.parse(readFileSync(toolsPath, "utf8")) as { tools: Array<{ name: string; description: string }> };
-    toolsData.tools.find((tool) => tool.name === "list_pets")!.description = "List the pets, newest first (our wording).";
+    const toolsData = JSON.parse(readFileSync(toolsPath, "utf8")) as {
+      tools: Array<{ name: string; description: string }>;
+    };
+    toolsData.tools.find((tool) => tool.name === "list_pets")!.description =
+      "List the pets, newest first (our wording).";
     writeFileSync(toolsPath, JSON.stringify(toolsData, null, 2) + "\n");
     writeFileSync(join(out, ".env"), "PETSTORE_API_KEY=secret\n");
 
@@ -80,8 +89,20 @@ describe("regeneration keeps the user's work", () => {
     mkdirSync(join(templates, "server", "src", "runtime", "config"), { recursive: true });
     mkdirSync(join(templates, "server", "src", "runtime", "call"), { recursive: true });
     const templateRuntime = join(REPO_ROOT, "templates", "server", "src", "runtime");
-    writeFileSync(join(templates, "server", "src", "runtime", "config", "config.ts"), readFileSync(join(templateRuntime, "config", "config.ts"), "utf8").replace(" * Runtime configuration: command-line", " * Runtime configuration (generator v2): command-line"));
-    writeFileSync(join(templates, "server", "src", "runtime", "call", "audit.ts"), readFileSync(join(templateRuntime, "call", "audit.ts"), "utf8").replace("(design pattern 10).", "(design pattern 10, generator v2)."));
+    writeFileSync(
+      join(templates, "server", "src", "runtime", "config", "config.ts"),
+      readFileSync(join(templateRuntime, "config", "config.ts"), "utf8").replace(
+        " * Runtime configuration: command-line",
+        " * Runtime configuration (generator v2): command-line",
+      ),
+    );
+    writeFileSync(
+      join(templates, "server", "src", "runtime", "call", "audit.ts"),
+      readFileSync(join(templateRuntime, "call", "audit.ts"), "utf8").replace(
+        "(design pattern 10).",
+        "(design pattern 10, generator v2).",
+      ),
+    );
 
     // 3. The spec changes.
     writeFileSync(
@@ -89,8 +110,14 @@ describe("regeneration keeps the user's work", () => {
       readFileSync(spec, "utf8")
         .replace("operationId: getOwner", "operationId: fetchOwner")
         .replace(/  \/search:\n[\s\S]*?(?=components:)/, "")
-        .replace("  /pets/{petId}:\n    parameters:\n", "  /pets/{petId}:\n    parameters:\n      - name: tenant\n        in: query\n        required: true\n        schema: { type: string }\n")
-        .replace("paths:\n", "paths:\n  /health:\n    get:\n      operationId: getHealth\n      summary: Health check\n      responses:\n        \"200\":\n          description: ok\n          content:\n            application/json:\n              schema: { type: object, properties: { ok: { type: boolean } } }\n"),
+        .replace(
+          "  /pets/{petId}:\n    parameters:\n",
+          "  /pets/{petId}:\n    parameters:\n      - name: tenant\n        in: query\n        required: true\n        schema: { type: string }\n",
+        )
+        .replace(
+          "paths:\n",
+          'paths:\n  /health:\n    get:\n      operationId: getHealth\n      summary: Health check\n      responses:\n        "200":\n          description: ok\n          content:\n            application/json:\n              schema: { type: object, properties: { ok: { type: boolean } } }\n',
+        ),
     );
 
     // 5a. --check fails while the project is stale.
@@ -102,13 +129,17 @@ describe("regeneration keeps the user's work", () => {
     // Deliberate change: edited generated files used to be kept with the new version parked beside them as .new.
     expect(regenerated.stdout).toContain("merged your edits of src/runtime/config/config.ts with the new generation");
     expect(regenerated.stdout).toContain("merged your edits of data/tools.json with the new generation");
-    expect(regenerated.stdout).toMatch(/CONFLICT in src\/runtime\/call\/audit\.ts:\n {4}1 place\(s\) where you and the generator changed the same lines/);
+    expect(regenerated.stdout).toMatch(
+      /CONFLICT in src\/runtime\/call\/audit\.ts:\n {4}1 place\(s\) where you and the generator changed the same lines/,
+    );
     expect(regenerated.stdout).toContain("- BREAKING removed: `search_pets`");
     expect(regenerated.stdout).toContain("- BREAKING renamed: `get_owner` → `fetch_owner`");
     expect(regenerated.stdout).toMatch(/BREAKING changed: `get_pet`\n  - BREAKING: new required parameter `tenant`/);
     expect(regenerated.stdout).toContain("- added: `get_health`");
     expect(regenerated.stdout).not.toContain("changed: `list_pets`"); // the user's own description edit is not an API change
-    expect(readFileSync(join(out, "CHANGELOG.md"), "utf8")).toContain("- BREAKING renamed: `get_owner` → `fetch_owner`");
+    expect(readFileSync(join(out, "CHANGELOG.md"), "utf8")).toContain(
+      "- BREAKING renamed: `get_owner` → `fetch_owner`",
+    );
 
     expect(readFileSync(join(out, "src", "hooks.ts"), "utf8")).toBe(HOOKS);
     expect(readFileSync(join(out, "src", "my-cache.ts"), "utf8")).toBe(MY_FILE);
@@ -116,15 +147,23 @@ describe("regeneration keeps the user's work", () => {
     const merged = readFileSync(editedPath, "utf8");
     expect(merged).toContain("// my local tweak");
     expect(merged).toContain(" * Runtime configuration (generator v2): command-line");
-    expect(merged).toBe(edited.replace(" * Runtime configuration: command-line", " * Runtime configuration (generator v2): command-line"));
+    expect(merged).toBe(
+      edited.replace(" * Runtime configuration: command-line", " * Runtime configuration (generator v2): command-line"),
+    );
     expect(existsSync(`${editedPath}.new`)).toBe(false);
     // The conflicting edit: markers around that line only.
     const conflicted = readFileSync(conflictingPath, "utf8");
-    expect(conflicted).toContain("<<<<<<< yours\n * Credential hygiene and the audit trail: my wording.\n=======\n * Credential hygiene and the opt-in audit trail (design pattern 10, generator v2).\n>>>>>>> generated\n");
+    expect(conflicted).toContain(
+      "<<<<<<< yours\n * Credential hygiene and the audit trail: my wording.\n=======\n * Credential hygiene and the opt-in audit trail (design pattern 10, generator v2).\n>>>>>>> generated\n",
+    );
     expect(conflicted.match(/^<<<<<<< /gm)).toHaveLength(1);
     // The edited description survives the spec change that added get_health.
-    const regeneratedTools = (JSON.parse(readFileSync(toolsPath, "utf8")) as { tools: Array<{ name: string; description: string }> }).tools;
-    expect(regeneratedTools.find((tool) => tool.name === "list_pets")!.description).toBe("List the pets, newest first (our wording).");
+    const regeneratedTools = (
+      JSON.parse(readFileSync(toolsPath, "utf8")) as { tools: Array<{ name: string; description: string }> }
+    ).tools;
+    expect(regeneratedTools.find((tool) => tool.name === "list_pets")!.description).toBe(
+      "List the pets, newest first (our wording).",
+    );
     expect(regeneratedTools.map((tool) => tool.name)).toEqual(expect.arrayContaining(["get_health", "fetch_owner"]));
     expect(regeneratedTools.map((tool) => tool.name)).not.toContain("search_pets");
     expect(readFileSync(join(out, ".env"), "utf8")).toBe("PETSTORE_API_KEY=secret\n");
@@ -141,7 +180,9 @@ describe("regeneration keeps the user's work", () => {
     const client = await connectStdio(out, { PETSTORE_BASE_URL: `${upstream.url}/v1`, PETSTORE_API_KEY: "k" });
     try {
       const listed = (await client.listTools()).tools;
-      expect(listed.find((tool) => tool.name === "list_pets")!.description).toMatch(/^List the pets, newest first \(our wording\)\./);
+      expect(listed.find((tool) => tool.name === "list_pets")!.description).toMatch(
+        /^List the pets, newest first \(our wording\)\./,
+      );
       const names = listed.map((tool) => tool.name);
       expect(names).toEqual(expect.arrayContaining(["get_health", "fetch_owner"]));
       expect(names).not.toContain("search_pets");

@@ -25,21 +25,42 @@ afterAll(async () => {
 describe("Swagger 2.0 sample (inventory)", () => {
   let project: BuiltProject;
   beforeAll(async () => {
-    upstream.route("GET", /^\/api\/items$/, (_req, res) => json(res, 200, [{ id: "1", sku: "ABC-1234", name: "Bolt" }]));
-    upstream.route("POST", /^\/api\/items\/[^/]+\/adjust$/, (req, res) => json(res, 200, { id: "1", sku: "ABC-1234", name: "Bolt", quantity: Number(new URLSearchParams(req.body).get("delta")) }));
+    upstream.route("GET", /^\/api\/items$/, (_req, res) =>
+      json(res, 200, [{ id: "1", sku: "ABC-1234", name: "Bolt" }]),
+    );
+    upstream.route("POST", /^\/api\/items\/[^/]+\/adjust$/, (req, res) =>
+      json(res, 200, {
+        id: "1",
+        sku: "ABC-1234",
+        name: "Bolt",
+        quantity: Number(new URLSearchParams(req.body).get("delta")),
+      }),
+    );
     project = await generateAndBuild(join(SAMPLES, "inventory-swagger2.json"));
   }, 600_000);
 
   it("sends basic auth, csv arrays and form bodies", async () => {
-    const client = await connectStdio(project.dir, { INVENTORY_BASE_URL: `${upstream.url}/api`, INVENTORY_BASIC_AUTH_USERNAME: "ann", INVENTORY_BASIC_AUTH_PASSWORD: "s3cret" });
+    const client = await connectStdio(project.dir, {
+      INVENTORY_BASE_URL: `${upstream.url}/api`,
+      INVENTORY_BASIC_AUTH_USERNAME: "ann",
+      INVENTORY_BASIC_AUTH_PASSWORD: "s3cret",
+    });
     try {
-      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(["list_items", "create_item", "get_item", "adjust_stock"]));
-      const list = await client.callTool({ name: "list_items", arguments: { sku: ["ABC-1234", "XYZ-0001"], per_page: 5 } });
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(
+        expect.arrayContaining(["list_items", "create_item", "get_item", "adjust_stock"]),
+      );
+      const list = await client.callTool({
+        name: "list_items",
+        arguments: { sku: ["ABC-1234", "XYZ-0001"], per_page: 5 },
+      });
       expect(list.isError).toBeFalsy();
       const listed = upstream.requests.at(-1)!;
       expect(listed.query.get("sku")).toBe("ABC-1234,XYZ-0001");
       expect(listed.headers.authorization).toBe(`Basic ${Buffer.from("ann:s3cret").toString("base64")}`);
-      const adjusted = await client.callTool({ name: "adjust_stock", arguments: { itemId: "1", delta: -2, reason: "sale" } });
+      const adjusted = await client.callTool({
+        name: "adjust_stock",
+        arguments: { itemId: "1", delta: -2, reason: "sale" },
+      });
       expect(adjusted.isError).toBeFalsy();
       const form = new URLSearchParams(upstream.requests.at(-1)!.body);
       expect([form.get("delta"), form.get("reason")]).toEqual(["-2", "sale"]);
@@ -52,13 +73,18 @@ describe("Swagger 2.0 sample (inventory)", () => {
 describe("OpenAPI 3.1 sample (library)", () => {
   let project: BuiltProject;
   beforeAll(async () => {
-    upstream.route("GET", /^\/v2\/books$/, (_req, res) => json(res, 200, { data: [{ id: "b1", title: "Dune", author_id: "a1" }], next_cursor: "c2" }));
+    upstream.route("GET", /^\/v2\/books$/, (_req, res) =>
+      json(res, 200, { data: [{ id: "b1", title: "Dune", author_id: "a1" }], next_cursor: "c2" }),
+    );
     upstream.route("POST", /^\/v2\/books$/, (req, res) => json(res, 201, { id: "b2", ...JSON.parse(req.body) }));
     project = await generateAndBuild(join(SAMPLES, "library-openapi31.yaml"));
   }, 600_000);
 
   it("sends the API key in the query and a JSON body", async () => {
-    const client = await connectStdio(project.dir, { LIBRARY_BASE_URL: `${upstream.url}/v2`, LIBRARY_API_KEY_QUERY: "k-1" });
+    const client = await connectStdio(project.dir, {
+      LIBRARY_BASE_URL: `${upstream.url}/v2`,
+      LIBRARY_API_KEY_QUERY: "k-1",
+    });
     try {
       const list = await client.callTool({ name: "list_books", arguments: { limit: 1 } });
       expect(list.isError).toBeFalsy();
@@ -82,7 +108,9 @@ describe("JSON Schema sample (notes): user-owned handlers", () => {
   it("starts with stubs that answer a clear 'not implemented yet' tool error", async () => {
     const client = await connectStdio(project.dir, {});
     try {
-      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(["create_note", "search_notes"]));
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(
+        expect.arrayContaining(["create_note", "search_notes"]),
+      );
       const result = await client.callTool({ name: "create_note", arguments: { title: "t", body: "b" } });
       expect(result.isError).toBe(true);
       expect(JSON.stringify(result.content)).toMatch(/not implemented yet.*src\/handlers\/create_note\.ts/);

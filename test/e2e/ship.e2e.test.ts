@@ -20,7 +20,9 @@ import { buildProject, installDeps } from "../helpers/project.js";
 const scratch = () => mkdtempSync(join(tmpdir(), "cgm-ship-"));
 const readJson = (path: string) => JSON.parse(readFileSync(path, "utf8"));
 // Every sample except library-components.yaml, which is the $ref target of library-openapi31.yaml, not a spec.
-const SAMPLE_FILES = readdirSync(SAMPLES).filter((file) => /\.(ya?ml|json)$/.test(file) && file !== "library-components.yaml");
+const SAMPLE_FILES = readdirSync(SAMPLES).filter(
+  (file) => /\.(ya?ml|json)$/.test(file) && file !== "library-components.yaml",
+);
 
 interface EnvVar {
   name: string;
@@ -37,8 +39,14 @@ describe.each(SAMPLE_FILES)("ship files for %s", (sample) => {
 
     expect(validateManifest(join(out, "manifest.json"))).toBe(true);
     const manifest = readJson(join(out, "manifest.json"));
-    expect(manifest).toMatchObject({ name: pkg.name, version: pkg.version, server: { type: "node", entry_point: "dist/index.js" } });
-    const envs = model.api.securitySchemes.flatMap((scheme) => (scheme.kind === "basic" ? [scheme.usernameEnv, scheme.passwordEnv] : [scheme.env]));
+    expect(manifest).toMatchObject({
+      name: pkg.name,
+      version: pkg.version,
+      server: { type: "node", entry_point: "dist/index.js" },
+    });
+    const envs = model.api.securitySchemes.flatMap((scheme) =>
+      scheme.kind === "basic" ? [scheme.usernameEnv, scheme.passwordEnv] : [scheme.env],
+    );
     for (const env of envs) {
       const key = env.toLowerCase();
       expect(manifest.user_config[key]).toMatchObject({ type: "string", sensitive: true });
@@ -52,11 +60,20 @@ describe.each(SAMPLE_FILES)("ship files for %s", (sample) => {
     expect(server.name).toMatch(/^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/);
     expect(server.description.length).toBeLessThanOrEqual(100);
     expect(server.version).toBe(pkg.version);
-    expect(server.packages).toEqual([expect.objectContaining({ registryType: "npm", identifier: pkg.name, version: pkg.version, transport: { type: "stdio" } })]);
+    expect(server.packages).toEqual([
+      expect.objectContaining({
+        registryType: "npm",
+        identifier: pkg.name,
+        version: pkg.version,
+        transport: { type: "stdio" },
+      }),
+    ]);
     const declared = server.packages[0].environmentVariables as EnvVar[];
     for (const env of envs) expect(declared.find((variable) => variable.name === env)?.isSecret).toBe(true);
     expect(declared.find((variable) => variable.name === model.api.baseUrlEnv)?.isSecret).toBe(false);
-    expect(server.remotes).toEqual([expect.objectContaining({ type: "streamable-http", url: expect.stringMatching(/^https:\/\/.*\/mcp$/) })]);
+    expect(server.remotes).toEqual([
+      expect.objectContaining({ type: "streamable-http", url: expect.stringMatching(/^https:\/\/.*\/mcp$/) }),
+    ]);
 
     const dockerfile = readFileSync(join(out, "Dockerfile"), "utf8");
     expect(dockerfile.match(/^FROM /gm)).toHaveLength(2); // multi-stage
@@ -91,7 +108,9 @@ describe("--ship chooses the distribution files", () => {
 describe("--mcp-name", () => {
   it("names the server in server.json and package.json alike, is kept by regenerate, and refuses a malformed name", async () => {
     const out = join(scratch(), "project");
-    const first = runCli([join(SAMPLES, "petstore.yaml"), "--out", out, "--mcp-name", "io.github.acme/petstore"], { quiet: true });
+    const first = runCli([join(SAMPLES, "petstore.yaml"), "--out", out, "--mcp-name", "io.github.acme/petstore"], {
+      quiet: true,
+    });
     expect(first.code, first.stderr).toBe(0);
     expect(readJson(join(out, "server.json")).name).toBe("io.github.acme/petstore");
     expect(readJson(join(out, "package.json")).mcpName).toBe("io.github.acme/petstore");
@@ -111,13 +130,23 @@ describe("npx-style start through the bin", () => {
     // What `npx petstore-mcp` does once published: install the package, run its bin.
     const consumer = join(scratch(), "consumer");
     mkdirSync(consumer);
-    writeFileSync(join(consumer, "package.json"), JSON.stringify({ name: "consumer", private: true, dependencies: { "petstore-mcp": `file:${out}` } }));
-    execFileSync("npm", ["install", "--offline", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: consumer, stdio: "pipe" });
+    writeFileSync(
+      join(consumer, "package.json"),
+      JSON.stringify({ name: "consumer", private: true, dependencies: { "petstore-mcp": `file:${out}` } }),
+    );
+    execFileSync("npm", ["install", "--offline", "--no-audit", "--no-fund", "--loglevel=error"], {
+      cwd: consumer,
+      stdio: "pipe",
+    });
     const help = spawnSync("npx", ["--offline", "petstore-mcp", "--help"], { cwd: consumer, encoding: "utf8" });
     expect(help.status).toBe(0);
     expect(help.stdout + help.stderr).toMatch(/Usage: petstore-mcp/);
 
-    const transport = new StdioClientTransport({ command: join(consumer, "node_modules", ".bin", "petstore-mcp"), env: { PATH: process.env.PATH ?? "" }, stderr: "pipe" });
+    const transport = new StdioClientTransport({
+      command: join(consumer, "node_modules", ".bin", "petstore-mcp"),
+      env: { PATH: process.env.PATH ?? "" },
+      stderr: "pipe",
+    });
     const client = new Client({ name: "npx-test", version: "1.0.0" });
     await client.connect(transport);
     try {
@@ -140,10 +169,13 @@ describe("npx-style start through the bin", () => {
 const HAS_DOCKER = spawnSync("docker", ["image", "inspect", "node:20-slim"], { encoding: "utf8" }).status === 0;
 
 describe("Docker image", () => {
-  it.skipIf(!HAS_DOCKER)(`builds (${HAS_DOCKER ? "docker and node:20-slim are here" : "skipped: no docker with a local node:20-slim image here, and base images cannot be pulled in this environment"})`, async () => {
-    const out = join(scratch(), "petstore-mcp");
-    await generate({ from: join(SAMPLES, "petstore.yaml"), out });
-    const build = spawnSync("docker", ["build", "--pull=false", "-t", "cgm-ship-test", out], { encoding: "utf8" });
-    expect(build.status, build.stderr).toBe(0);
-  });
+  it.skipIf(!HAS_DOCKER)(
+    `builds (${HAS_DOCKER ? "docker and node:20-slim are here" : "skipped: no docker with a local node:20-slim image here, and base images cannot be pulled in this environment"})`,
+    async () => {
+      const out = join(scratch(), "petstore-mcp");
+      await generate({ from: join(SAMPLES, "petstore.yaml"), out });
+      const build = spawnSync("docker", ["build", "--pull=false", "-t", "cgm-ship-test", out], { encoding: "utf8" });
+      expect(build.status, build.stderr).toBe(0);
+    },
+  );
 });

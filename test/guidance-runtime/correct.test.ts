@@ -78,22 +78,57 @@ describe("prepareArguments: valid calls", () => {
 describe("prepareArguments: corrective_params for each corruption", () => {
   it.each<[string, ToolData, Record<string, unknown>, Record<string, unknown>]>([
     ["misspelt parameter (suggestion, not auto)", findPets, { status: "sold", limt: 5 }, { status: "sold", limit: 5 }],
-    ["wrong type \"50\"", findPets, { status: "sold", limit: "50" }, { status: "sold", limit: 50 }],
-    ["wrong type \"true\"", findPets, { status: "sold", include_archived: "true" }, { status: "sold", include_archived: true }],
+    ['wrong type "50"', findPets, { status: "sold", limit: "50" }, { status: "sold", limit: 50 }],
+    [
+      'wrong type "true"',
+      findPets,
+      { status: "sold", include_archived: "true" },
+      { status: "sold", include_archived: true },
+    ],
     ["number where a string is wanted", addPet, { name: 1234, status: "sold" }, { name: "1234", status: "sold" }],
     ["missing required", findPets, { limit: 10 }, { status: "available", limit: 10 }],
     ["out of range (max)", findPets, { status: "sold", limit: 500 }, { status: "sold", limit: 100 }],
-    ["out of range (exclusive min)", addPet, { name: "rex", status: "sold", weight: 0 }, { name: "rex", status: "sold", weight: 1 }],
+    [
+      "out of range (exclusive min)",
+      addPet,
+      { name: "rex", status: "sold", weight: 0 },
+      { name: "rex", status: "sold", weight: 1 },
+    ],
     ["enum typo", findPets, { status: "availble" }, { status: "available" }],
     ["enum case", findPets, { status: "SOLD" }, { status: "sold" }],
     ["string too long", addPet, { name: "x".repeat(30), status: "sold" }, { name: "x".repeat(20), status: "sold" }],
     ["string too short (padded from example)", addPet, { name: "r", status: "sold" }, { name: "rd", status: "sold" }],
-    ["bad format (normalised)", addPet, { name: "rex", status: "sold", birthDate: "2020-01-31T10:00:00Z" }, { name: "rex", status: "sold", birthDate: "2020-01-31" }],
-    ["bad format (from example)", addPet, { name: "rex", status: "sold", photoUrl: "nope" }, { name: "rex", status: "sold", photoUrl: "https://example.com/dog.png" }],
-    ["too many items", findPets, { status: "sold", tags: ["a", "b", "c", "d", "e", "f"] }, { status: "sold", tags: ["a", "b", "c", "d", "e"] }],
+    [
+      "bad format (normalised)",
+      addPet,
+      { name: "rex", status: "sold", birthDate: "2020-01-31T10:00:00Z" },
+      { name: "rex", status: "sold", birthDate: "2020-01-31" },
+    ],
+    [
+      "bad format (from example)",
+      addPet,
+      { name: "rex", status: "sold", photoUrl: "nope" },
+      { name: "rex", status: "sold", photoUrl: "https://example.com/dog.png" },
+    ],
+    [
+      "too many items",
+      findPets,
+      { status: "sold", tags: ["a", "b", "c", "d", "e", "f"] },
+      { status: "sold", tags: ["a", "b", "c", "d", "e"] },
+    ],
     ["comma list for an array", findPets, { status: "sold", tags: "a,b" }, { status: "sold", tags: ["a", "b"] }],
-    ["nested unknown key", addPet, { name: "rex", status: "sold", category: { nmae: "Dogs" } }, { name: "rex", status: "sold", category: { name: "Dogs" } }],
-    ["several at once", findPets, { statuss: "pendng", limit: "500", tags: "x" }, { status: "pending", limit: 100, tags: ["x"] }],
+    [
+      "nested unknown key",
+      addPet,
+      { name: "rex", status: "sold", category: { nmae: "Dogs" } },
+      { name: "rex", status: "sold", category: { name: "Dogs" } },
+    ],
+    [
+      "several at once",
+      findPets,
+      { statuss: "pendng", limit: "500", tags: "x" },
+      { status: "pending", limit: 100, tags: ["x"] },
+    ],
   ])("%s", (_label, tool, args, expected) => {
     const error = failWith(tool, args);
     expect(error.code).toBe("INVALID_ARGUMENTS");
@@ -133,7 +168,10 @@ describe("prepareArguments: corrective_params for each corruption", () => {
   });
 
   it("chooses the schema hint level by severity", () => {
-    expect(failWith(findPets, { status: "sold", limit: 500 })).toMatchObject({ severity: "medium", schema_hint_level: "minimal" });
+    expect(failWith(findPets, { status: "sold", limit: 500 })).toMatchObject({
+      severity: "medium",
+      schema_hint_level: "minimal",
+    });
     expect(failWith(findPets, { limit: 5 })).toMatchObject({ severity: "high", schema_hint_level: "typed" });
     expect(failWith(findPets, { foo: 1, bar: 2 })).toMatchObject({ severity: "critical", schema_hint_level: "full" });
   });

@@ -4,16 +4,28 @@ import { ResponseCache } from "../../templates/server/src/runtime/call/response-
 import { parseLinkHeader, resolveExpression } from "../../templates/server/src/runtime/guidance/links.js";
 import { prepareArguments } from "../../templates/server/src/runtime/guidance/correct.js";
 import { describeTool, listCategories } from "../../templates/server/src/runtime/guidance/describe.js";
-import { addPet, allTools, findPets, getPet, listCharges, listEvents, listRepos, toolsByName, validatorFor } from "./fixtures.js";
+import {
+  addPet,
+  allTools,
+  findPets,
+  getPet,
+  listCharges,
+  listEvents,
+  listRepos,
+  toolsByName,
+  validatorFor,
+} from "./fixtures.js";
 
 /** The server keeps one cache; these tests share one too. */
 const cache = new ResponseCache();
 
-const pets = (n: number, from = 0) => Array.from({ length: n }, (_, i) => ({ id: from + i + 1, name: `pet${from + i}`, status: "sold" }));
+const pets = (n: number, from = 0) =>
+  Array.from({ length: n }, (_, i) => ({ id: from + i + 1, name: `pet${from + i}`, status: "sold" }));
 
 describe("link resolution", () => {
   it("fills params from request path and response body, drops unfillable actions", () => {
-    const env = buildEnvelope(getPet, toolsByName, { cache,
+    const env = buildEnvelope(getPet, toolsByName, {
+      cache,
       args: { petId: 7 },
       response: { status: 200, headers: {}, body: { id: 7, name: "rex", status: "pending" } },
     });
@@ -28,7 +40,8 @@ describe("link resolution", () => {
   });
 
   it("resolves $request.body (flattened), $response.header and keeps literals", () => {
-    const env = buildEnvelope(addPet, toolsByName, { cache,
+    const env = buildEnvelope(addPet, toolsByName, {
+      cache,
       args: { name: "rex", status: "sold" },
       response: { status: 201, headers: { "x-owner-id": "o9", location: "/pets/12" }, body: { id: 12 } },
     });
@@ -41,7 +54,11 @@ describe("link resolution", () => {
   });
 
   it("supports embedded expressions and other roots", () => {
-    const ctx = { tool: getPet, args: { petId: 3 }, response: { status: 200, headers: { ETag: "abc" }, body: { a: [{ b: 1 }] } } };
+    const ctx = {
+      tool: getPet,
+      args: { petId: 3 },
+      response: { status: 200, headers: { ETag: "abc" }, body: { a: [{ b: 1 }] } },
+    };
     expect(resolveExpression("pets/{$request.path.petId}/x", ctx)).toBe("pets/3/x");
     expect(resolveExpression("$response.body#/a/0/b", ctx)).toBe(1);
     expect(resolveExpression("$response.header.etag", ctx)).toBe("abc");
@@ -56,7 +73,8 @@ describe("pagination", () => {
   it("offset: a full page yields the exact next call (defaults taken into account)", () => {
     const r = prepareArguments(findPets, { status: "sold" }, validatorFor(findPets));
     if (!r.ok) throw new Error();
-    const env = buildEnvelope(findPets, toolsByName, { cache,
+    const env = buildEnvelope(findPets, toolsByName, {
+      cache,
       args: r.args,
       resolvedInputs: r.resolved_inputs,
       response: { status: 200, headers: {}, body: pets(20) },
@@ -66,40 +84,74 @@ describe("pagination", () => {
     expect(env.suggestion).toMatch(/returned 20 items; more are available/);
     expect(env.tips?.[0]).toMatch(/Pass limit/);
     // A short page means the end.
-    const last = buildEnvelope(findPets, toolsByName, { cache, args: { status: "sold", offset: 20 }, resolvedInputs: { status: "sold", offset: 20, limit: 20 }, response: { status: 200, headers: {}, body: pets(3) } });
+    const last = buildEnvelope(findPets, toolsByName, {
+      cache,
+      args: { status: "sold", offset: 20 },
+      resolvedInputs: { status: "sold", offset: 20, limit: 20 },
+      response: { status: 200, headers: {}, body: pets(3) },
+    });
     expect(last.next_steps).toBeUndefined();
   });
 
   it("cursor from a response field", () => {
-    const env = buildEnvelope(listEvents, toolsByName, { cache,
+    const env = buildEnvelope(listEvents, toolsByName, {
+      cache,
       args: { limit: 2 },
       response: { status: 200, headers: {}, body: { events: [{ id: "e1" }, { id: "e2" }], next_cursor: "c2" } },
     });
     expect(env.next_steps?.[0]).toMatchObject({ tool: "list_events", params: { limit: 2, cursor: "c2" } });
-    const end = buildEnvelope(listEvents, toolsByName, { cache, args: {}, response: { status: 200, headers: {}, body: { events: [{ id: "e3" }], next_cursor: null } } });
+    const end = buildEnvelope(listEvents, toolsByName, {
+      cache,
+      args: {},
+      response: { status: 200, headers: {}, body: { events: [{ id: "e3" }], next_cursor: null } },
+    });
     expect(end.next_steps).toBeUndefined();
   });
 
   it("cursor from the last item while has_more is true (Stripe style)", () => {
     const body = { object: "list", data: [{ id: "ch_1" }, { id: "ch_2" }], has_more: true };
-    const env = buildEnvelope(listCharges, toolsByName, { cache, args: { limit: 2 }, response: { status: 200, headers: {}, body } });
+    const env = buildEnvelope(listCharges, toolsByName, {
+      cache,
+      args: { limit: 2 },
+      response: { status: 200, headers: {}, body },
+    });
     expect(env.next_steps?.[0]).toMatchObject({ params: { limit: 2, starting_after: "ch_2" } });
-    const done = buildEnvelope(listCharges, toolsByName, { cache, args: { limit: 2 }, response: { status: 200, headers: {}, body: { ...body, has_more: false } } });
+    const done = buildEnvelope(listCharges, toolsByName, {
+      cache,
+      args: { limit: 2 },
+      response: { status: 200, headers: {}, body: { ...body, has_more: false } },
+    });
     expect(done.next_steps).toBeUndefined();
   });
 
   it("Link header rel=next is parsed into the next call", () => {
-    const link = '<https://api.example.com/repos?per_page=2&page=3&sort=full_name>; rel="next", <https://api.example.com/repos?page=9>; rel="last"';
-    expect(parseLinkHeader(link)).toEqual({ next: "https://api.example.com/repos?per_page=2&page=3&sort=full_name", last: "https://api.example.com/repos?page=9" });
-    const env = buildEnvelope(listRepos, toolsByName, { cache, args: { per_page: 2, page: 2 }, response: { status: 200, headers: { link }, body: [{ id: 1 }, { id: 2 }] } });
-    expect(env.next_steps?.[0]).toMatchObject({ tool: "list_repos", params: { per_page: 2, page: 3, sort: "full_name" } });
+    const link =
+      '<https://api.example.com/repos?per_page=2&page=3&sort=full_name>; rel="next", <https://api.example.com/repos?page=9>; rel="last"';
+    expect(parseLinkHeader(link)).toEqual({
+      next: "https://api.example.com/repos?per_page=2&page=3&sort=full_name",
+      last: "https://api.example.com/repos?page=9",
+    });
+    const env = buildEnvelope(listRepos, toolsByName, {
+      cache,
+      args: { per_page: 2, page: 2 },
+      response: { status: 200, headers: { link }, body: [{ id: 1 }, { id: 2 }] },
+    });
+    expect(env.next_steps?.[0]).toMatchObject({
+      tool: "list_repos",
+      params: { per_page: 2, page: 3, sort: "full_name" },
+    });
   });
 });
 
 describe("progressive disclosure", () => {
   it("summarises an oversized list, caches it, and pages through all of it", () => {
     const body = pets(500);
-    const env = buildEnvelope(findPets, toolsByName, { cache, args: { status: "sold", limit: 500 }, response: { status: 200, headers: {}, body }, budgetChars: 2000 });
+    const env = buildEnvelope(findPets, toolsByName, {
+      cache,
+      args: { status: "sold", limit: 500 },
+      response: { status: 200, headers: {}, body },
+      budgetChars: 2000,
+    });
     expect(env.data).toBeUndefined();
     expect(env.detail_available).toBe(true);
     expect(env.summary).toMatchObject({ item_count: 500, field_names: ["id", "name", "status"] });
@@ -126,7 +178,12 @@ describe("progressive disclosure", () => {
 
   it("pages a large non-list object as text chunks", () => {
     const body = { blob: "x".repeat(5000), id: 1 };
-    const env = buildEnvelope(getPet, toolsByName, { cache, args: { petId: 1 }, response: { status: 200, headers: {}, body }, budgetChars: 1000 });
+    const env = buildEnvelope(getPet, toolsByName, {
+      cache,
+      args: { petId: 1 },
+      response: { status: 200, headers: {}, body },
+      budgetChars: 1000,
+    });
     expect(env.summary).toMatchObject({ type: "object", field_names: ["blob", "id"] });
     let text = "";
     let params = env.detail!.params as { handle: string; offset: number; limit: number };
@@ -161,7 +218,8 @@ describe("progressive disclosure", () => {
 
 describe("envelopeResult", () => {
   it("returns structuredContent and a compact text rendering", () => {
-    const env = buildEnvelope(getPet, toolsByName, { cache,
+    const env = buildEnvelope(getPet, toolsByName, {
+      cache,
       args: { petId: 7 },
       corrections: [{ from: "petid", to: "petId", confidence: 0.97 }],
       warnings: ["auto-corrected"],
@@ -199,7 +257,14 @@ describe("overhead", () => {
     const run = () => {
       const r = prepareArguments(getPet, { petId: 7 }, validate);
       if (!r.ok) throw new Error();
-      return envelopeResult(buildEnvelope(getPet, toolsByName, { cache, args: r.args, resolvedInputs: r.resolved_inputs, response: { status: 200, headers: {}, body } }));
+      return envelopeResult(
+        buildEnvelope(getPet, toolsByName, {
+          cache,
+          args: r.args,
+          resolvedInputs: r.resolved_inputs,
+          response: { status: 200, headers: {}, body },
+        }),
+      );
     };
     for (let i = 0; i < 2000; i++) run();
     const times: number[] = [];

@@ -1,5 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { confirmationRequiredError, argumentErrorCode, unknownToolError } from "../../templates/server/src/runtime/guidance/errors.js";
+import {
+  confirmationRequiredError,
+  argumentErrorCode,
+  unknownToolError,
+} from "../../templates/server/src/runtime/guidance/errors.js";
 import { errorResult } from "../../templates/server/src/runtime/guidance/render.js";
 import { upstreamError } from "../../templates/server/src/runtime/guidance/upstream-errors.js";
 import { parseRetryAfter } from "../../templates/server/src/runtime/shared/parse.js";
@@ -35,7 +39,9 @@ describe("confirmationRequiredError", () => {
     expect(e.code).toBe("CONFIRMATION_REQUIRED");
     expect(e.message).toMatch(/DELETE \/pets\/42/);
     expect(e.details!["would_run"]).toMatchObject({ method: "DELETE", resolved_path: "/pets/42", args: { petId: 42 } });
-    expect(e.next_steps[0]).toEqual(expect.objectContaining({ tool: "delete_pet", params: { petId: 42, _confirm: true } }));
+    expect(e.next_steps[0]).toEqual(
+      expect.objectContaining({ tool: "delete_pet", params: { petId: 42, _confirm: true } }),
+    );
     // The confirmed call passes preparation.
     const step = e.next_steps[0] as { params: Record<string, unknown> };
     const r = prepareArguments(deletePet, step.params, validatorFor(deletePet));
@@ -62,7 +68,13 @@ describe("upstreamError", () => {
 
   it("401 names the env var, never the value", () => {
     process.env["PETSTORE_API_KEY"] = "sk-live-SECRET123";
-    const e = upstreamError(getPet, api, { status: 401, headers: {}, body: { message: "bad key sk-live-SECRET123" } }, { petId: 1 }, NOW);
+    const e = upstreamError(
+      getPet,
+      api,
+      { status: 401, headers: {}, body: { message: "bad key sk-live-SECRET123" } },
+      { petId: 1 },
+      NOW,
+    );
     expect(e.code).toBe("UPSTREAM_UNAUTHORIZED");
     expect(e.message).toContain("PETSTORE_API_KEY");
     expect(e.message).not.toContain("PETSTORE_TOKEN"); // not this operation's scheme
@@ -93,7 +105,13 @@ describe("upstreamError", () => {
   });
 
   it("400/422 carry the trimmed upstream body and the schema hint", () => {
-    const e = upstreamError(addPet, api, { status: 422, headers: {}, body: { error: "name taken", pad: "y".repeat(5000) } }, { name: "rex" }, NOW);
+    const e = upstreamError(
+      addPet,
+      api,
+      { status: 422, headers: {}, body: { error: "name taken", pad: "y".repeat(5000) } },
+      { name: "rex" },
+      NOW,
+    );
     const body = e.details!["upstream_body"] as string;
     expect(body).toContain("name taken");
     expect(body.length).toBeLessThan(1600);
@@ -102,8 +120,17 @@ describe("upstreamError", () => {
   });
 
   it("429 uses Retry-After seconds or HTTP date", () => {
-    expect(upstreamError(findPets, api, { status: 429, headers: { "Retry-After": "7" } }, { status: "sold" }, NOW).retry_after_ms).toBe(7000);
-    const e = upstreamError(findPets, api, { status: 429, headers: new Headers({ "retry-after": "Wed, 01 Jan 2025 00:01:00 GMT" }) }, { status: "sold" }, NOW);
+    expect(
+      upstreamError(findPets, api, { status: 429, headers: { "Retry-After": "7" } }, { status: "sold" }, NOW)
+        .retry_after_ms,
+    ).toBe(7000);
+    const e = upstreamError(
+      findPets,
+      api,
+      { status: 429, headers: new Headers({ "retry-after": "Wed, 01 Jan 2025 00:01:00 GMT" }) },
+      { status: "sold" },
+      NOW,
+    );
     expect(e.retry_after_ms).toBe(60000);
     expect(e.next_steps[0]).toMatchObject({ tool: "find_pets", params: { status: "sold" } });
     expect(upstreamError(findPets, api, { status: 429, headers: {} }, {}, NOW).retry_after_ms).toBe(2000);
@@ -118,7 +145,13 @@ describe("upstreamError", () => {
   });
 
   it("timeout and network failures", () => {
-    const t = upstreamError(findPets, api, { failure: "timeout", timeout_ms: 5000 }, { status: "sold", limit: 100 }, NOW);
+    const t = upstreamError(
+      findPets,
+      api,
+      { failure: "timeout", timeout_ms: 5000 },
+      { status: "sold", limit: 100 },
+      NOW,
+    );
     expect(t.code).toBe("TIMEOUT");
     expect(t.message).toMatch(/PETSTORE_TIMEOUT_MS/);
     expect(t.next_steps[0]).toMatchObject({ params: { status: "sold", limit: 50 } });
@@ -148,7 +181,8 @@ describe("errorResult", () => {
 });
 
 describe("argumentErrorCode", () => {
-  const issue = (code: string) => ({ field: "x", code, problem: "p", expected: "e", fix: "f" }) as Parameters<typeof argumentErrorCode>[0][number];
+  const issue = (code: string) =>
+    ({ field: "x", code, problem: "p", expected: "e", fix: "f" }) as Parameters<typeof argumentErrorCode>[0][number];
   it.each([
     [["INVALID_TYPE"], "INVALID_TYPE"],
     [["OUT_OF_RANGE", "MISSING_REQUIRED"], "MISSING_REQUIRED"],

@@ -1,5 +1,10 @@
 import { createAjv } from "../../templates/server/src/runtime/shared/ajv.js";
-import type { ApiData, JsonSchema, ToolData, ToolGuidance } from "../../templates/server/src/runtime/shared/tool-data.js";
+import type {
+  ApiData,
+  JsonSchema,
+  ToolData,
+  ToolGuidance,
+} from "../../templates/server/src/runtime/shared/tool-data.js";
 import type { ValidateFunction } from "ajv";
 
 const ajv = createAjv();
@@ -37,7 +42,12 @@ const annotations = (o: Partial<ToolData["annotations"]> = {}): ToolData["annota
   ...o,
 });
 
-function tool(t: Omit<ToolData, "guidance" | "pointer" | "annotations"> & { annotations?: Partial<ToolData["annotations"]>; guidance: Omit<ToolGuidance, "hints"> }): ToolData {
+function tool(
+  t: Omit<ToolData, "guidance" | "pointer" | "annotations"> & {
+    annotations?: Partial<ToolData["annotations"]>;
+    guidance: Omit<ToolGuidance, "hints">;
+  },
+): ToolData {
   return {
     ...t,
     pointer: "#/paths/x",
@@ -75,7 +85,10 @@ export const findPets = tool({
     security: [["api_key"]],
   },
   guidance: {
-    examples: { minimal: { status: "available" }, full: { status: "available", limit: 20, offset: 0, tags: ["dog"], include_archived: false } },
+    examples: {
+      minimal: { status: "available" },
+      full: { status: "available", limit: 20, offset: 0, tags: ["dog"], include_archived: false },
+    },
     links: [],
     pagination: { kind: "offset", limitArg: "limit", offsetArg: "offset", itemsPointer: "" },
     listTool: "find_pets",
@@ -97,7 +110,12 @@ export const getPet = tool({
     examples: { minimal: { petId: 1 }, full: { petId: 1 } },
     links: [
       { name: "Delete this pet", tool: "delete_pet", params: { petId: "$request.path.petId" }, source: "openapi" },
-      { name: "Find pets with the same status", tool: "find_pets", params: { status: "$response.body#/status", limit: 5 }, source: "inferred" },
+      {
+        name: "Find pets with the same status",
+        tool: "find_pets",
+        params: { status: "$response.body#/status", limit: 5 },
+        source: "inferred",
+      },
       { name: "Get the owner", tool: "get_owner", params: { ownerId: "$response.body#/owner/id" }, source: "inferred" },
     ],
     listTool: "find_pets",
@@ -147,10 +165,21 @@ export const addPet = tool({
   operation: {
     method: "post",
     path: "/pets",
-    parameters: [{ arg: "X-Request-Id", name: "X-Request-Id", in: "header", required: false, style: "simple", explode: false }],
+    parameters: [
+      { arg: "X-Request-Id", name: "X-Request-Id", in: "header", required: false, style: "simple", explode: false },
+    ],
     body: {
       mode: "flattened",
-      properties: { name: "name", photoUrl: "photoUrls", birthDate: "birthDate", status: "status", tag: "tag", weight: "weight", nickname: "nickname", category: "category" },
+      properties: {
+        name: "name",
+        photoUrl: "photoUrls",
+        birthDate: "birthDate",
+        status: "status",
+        tag: "tag",
+        weight: "weight",
+        nickname: "nickname",
+        category: "category",
+      },
       mediaType: "application/json",
       required: true,
     },
@@ -173,7 +202,12 @@ export const addPet = tool({
     links: [
       { name: "Get the new pet", tool: "get_pet_by_id", params: { petId: "$response.body#/id" }, source: "openapi" },
       { name: "Find similar", tool: "find_pets", params: { status: "$request.body#/status" }, source: "inferred" },
-      { name: "Follow location", tool: "get_owner", params: { ownerId: "$response.header.X-Owner-Id" }, source: "inferred" },
+      {
+        name: "Follow location",
+        tool: "get_owner",
+        params: { ownerId: "$response.header.X-Owner-Id" },
+        source: "inferred",
+      },
     ],
     listTool: "find_pets",
   },
@@ -211,7 +245,13 @@ export const listEvents = tool({
   guidance: {
     examples: { minimal: {}, full: { limit: 10 } },
     links: [],
-    pagination: { kind: "cursor", cursorArg: "cursor", limitArg: "limit", nextCursorPointer: "/next_cursor", itemsPointer: "/events" },
+    pagination: {
+      kind: "cursor",
+      cursorArg: "cursor",
+      limitArg: "limit",
+      nextCursorPointer: "/next_cursor",
+      itemsPointer: "/events",
+    },
   },
 });
 
@@ -232,7 +272,14 @@ export const listCharges = tool({
   guidance: {
     examples: { minimal: {}, full: { limit: 3 } },
     links: [],
-    pagination: { kind: "cursor", cursorArg: "starting_after", limitArg: "limit", itemsPointer: "/data", hasMorePointer: "/has_more", lastItemCursorField: "id" },
+    pagination: {
+      kind: "cursor",
+      cursorArg: "starting_after",
+      limitArg: "limit",
+      itemsPointer: "/data",
+      hasMorePointer: "/has_more",
+      lastItemCursorField: "id",
+    },
   },
 });
 
@@ -240,7 +287,10 @@ export const listRepos = tool({
   name: "list_repos",
   description: "List repositories.",
   category: "repos",
-  inputSchema: { type: "object", properties: { per_page: { type: "integer" }, page: { type: "integer" }, sort: { type: "string" } } },
+  inputSchema: {
+    type: "object",
+    properties: { per_page: { type: "integer" }, page: { type: "integer" }, sort: { type: "string" } },
+  },
   operation: {
     method: "get",
     path: "/repos",
@@ -251,7 +301,11 @@ export const listRepos = tool({
     ],
     security: [],
   },
-  guidance: { examples: { minimal: {}, full: { per_page: 30, page: 1 } }, links: [], pagination: { kind: "link-header" } },
+  guidance: {
+    examples: { minimal: {}, full: { per_page: 30, page: 1 } },
+    links: [],
+    pagination: { kind: "link-header" },
+  },
 });
 
 export const searchUsers = tool({
@@ -263,7 +317,17 @@ export const searchUsers = tool({
   handler: { module: "search_users" },
 });
 
-export const allTools = [findPets, getPet, getOwner, addPet, deletePet, listEvents, listCharges, listRepos, searchUsers];
+export const allTools = [
+  findPets,
+  getPet,
+  getOwner,
+  addPet,
+  deletePet,
+  listEvents,
+  listCharges,
+  listRepos,
+  searchUsers,
+];
 export const toolsByName = new Map(allTools.map((t) => [t.name, t]));
 
 export const api: ApiData = {

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { AUTO_CORRECT, LIST, SUGGEST, confidentMatch, rankMatches, similarity } from "../../templates/server/src/runtime/guidance/fuzzy.js";
+import {
+  AUTO_CORRECT,
+  LIST,
+  SUGGEST,
+  confidentMatch,
+  rankMatches,
+  similarity,
+} from "../../templates/server/src/runtime/guidance/fuzzy.js";
 
 describe("similarity", () => {
   it.each([
@@ -26,8 +33,13 @@ describe("similarity", () => {
   });
 
   it("stays within [0, 1]", () => {
-    for (const [a, b] of [["a", "b"], ["aaaaaaaaaaaa", "a"], ["get_pet_by_id", "getPetById"], ["x-request-id", "X-Request-Id"]])
-      expect(similarity(a!, b!)).toBeGreaterThanOrEqual(0), expect(similarity(a!, b!)).toBeLessThanOrEqual(1);
+    for (const [a, b] of [
+      ["a", "b"],
+      ["aaaaaaaaaaaa", "a"],
+      ["get_pet_by_id", "getPetById"],
+      ["x-request-id", "X-Request-Id"],
+    ])
+      (expect(similarity(a!, b!)).toBeGreaterThanOrEqual(0), expect(similarity(a!, b!)).toBeLessThanOrEqual(1));
   });
 });
 

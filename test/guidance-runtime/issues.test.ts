@@ -14,14 +14,44 @@ describe("analyzeErrors", () => {
   it.each([
     ["MISSING_REQUIRED", findPets, {}, "status", /Add "status"/],
     ["INVALID_TYPE", findPets, { status: "sold", limit: "50" }, "limit", /Send 50 as a number/],
-    ["INVALID_TYPE (uncoercible)", findPets, { status: "sold", limit: "fifty" }, "limit", /Provide an integer between 1 and 100/],
+    [
+      "INVALID_TYPE (uncoercible)",
+      findPets,
+      { status: "sold", limit: "fifty" },
+      "limit",
+      /Provide an integer between 1 and 100/,
+    ],
     ["OUT_OF_RANGE", findPets, { status: "sold", limit: 500 }, "limit", /Provide an integer between 1 and 100/],
     ["INVALID_ENUM", findPets, { status: "availble" }, "status", /Use one of: available, pending, sold/],
-    ["INVALID_FORMAT", addPet, { name: "rex", status: "sold", photoUrl: "not a url" }, "photoUrl", /uri format, e.g. "https:\/\/example.com\/dog.png"/],
-    ["INVALID_PATTERN", addPet, { name: "rex", status: "sold", tag: "Big Dog" }, "tag", /matching \^\[a-z\]\+\$, e.g. "dog"/],
+    [
+      "INVALID_FORMAT",
+      addPet,
+      { name: "rex", status: "sold", photoUrl: "not a url" },
+      "photoUrl",
+      /uri format, e.g. "https:\/\/example.com\/dog.png"/,
+    ],
+    [
+      "INVALID_PATTERN",
+      addPet,
+      { name: "rex", status: "sold", tag: "Big Dog" },
+      "tag",
+      /matching \^\[a-z\]\+\$, e.g. "dog"/,
+    ],
     ["INVALID_LENGTH", addPet, { name: "r", status: "sold" }, "name", /at least 2|2 to 20 characters/],
-    ["INVALID_LENGTH (array)", findPets, { status: "sold", tags: ["a", "b", "c", "d", "e", "f"] }, "tags", /at most 5 items/],
-    ["UNKNOWN_PARAMETER (nested)", addPet, { name: "rex", status: "sold", category: { name: "x", nmae: "y" } }, "category.nmae", /Rename|Remove/],
+    [
+      "INVALID_LENGTH (array)",
+      findPets,
+      { status: "sold", tags: ["a", "b", "c", "d", "e", "f"] },
+      "tags",
+      /at most 5 items/,
+    ],
+    [
+      "UNKNOWN_PARAMETER (nested)",
+      addPet,
+      { name: "rex", status: "sold", category: { name: "x", nmae: "y" } },
+      "category.nmae",
+      /Rename|Remove/,
+    ],
   ])("%s", (code, tool, args, field, fix) => {
     const issues = issuesFor(tool, args);
     const issue = issues.find((i) => i.field === field);
@@ -55,7 +85,13 @@ describe("analyzeErrors", () => {
     const issues = issuesFor(addPet, { status: "old", weight: 0, category: { id: "x" } });
     const fields = issues.map((i) => `${i.field}:${i.code}`).sort();
     expect(fields).toEqual(
-      ["category.id:INVALID_TYPE", "category.name:MISSING_REQUIRED", "name:MISSING_REQUIRED", "status:INVALID_ENUM", "weight:OUT_OF_RANGE"].sort(),
+      [
+        "category.id:INVALID_TYPE",
+        "category.name:MISSING_REQUIRED",
+        "name:MISSING_REQUIRED",
+        "status:INVALID_ENUM",
+        "weight:OUT_OF_RANGE",
+      ].sort(),
     );
   });
 

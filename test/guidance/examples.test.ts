@@ -12,42 +12,161 @@ const obj = (properties: Record<string, JsonSchema>, required: string[] = [], ex
 });
 
 /** Table: schema → optional extra check on the produced examples. */
-const cases: Array<[string, JsonSchema, ((ex: { minimal: Record<string, unknown>; full: Record<string, unknown> }) => void)?]> = [
+const cases: Array<
+  [string, JsonSchema, ((ex: { minimal: Record<string, unknown>; full: Record<string, unknown> }) => void)?]
+> = [
   ["empty object", { type: "object" }, (ex) => expect(ex.minimal).toEqual({})],
-  ["required only in minimal", obj({ a: { type: "string" }, b: { type: "integer" } }, ["a"]), (ex) => {
-    expect(Object.keys(ex.minimal)).toEqual(["a"]);
-    expect(Object.keys(ex.full).sort()).toEqual(["a", "b"]);
-  }],
-  ["spec examples preferred", obj({ a: { type: "string", examples: ["hello"] } }, ["a"]), (ex) => expect(ex.minimal["a"]).toBe("hello")],
+  [
+    "required only in minimal",
+    obj({ a: { type: "string" }, b: { type: "integer" } }, ["a"]),
+    (ex) => {
+      expect(Object.keys(ex.minimal)).toEqual(["a"]);
+      expect(Object.keys(ex.full).sort()).toEqual(["a", "b"]);
+    },
+  ],
+  [
+    "spec examples preferred",
+    obj({ a: { type: "string", examples: ["hello"] } }, ["a"]),
+    (ex) => expect(ex.minimal["a"]).toBe("hello"),
+  ],
   ["spec default preferred", obj({ n: { type: "integer", default: 7 } }), (ex) => expect(ex.full["n"]).toBe(7)],
   ["first enum value", obj({ s: { enum: ["first", "second"] } }, ["s"]), (ex) => expect(ex.minimal["s"]).toBe("first")],
   ["const", obj({ k: { const: "fixed" } }, ["k"]), (ex) => expect(ex.minimal["k"]).toBe("fixed")],
-  ["invalid spec example replaced", obj({ a: { type: "integer", examples: ["nope"], minimum: 10, multipleOf: 5 } }, ["a"])],
-  ["invalid object example replaced", obj({ a: obj({ x: { type: "integer" } }, ["x"], { examples: [{ x: "bad" }] }) }, ["a"])],
-  ["formats", obj(
-    Object.fromEntries(["date", "time", "date-time", "email", "uri", "uri-reference", "uuid", "ipv4", "ipv6", "hostname", "byte", "duration", "json-pointer", "regex", "idn-email", "iri"].map((f) => [f.replace(/-/g, "_"), { type: "string", format: f }])),
-    ["date", "date_time", "email", "uuid", "byte"],
-  )],
+  [
+    "invalid spec example replaced",
+    obj({ a: { type: "integer", examples: ["nope"], minimum: 10, multipleOf: 5 } }, ["a"]),
+  ],
+  [
+    "invalid object example replaced",
+    obj({ a: obj({ x: { type: "integer" } }, ["x"], { examples: [{ x: "bad" }] }) }, ["a"]),
+  ],
+  [
+    "formats",
+    obj(
+      Object.fromEntries(
+        [
+          "date",
+          "time",
+          "date-time",
+          "email",
+          "uri",
+          "uri-reference",
+          "uuid",
+          "ipv4",
+          "ipv6",
+          "hostname",
+          "byte",
+          "duration",
+          "json-pointer",
+          "regex",
+          "idn-email",
+          "iri",
+        ].map((f) => [f.replace(/-/g, "_"), { type: "string", format: f }]),
+      ),
+      ["date", "date_time", "email", "uuid", "byte"],
+    ),
+  ],
   ["format with maxLength", obj({ id: { type: "string", format: "uuid", maxLength: 36 } }, ["id"])],
-  ["pattern", obj({ code: { type: "string", pattern: "^[A-Z]{3}-\\d{4}$" } }, ["code"]), (ex) => expect(ex.minimal["code"]).toMatch(/^[A-Z]{3}-\d{4}$/)],
+  [
+    "pattern",
+    obj({ code: { type: "string", pattern: "^[A-Z]{3}-\\d{4}$" } }, ["code"]),
+    (ex) => expect(ex.minimal["code"]).toMatch(/^[A-Z]{3}-\d{4}$/),
+  ],
   ["unicode pattern faker cannot do", obj({ u: { type: "string", pattern: "^\\p{L}+$" } }, ["u"])],
-  ["nullable union", obj({ n: { type: ["string", "null"], minLength: 2 } }, ["n"]), (ex) => expect(typeof ex.minimal["n"]).toBe("string")],
-  ["oneOf objects", obj({ pet: { oneOf: [obj({ kind: { const: "cat" } }, ["kind"]), obj({ kind: { const: "dog" }, bark: { type: "boolean" } }, ["kind", "bark"])] } }, ["pet"])],
+  [
+    "nullable union",
+    obj({ n: { type: ["string", "null"], minLength: 2 } }, ["n"]),
+    (ex) => expect(typeof ex.minimal["n"]).toBe("string"),
+  ],
+  [
+    "oneOf objects",
+    obj(
+      {
+        pet: {
+          oneOf: [
+            obj({ kind: { const: "cat" } }, ["kind"]),
+            obj({ kind: { const: "dog" }, bark: { type: "boolean" } }, ["kind", "bark"]),
+          ],
+        },
+      },
+      ["pet"],
+    ),
+  ],
   ["ambiguous oneOf number/integer", obj({ v: { oneOf: [{ type: "number" }, { type: "integer" }] } }, ["v"])],
-  ["root anyOf of required sets", { ...obj({ a: { type: "string" }, b: { type: "string" } }), anyOf: [{ required: ["a"] }, { required: ["b"] }] }],
-  ["allOf merge", obj({ v: { allOf: [{ type: "integer", minimum: 5 }, { maximum: 7, multipleOf: 3 }] } }, ["v"]), (ex) => expect(ex.minimal["v"]).toBe(6)],
+  [
+    "root anyOf of required sets",
+    { ...obj({ a: { type: "string" }, b: { type: "string" } }), anyOf: [{ required: ["a"] }, { required: ["b"] }] },
+  ],
+  [
+    "allOf merge",
+    obj(
+      {
+        v: {
+          allOf: [
+            { type: "integer", minimum: 5 },
+            { maximum: 7, multipleOf: 3 },
+          ],
+        },
+      },
+      ["v"],
+    ),
+    (ex) => expect(ex.minimal["v"]).toBe(6),
+  ],
   ["additionalProperties false", obj({ a: { type: "string" } }, ["a"], { additionalProperties: false })],
-  ["readOnly excluded", obj({ id: { type: "string", readOnly: true }, name: { type: "string" } }), (ex) => expect(ex.full).not.toHaveProperty("id")],
-  ["numeric bounds", obj({ a: { type: "number", exclusiveMinimum: 0, exclusiveMaximum: 1 }, b: { type: "integer", minimum: 3, maximum: 3 }, c: { type: "number", multipleOf: 0.25, minimum: 0.3, maximum: 0.6 } }, ["a", "b", "c"])],
-  ["uniqueItems with small enum", obj({ a: { type: "array", items: { enum: ["x", "y", "z"] }, minItems: 3, uniqueItems: true } }, ["a"])],
-  ["minProperties on a map", obj({ meta: { type: "object", additionalProperties: { type: "string" }, minProperties: 2 } }, ["meta"])],
+  [
+    "readOnly excluded",
+    obj({ id: { type: "string", readOnly: true }, name: { type: "string" } }),
+    (ex) => expect(ex.full).not.toHaveProperty("id"),
+  ],
+  [
+    "numeric bounds",
+    obj(
+      {
+        a: { type: "number", exclusiveMinimum: 0, exclusiveMaximum: 1 },
+        b: { type: "integer", minimum: 3, maximum: 3 },
+        c: { type: "number", multipleOf: 0.25, minimum: 0.3, maximum: 0.6 },
+      },
+      ["a", "b", "c"],
+    ),
+  ],
+  [
+    "uniqueItems with small enum",
+    obj({ a: { type: "array", items: { enum: ["x", "y", "z"] }, minItems: 3, uniqueItems: true } }, ["a"]),
+  ],
+  [
+    "minProperties on a map",
+    obj({ meta: { type: "object", additionalProperties: { type: "string" }, minProperties: 2 } }, ["meta"]),
+  ],
   ["dependentRequired", obj({ a: { type: "string" }, b: { type: "string" } }, [], { dependentRequired: { a: ["b"] } })],
-  ["if/then", obj({ k: { enum: ["a", "b"] }, z: { type: "string" } }, ["k"], { if: { properties: { k: { const: "a" } } }, then: { required: ["z"] } })],
-  ["deep required chain", obj({ a: obj({ b: obj({ c: obj({ d: obj({ e: obj({ f: { type: "string" } }, ["f"]) }, ["e"]) }, ["d"]) }, ["c"]) }, ["b"]) }, ["a"])],
+  [
+    "if/then",
+    obj({ k: { enum: ["a", "b"] }, z: { type: "string" } }, ["k"], {
+      if: { properties: { k: { const: "a" } } },
+      then: { required: ["z"] },
+    }),
+  ],
+  [
+    "deep required chain",
+    obj(
+      {
+        a: obj({ b: obj({ c: obj({ d: obj({ e: obj({ f: { type: "string" } }, ["f"]) }, ["e"]) }, ["d"]) }, ["c"]) }, [
+          "b",
+        ]),
+      },
+      ["a"],
+    ),
+  ],
   ["long minLength", obj({ s: { type: "string", minLength: 40 } }, ["s"])],
-  ["arrays capped", obj({ tags: { type: "array", items: { type: "string" } } }, ["tags"]), (ex) => expect((ex.full["tags"] as unknown[]).length).toBeLessThanOrEqual(2)],
+  [
+    "arrays capped",
+    obj({ tags: { type: "array", items: { type: "string" } } }, ["tags"]),
+    (ex) => expect((ex.full["tags"] as unknown[]).length).toBeLessThanOrEqual(2),
+  ],
   ["arrays honour minItems", obj({ tags: { type: "array", items: { type: "integer" }, minItems: 4 } }, ["tags"])],
-  ["prefixItems", obj({ t: { type: "array", prefixItems: [{ type: "string" }, { type: "integer" }], items: false } }, ["t"])],
+  [
+    "prefixItems",
+    obj({ t: { type: "array", prefixItems: [{ type: "string" }, { type: "integer" }], items: false } }, ["t"]),
+  ],
 ];
 
 describe("createExampleGenerator().build", () => {
@@ -65,7 +184,10 @@ describe("createExampleGenerator().build", () => {
   });
 
   it("is reproducible for a fixed seed", () => {
-    const schema = obj({ a: { type: "string" }, b: { type: "integer" }, c: { type: "array", items: { type: "string" } } }, ["a"]);
+    const schema = obj(
+      { a: { type: "string" }, b: { type: "integer" }, c: { type: "array", items: { type: "string" } } },
+      ["a"],
+    );
     expect(createExampleGenerator().build(schema, 7)).toEqual(createExampleGenerator().build(schema, 7));
   });
 
@@ -109,23 +231,51 @@ describe("createExampleGenerator().build", () => {
 
   it("property: random simple schemas always yield valid examples", () => {
     const leaf = fc.oneof(
-      fc.record({ type: fc.constant("string"), minLength: fc.integer({ min: 0, max: 5 }), maxLength: fc.integer({ min: 5, max: 30 }) }),
-      fc.record({ type: fc.constant("integer"), minimum: fc.integer({ min: -50, max: 0 }), maximum: fc.integer({ min: 1, max: 50 }) }),
-      fc.record({ type: fc.constant("string"), format: fc.constantFrom("email", "uuid", "date-time", "uri", "date", "ipv4") }),
+      fc.record({
+        type: fc.constant("string"),
+        minLength: fc.integer({ min: 0, max: 5 }),
+        maxLength: fc.integer({ min: 5, max: 30 }),
+      }),
+      fc.record({
+        type: fc.constant("integer"),
+        minimum: fc.integer({ min: -50, max: 0 }),
+        maximum: fc.integer({ min: 1, max: 50 }),
+      }),
+      fc.record({
+        type: fc.constant("string"),
+        format: fc.constantFrom("email", "uuid", "date-time", "uri", "date", "ipv4"),
+      }),
       fc.record({ enum: fc.uniqueArray(fc.string({ minLength: 1, maxLength: 5 }), { minLength: 1, maxLength: 4 }) }),
-      fc.record({ type: fc.constant(["number", "null"]), exclusiveMinimum: fc.constant(0), multipleOf: fc.constantFrom(0.5, 2, 10) }),
-      fc.record({ type: fc.constant("array"), items: fc.constant({ type: "boolean" }), maxItems: fc.integer({ min: 0, max: 3 }) }),
+      fc.record({
+        type: fc.constant(["number", "null"]),
+        exclusiveMinimum: fc.constant(0),
+        multipleOf: fc.constantFrom(0.5, 2, 10),
+      }),
+      fc.record({
+        type: fc.constant("array"),
+        items: fc.constant({ type: "boolean" }),
+        maxItems: fc.integer({ min: 0, max: 3 }),
+      }),
     );
     fc.assert(
-      fc.property(fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }).filter((s) => s !== "__proto__"), leaf, { maxKeys: 6 }), fc.integer(), (props, seed) => {
-        const names = Object.keys(props);
-        const schema = obj(props as Record<string, JsonSchema>, names.slice(0, 2), { additionalProperties: false });
-        const out = gen.build(schema, seed);
-        // No examples is allowed only when the generator reports why.
-        if (!out.examples) return out.problems.length > 0 && out.problems.every((problem) => problem.trim().length > 0);
-        const validate = ajv.compile(schema);
-        return validate(out.examples.minimal) && validate(out.examples.full);
-      }),
+      fc.property(
+        fc.dictionary(
+          fc.string({ minLength: 1, maxLength: 6 }).filter((s) => s !== "__proto__"),
+          leaf,
+          { maxKeys: 6 },
+        ),
+        fc.integer(),
+        (props, seed) => {
+          const names = Object.keys(props);
+          const schema = obj(props as Record<string, JsonSchema>, names.slice(0, 2), { additionalProperties: false });
+          const out = gen.build(schema, seed);
+          // No examples is allowed only when the generator reports why.
+          if (!out.examples)
+            return out.problems.length > 0 && out.problems.every((problem) => problem.trim().length > 0);
+          const validate = ajv.compile(schema);
+          return validate(out.examples.minimal) && validate(out.examples.full);
+        },
+      ),
       { numRuns: 150 },
     );
   });

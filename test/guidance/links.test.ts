@@ -26,7 +26,14 @@ describe("inferred links", () => {
       ],
     ],
     ["collection GET → item getter from the first item", "list_pets", [["get_pet", { petId: "$response.body#/0/id" }]]],
-    ["POST → getter of the created resource", "create_pet", [["get_pet", { petId: "$response.body#/id" }], ["get_owner", { ownerId: "$response.body#/owner_id" }]]],
+    [
+      "POST → getter of the created resource",
+      "create_pet",
+      [
+        ["get_pet", { petId: "$response.body#/id" }],
+        ["get_owner", { ownerId: "$response.body#/owner_id" }],
+      ],
+    ],
     ["DELETE has nothing to follow", "delete_pet", []],
   ])("%s", (_n, name, expected) => {
     const { links } = linksOf(tools, name);
@@ -45,16 +52,29 @@ describe("inferred links", () => {
 
   it("uses the items pointer and the target's arg names", () => {
     const t = [
-      makeTool({ name: "list_users", path: "/users", responseSchema: { type: "object", properties: { value: { type: "array", items: { type: "object", properties: { id: { type: "string" } } } } } } }),
+      makeTool({
+        name: "list_users",
+        path: "/users",
+        responseSchema: {
+          type: "object",
+          properties: { value: { type: "array", items: { type: "object", properties: { id: { type: "string" } } } } },
+        },
+      }),
       makeTool({ name: "get_user", path: "/users/{user-id}", argNames: { "user-id": "user_id" } }),
     ];
-    expect(summary(linksOf(t, "list_users").links)).toEqual([["get_user", { user_id: "$response.body#/value/0/id" }, "inferred"]]);
+    expect(summary(linksOf(t, "list_users").links)).toEqual([
+      ["get_user", { user_id: "$response.body#/value/0/id" }, "inferred"],
+    ]);
   });
 
   it("maps `{issue_number}` to the resource's `number` and keeps parent path params", () => {
     const issue = { type: "object", properties: { id: { type: "integer" }, number: { type: "integer" } } };
     const t = [
-      makeTool({ name: "issues_list", path: "/repos/{owner}/{repo}/issues", responseSchema: { type: "array", items: issue } }),
+      makeTool({
+        name: "issues_list",
+        path: "/repos/{owner}/{repo}/issues",
+        responseSchema: { type: "array", items: issue },
+      }),
       makeTool({ name: "issues_get", path: "/repos/{owner}/{repo}/issues/{issue_number}", responseSchema: issue }),
     ];
     expect(linksOf(t, "issues_list").links[0]!.params).toEqual({
@@ -72,7 +92,11 @@ describe("inferred links", () => {
 
   it("skips a collection whose response is not a list", () => {
     const t = [
-      makeTool({ name: "get_status", path: "/status", responseSchema: { type: "object", properties: { ok: { type: "boolean" } } } }),
+      makeTool({
+        name: "get_status",
+        path: "/status",
+        responseSchema: { type: "object", properties: { ok: { type: "boolean" } } },
+      }),
       makeTool({ name: "get_status_item", path: "/status/{id}" }),
     ];
     expect(linksOf(t, "get_status").links).toEqual([]);
@@ -86,11 +110,23 @@ describe("OpenAPI links", () => {
 
   it("maps operationId and wire names to the target tool and its arg names; wins over inferred links", () => {
     const tools = withLinks([
-      { name: "GetPetById", operationId: "getPet", parameters: { petId: "$response.body#/id" }, description: "The new pet", pointer: "#/paths/~1pets/post/responses/201/links/GetPetById" },
+      {
+        name: "GetPetById",
+        operationId: "getPet",
+        parameters: { petId: "$response.body#/id" },
+        description: "The new pet",
+        pointer: "#/paths/~1pets/post/responses/201/links/GetPetById",
+      },
     ]);
     const { links, diagnostics } = linksOf(tools, "create_pet");
     expect(diagnostics).toEqual([]);
-    expect(links[0]).toEqual({ name: "Get pet by id", tool: "get_pet", params: { petId: "$response.body#/id" }, source: "openapi", description: "The new pet" });
+    expect(links[0]).toEqual({
+      name: "Get pet by id",
+      tool: "get_pet",
+      params: { petId: "$response.body#/id" },
+      source: "openapi",
+      description: "The new pet",
+    });
     expect(links.filter((l) => l.tool === "get_pet")).toHaveLength(1);
   });
 
@@ -100,16 +136,35 @@ describe("OpenAPI links", () => {
       makeTool({ name: "get_pet", path: "/pets/{petId}", argNames: { petId: "pet_id" } }),
     ].map((t) =>
       t.name === "create_pet"
-        ? { ...t, openapiLinks: [{ name: "self", operationRef: "#/paths/~1pets~1{petId}/get", parameters: { "path.petId": "$response.body#/id" }, pointer: "#/x" }] }
+        ? {
+            ...t,
+            openapiLinks: [
+              {
+                name: "self",
+                operationRef: "#/paths/~1pets~1{petId}/get",
+                parameters: { "path.petId": "$response.body#/id" },
+                pointer: "#/x",
+              },
+            ],
+          }
         : t,
     );
-    expect(summary(linksOf(tools, "create_pet").links)[0]).toEqual(["get_pet", { pet_id: "$response.body#/id" }, "openapi"]);
+    expect(summary(linksOf(tools, "create_pet").links)[0]).toEqual([
+      "get_pet",
+      { pet_id: "$response.body#/id" },
+      "openapi",
+    ]);
   });
 
   it("reports unknown targets and unknown parameters as warnings", () => {
     const tools = withLinks([
       { name: "Nope", operationId: "doesNotExist", parameters: {}, pointer: "#/links/Nope" },
-      { name: "Bad", operationId: "getPet", parameters: { petId: "$response.body#/id", colour: "red" }, pointer: "#/links/Bad" },
+      {
+        name: "Bad",
+        operationId: "getPet",
+        parameters: { petId: "$response.body#/id", colour: "red" },
+        pointer: "#/links/Bad",
+      },
     ]);
     const { links, diagnostics } = linksOf(tools, "create_pet");
     expect(diagnostics.map((d) => [d.pointer, d.severity])).toEqual([
@@ -128,7 +183,12 @@ describe("OpenAPI links", () => {
             ...t,
             openapiLinks: [
               { name: "again", operationId: "getPet", parameters: { petId: "$request.path.petId" }, pointer: "#/a" },
-              { name: "parent", operationId: "getPet", parameters: { petId: "$response.body#/parent_id" }, pointer: "#/b" },
+              {
+                name: "parent",
+                operationId: "getPet",
+                parameters: { petId: "$response.body#/parent_id" },
+                pointer: "#/b",
+              },
             ],
           }
         : t,
@@ -150,16 +210,29 @@ describe("findListTool", () => {
     ["list_pets", undefined],
     ["get_owner", undefined],
   ])("%s → %s", (name, expected) => {
-    expect(findListTool(tools.find((t) => t.name === name)!, index)).toBe(expected);
+    expect(
+      findListTool(
+        tools.find((t) => t.name === name)!,
+        index,
+      ),
+    ).toBe(expected);
   });
 
   it("falls back to a search tool of the collection", () => {
-    const t = [makeTool({ name: "get_pet", path: "/pet/{petId}", responseSchema: pet }), makeTool({ name: "find_pets_by_status", path: "/pet/findByStatus" })];
+    const t = [
+      makeTool({ name: "get_pet", path: "/pet/{petId}", responseSchema: pet }),
+      makeTool({ name: "find_pets_by_status", path: "/pet/findByStatus" }),
+    ];
     expect(findListTool(t[0]!, buildLinkIndex(t))).toBe("find_pets_by_status");
   });
 
   it("goes by names for JSON Schema input", () => {
-    const t = [makeTool({ name: "get_category" }), makeTool({ name: "list_categories" }), makeTool({ name: "delete_box" }), makeTool({ name: "search_boxes" })];
+    const t = [
+      makeTool({ name: "get_category" }),
+      makeTool({ name: "list_categories" }),
+      makeTool({ name: "delete_box" }),
+      makeTool({ name: "search_boxes" }),
+    ];
     const idx = buildLinkIndex(t);
     expect(findListTool(t[0]!, idx)).toBe("list_categories");
     expect(findListTool(t[2]!, idx)).toBe("search_boxes");

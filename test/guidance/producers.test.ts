@@ -27,14 +27,29 @@ describe("identifier producers", () => {
     const producers = await producersOf(join(SAMPLES, "catalogue.yaml"));
     const author = producers("get_author")!["authorId"]!;
     // Safe and direct first: every listed book carries author_id.
-    expect(author[0]).toEqual({ tool: "list_books", params: {}, take: "/items/0/author_id", note: "its answer holds author_id" });
+    expect(author[0]).toEqual({
+      tool: "list_books",
+      params: {},
+      take: "/items/0/author_id",
+      note: "its answer holds author_id",
+    });
     // The declared link on get_book, read in reverse, chained through list_books for the book id.
-    expect(author[1]).toMatchObject({ tool: "get_book", params: { bookId: "$via" }, take: "/author_id", via: { tool: "list_books", take: "/items/0/id" } });
+    expect(author[1]).toMatchObject({
+      tool: "get_book",
+      params: { bookId: "$via" },
+      take: "/author_id",
+      via: { tool: "list_books", take: "/items/0/id" },
+    });
     expect(author[1]!.note).toContain("declared link");
 
     const order = producers("get_order")!["orderId"]!;
     expect(order).toHaveLength(1);
-    expect(order[0]).toMatchObject({ tool: "create_order", params: { book_id: "$via" }, take: "/id", via: { tool: "list_books", params: {}, take: "/items/0/id" } });
+    expect(order[0]).toMatchObject({
+      tool: "create_order",
+      params: { book_id: "$via" },
+      take: "/id",
+      via: { tool: "list_books", params: {}, take: "/items/0/id" },
+    });
     expect(order[0]!.note).toContain("new resource");
 
     // The resource's own list comes before creating one.
@@ -57,7 +72,10 @@ describe("identifier producers", () => {
   it("ETSI MEC010-2: a GET on a sub-resource gets the collection's list and create", async () => {
     const producers = await producersOf(join(DIRECTORY_ROOT, "etsi.local", "MEC010-2_AppPkgMgmt.json"));
     for (const tool of ["app_pkg_get", "app_pkg_put", "app_package_get"]) {
-      expect(producers(tool)!["appPkgId"]!.map((p) => [p.tool, p.take]), tool).toEqual([
+      expect(
+        producers(tool)!["appPkgId"]!.map((p) => [p.tool, p.take]),
+        tool,
+      ).toEqual([
         ["app_packages_get", "/0/id"],
         ["app_packages_post", "/id"],
       ]);
@@ -68,14 +86,20 @@ describe("identifier producers", () => {
     const producers = await producersOf(join(DIRECTORY_ROOT, "azure.com", "compute-runCommands.json"));
     expect(producers("virtual_machine_run_commands_get")!["commandId"]![0]).toEqual({
       tool: "virtual_machine_run_commands_list",
-      params: { location: "$caller.location", "api-version": "$caller.api-version", subscriptionId: "$caller.subscriptionId" },
+      params: {
+        location: "$caller.location",
+        "api-version": "$caller.api-version",
+        subscriptionId: "$caller.subscriptionId",
+      },
       take: "/value/0/id",
       note: "lists run commands; take one's id",
     });
   });
 
   it("GitHub: an issue number from the repository's issues, owner and repo carried", async () => {
-    const producers = await producersOf(createRequire(import.meta.url).resolve("@octokit/openapi/generated/api.github.com.json"));
+    const producers = await producersOf(
+      createRequire(import.meta.url).resolve("@octokit/openapi/generated/api.github.com.json"),
+    );
     expect(producers("issues_get")!["issue_number"]![0]).toEqual({
       tool: "issues_list_for_repo",
       params: { owner: "$caller.owner", repo: "$caller.repo" },

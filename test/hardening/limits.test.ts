@@ -16,7 +16,18 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateAndBuild, type BuiltProject } from "../helpers/generated.js";
 import { SAMPLES } from "../helpers/pipeline.js";
 import { json, startUpstream, type Upstream } from "../helpers/upstream.js";
-import { call, dataOf, errorOf, httpClient, httpSession, INITIALIZE, rawPost, stdioSession, toolCall, type StdioSession } from "./support.js";
+import {
+  call,
+  dataOf,
+  errorOf,
+  httpClient,
+  httpSession,
+  INITIALIZE,
+  rawPost,
+  stdioSession,
+  toolCall,
+  type StdioSession,
+} from "./support.js";
 
 const API_KEY = "limits-key-123";
 let project: BuiltProject;
@@ -32,7 +43,13 @@ beforeAll(async () => {
     const body = JSON.parse(req.body) as { name?: string };
     json(res, 200, { results: [], received_chars: body.name?.length ?? 0 });
   });
-  upstream.route("GET", /^\/v1\/pets$/, (_req, res) => json(res, 200, Array.from({ length: 2000 }, (_, id) => ({ id: id + 1, name: "x".repeat(90) }))));
+  upstream.route("GET", /^\/v1\/pets$/, (_req, res) =>
+    json(
+      res,
+      200,
+      Array.from({ length: 2000 }, (_, id) => ({ id: id + 1, name: "x".repeat(90) })),
+    ),
+  );
   // A slow order: answers after 10 s unless the connection closes first.
   upstream.route("GET", /^\/v1\/orders\/slow-[\w-]+$/, async (req, res) => {
     const id = req.path.split("/").pop()!;
@@ -41,7 +58,9 @@ beforeAll(async () => {
     await sleep(10_000);
     if (!res.destroyed) json(res, 200, { id, pet_id: 1, quantity: 1 });
   });
-  upstream.route("GET", /^\/v1\/orders\/[^/]+$/, (req, res) => json(res, 200, { id: req.path.split("/").pop(), pet_id: 1, quantity: 1 }));
+  upstream.route("GET", /^\/v1\/orders\/[^/]+$/, (req, res) =>
+    json(res, 200, { id: req.path.split("/").pop(), pet_id: 1, quantity: 1 }),
+  );
   project = await generateAndBuild(join(SAMPLES, "petstore.yaml"));
   env = { PETSTORE_BASE_URL: `${upstream.url}/v1`, PETSTORE_API_KEY: API_KEY };
 }, 600_000);
@@ -51,7 +70,8 @@ afterAll(async () => {
 });
 
 async function waitFor(condition: () => boolean, ms = 5000): Promise<void> {
-  for (const started = Date.now(); !condition(); await sleep(20)) if (Date.now() - started > ms) throw new Error("timed out waiting");
+  for (const started = Date.now(); !condition(); await sleep(20))
+    if (Date.now() - started > ms) throw new Error("timed out waiting");
 }
 
 describe("size limits, deadlines and cancellation (stdio)", () => {
@@ -75,8 +95,12 @@ describe("size limits, deadlines and cancellation (stdio)", () => {
     const error = errorOf(await call(session.client, "search_pets", { body: { name: "n".repeat(1_100_000) } }));
     expect(error.code).toBe("INVALID_LENGTH");
     expect(error.message).toContain("PETSTORE_MAX_ARGUMENT_BYTES");
-    expect(error.details).toMatchObject({ reason: "arguments_too_large", max_bytes: 1_048_576, max_bytes_env: "PETSTORE_MAX_ARGUMENT_BYTES" });
-    expect((error.details!["bytes"] as number)).toBeGreaterThan(1_100_000);
+    expect(error.details).toMatchObject({
+      reason: "arguments_too_large",
+      max_bytes: 1_048_576,
+      max_bytes_env: "PETSTORE_MAX_ARGUMENT_BYTES",
+    });
+    expect(error.details!["bytes"] as number).toBeGreaterThan(1_100_000);
     expect(error.issues[0]).toMatchObject({ field: "(arguments)", code: "INVALID_LENGTH" });
     expect(upstream.requests.length).toBe(before);
     // ...and keeps serving.
@@ -84,7 +108,11 @@ describe("size limits, deadlines and cancellation (stdio)", () => {
   });
 
   it("caps an upstream response at PETSTORE_MAX_RESPONSE_BYTES", async () => {
-    const small = await stdioSession(project.dir, { ...env, PETSTORE_MAX_RESPONSE_BYTES: "50000", PETSTORE_MAX_ARGUMENT_BYTES: "2000" });
+    const small = await stdioSession(project.dir, {
+      ...env,
+      PETSTORE_MAX_RESPONSE_BYTES: "50000",
+      PETSTORE_MAX_ARGUMENT_BYTES: "2000",
+    });
     try {
       const error = errorOf(await call(small.client, "list_pets", {}));
       expect(error.code).toBe("UPSTREAM_ERROR");
@@ -121,7 +149,9 @@ describe("size limits, deadlines and cancellation (stdio)", () => {
     await waitFor(() => closed.has("slow-cancel"), 3000);
     expect(closed.get("slow-cancel")! - arrived.get("slow-cancel")!).toBeLessThan(5000);
     // The server is fine afterwards.
-    expect(dataOf(await call(session.client, "get_order", { id: "after-cancel" }))).toMatchObject({ id: "after-cancel" });
+    expect(dataOf(await call(session.client, "get_order", { id: "after-cancel" }))).toMatchObject({
+      id: "after-cancel",
+    });
   });
 });
 
@@ -134,12 +164,19 @@ describe("Streamable HTTP", () => {
       await waitFor(() => server.stderr().includes("listening on"));
       expect(server.stderr()).toContain(`listening on http://127.0.0.1:${port}/mcp`);
       // Not reachable on the machine's other addresses.
-      const external = Object.values(networkInterfaces()).flat().find((address) => address && address.family === "IPv4" && !address.internal);
+      const external = Object.values(networkInterfaces())
+        .flat()
+        .find((address) => address && address.family === "IPv4" && !address.internal);
       if (external) await expect(fetch(`http://${external.address}:${port}/healthz`)).rejects.toThrow();
 
       expect((await rawPost(server.url, INITIALIZE)).status).toBe(200);
       expect((await rawPost(server.url, INITIALIZE, { origin: `http://localhost:${port}` })).status).toBe(200);
-      const foreign: Array<Record<string, string>> = [{ host: `evil.example:${port}` }, { origin: "http://evil.example" }, { host: "attacker.test", origin: "http://attacker.test" }, { origin: "null" }];
+      const foreign: Array<Record<string, string>> = [
+        { host: `evil.example:${port}` },
+        { origin: "http://evil.example" },
+        { host: "attacker.test", origin: "http://attacker.test" },
+        { origin: "null" },
+      ];
       for (const headers of foreign) {
         const refused = await rawPost(server.url, INITIALIZE, headers);
         expect(refused.status, JSON.stringify(headers)).toBe(403);
@@ -156,12 +193,22 @@ describe("Streamable HTTP", () => {
   ] as const)("requires Authorization: Bearer <token> when a token is set (%s)", async (_label, extraEnv, args) => {
     const server = await httpSession(project.dir, { ...env, ...extraEnv }, [...args]);
     try {
-      for (const authorization of [undefined, "Bearer wrong-token", "Basic s3cret-mcp-token", "s3cret-mcp-token", "Bearer s3cret-mcp-token-longer"]) {
+      for (const authorization of [
+        undefined,
+        "Bearer wrong-token",
+        "Basic s3cret-mcp-token",
+        "s3cret-mcp-token",
+        "Bearer s3cret-mcp-token-longer",
+      ]) {
         const refused = await rawPost(server.url, INITIALIZE, authorization ? { authorization } : {});
         expect(refused.status, String(authorization)).toBe(401);
         expect(refused.json).toMatchObject({ error: { message: expect.stringContaining("Unauthorized") } });
       }
-      const bare = await fetch(server.url, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+      const bare = await fetch(server.url, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: "{}",
+      });
       expect(bare.headers.get("www-authenticate")).toMatch(/^Bearer/);
       expect((await fetch(server.url.replace("/mcp", "/healthz"))).status).toBe(200);
       expect((await rawPost(server.url, INITIALIZE, { authorization: "bearer s3cret-mcp-token" })).status).toBe(200);
@@ -199,7 +246,9 @@ describe("Streamable HTTP", () => {
       controller.abort();
       await pending;
       await waitFor(() => closed.has("slow-http-drop"), 3000);
-      expect(dataOf(await call(await httpClient(server.url), "get_order", { id: "after-drop" }))).toMatchObject({ id: "after-drop" });
+      expect(dataOf(await call(await httpClient(server.url), "get_order", { id: "after-drop" }))).toMatchObject({
+        id: "after-drop",
+      });
     } finally {
       await server.stop();
     }
@@ -209,8 +258,12 @@ describe("Streamable HTTP", () => {
     const server = await httpSession(project.dir, env);
     try {
       const client = await httpClient(server.url);
-      expect(dataOf(await call(client, "search_pets", { body: { name: "h".repeat(1_000_000) } }))).toMatchObject({ received_chars: 1_000_000 });
-      expect(errorOf(await call(client, "search_pets", { body: { name: "h".repeat(1_100_000) } })).details).toMatchObject({ reason: "arguments_too_large" });
+      expect(dataOf(await call(client, "search_pets", { body: { name: "h".repeat(1_000_000) } }))).toMatchObject({
+        received_chars: 1_000_000,
+      });
+      expect(
+        errorOf(await call(client, "search_pets", { body: { name: "h".repeat(1_100_000) } })).details,
+      ).toMatchObject({ reason: "arguments_too_large" });
       await client.close();
     } finally {
       await server.stop();
@@ -221,7 +274,18 @@ describe("Streamable HTTP", () => {
     const readme = readFileSync(join(project.dir, "README.md"), "utf8");
     expect(readme).toMatch(/stateless/i);
     expect(readme).toMatch(/load balancer/i);
-    for (const name of ["PETSTORE_MCP_TOKEN", "--mcp-token", "PETSTORE_MAX_ARGUMENT_BYTES", "PETSTORE_MAX_RESPONSE_BYTES", "PETSTORE_RETRIES", "PETSTORE_RETRY_MAX_DELAY_MS", "PETSTORE_CIRCUIT_THRESHOLD", "PETSTORE_CIRCUIT_COOLDOWN_MS", "PETSTORE_AUDIT_LOG", "PETSTORE_HOST"]) {
+    for (const name of [
+      "PETSTORE_MCP_TOKEN",
+      "--mcp-token",
+      "PETSTORE_MAX_ARGUMENT_BYTES",
+      "PETSTORE_MAX_RESPONSE_BYTES",
+      "PETSTORE_RETRIES",
+      "PETSTORE_RETRY_MAX_DELAY_MS",
+      "PETSTORE_CIRCUIT_THRESHOLD",
+      "PETSTORE_CIRCUIT_COOLDOWN_MS",
+      "PETSTORE_AUDIT_LOG",
+      "PETSTORE_HOST",
+    ]) {
       expect(readme).toContain(name);
     }
   });

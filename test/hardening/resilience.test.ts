@@ -32,16 +32,26 @@ function scripted(req: RecordedRequest, res: Parameters<Parameters<Upstream["rou
 }
 
 beforeAll(async () => {
-  const spec = parseYaml(readFileSync(join(SAMPLES, "petstore.yaml"), "utf8")) as { paths: Record<string, Record<string, { parameters?: unknown[] }>> };
-  spec.paths["/payments"]!["post"]!.parameters = [{ name: "Idempotency-Key", in: "header", required: false, schema: { type: "string" } }];
+  const spec = parseYaml(readFileSync(join(SAMPLES, "petstore.yaml"), "utf8")) as {
+    paths: Record<string, Record<string, { parameters?: unknown[] }>>;
+  };
+  spec.paths["/payments"]!["post"]!.parameters = [
+    { name: "Idempotency-Key", in: "header", required: false, schema: { type: "string" } },
+  ];
   const specPath = join(mkdtempSync(join(tmpdir(), "cgm-resilience-")), "petstore-idempotent.yaml");
   writeFileSync(specPath, stringifyYaml(spec));
 
   upstream = await startUpstream();
-  upstream.route("GET", /^\/v1\/pets\/\d+$/, (req, res) => scripted(req, res, { id: Number(req.path.split("/").pop()), name: "Rex" }));
-  upstream.route("PUT", /^\/v1\/pets\/\d+$/, (req, res) => scripted(req, res, { id: Number(req.path.split("/").pop()), name: "Rex" }));
+  upstream.route("GET", /^\/v1\/pets\/\d+$/, (req, res) =>
+    scripted(req, res, { id: Number(req.path.split("/").pop()), name: "Rex" }),
+  );
+  upstream.route("PUT", /^\/v1\/pets\/\d+$/, (req, res) =>
+    scripted(req, res, { id: Number(req.path.split("/").pop()), name: "Rex" }),
+  );
   upstream.route("POST", /^\/v1\/pets$/, (req, res) => scripted(req, res, { id: 9, name: "Rex" }));
-  upstream.route("POST", /^\/v1\/payments$/, (req, res) => scripted(req, res, { id: "pay_1", amount: 1, currency: "usd", metadata: {} }));
+  upstream.route("POST", /^\/v1\/payments$/, (req, res) =>
+    scripted(req, res, { id: "pay_1", amount: 1, currency: "usd", metadata: {} }),
+  );
   upstream.route("GET", /^\/v1\/orders\/cut$/, (req, res) => {
     // Headers and half a body, then the connection dies.
     res.writeHead(200, { "content-type": "application/json", "content-length": "1000" });
@@ -74,7 +84,9 @@ describe("retries", () => {
     expect(session.stderr()).toMatch(/retry 1\/2 in \d+ ms/);
     expect(session.stderr()).toMatch(/retry 2\/2 in \d+ ms/);
     // Jittered between half and all of 250 ms, then of 500 ms.
-    const delays = [...session.stderr().matchAll(/GET [^\n]*\/v1\/pets\/11: HTTP 50\d, retry \d\/2 in (\d+) ms/g)].map((match) => Number(match[1]));
+    const delays = [...session.stderr().matchAll(/GET [^\n]*\/v1\/pets\/11: HTTP 50\d, retry \d\/2 in (\d+) ms/g)].map(
+      (match) => Number(match[1]),
+    );
     expect(delays).toHaveLength(2);
     expect(delays[0]).toBeGreaterThanOrEqual(125);
     expect(delays[0]).toBeLessThanOrEqual(250);
@@ -124,7 +136,9 @@ describe("retries", () => {
 
   it("retries a POST that declares Idempotency-Key, with one random key kept across its retries", async () => {
     scripts.set("/v1/payments", [503, 502]);
-    expect(dataOf(await call(session.client, "create_payment", { amount: 5, currency: "usd" }))).toMatchObject({ id: "pay_1" });
+    expect(dataOf(await call(session.client, "create_payment", { amount: 5, currency: "usd" }))).toMatchObject({
+      id: "pay_1",
+    });
     const first = hits("/v1/payments");
     expect(first).toHaveLength(3);
     const keys = first.map((request) => request.headers["idempotency-key"]);
@@ -136,7 +150,11 @@ describe("retries", () => {
     expect(hits("/v1/payments").at(-1)!.headers["idempotency-key"]).not.toBe(keys[0]);
     scripts.set("/v1/payments", [503]);
     await call(session.client, "create_payment", { amount: 5, currency: "usd", "Idempotency-Key": "caller-key-1" });
-    expect(hits("/v1/payments").slice(-2).map((request) => request.headers["idempotency-key"])).toEqual(["caller-key-1", "caller-key-1"]);
+    expect(
+      hits("/v1/payments")
+        .slice(-2)
+        .map((request) => request.headers["idempotency-key"]),
+    ).toEqual(["caller-key-1", "caller-key-1"]);
   });
 
   it("retries network errors: a body cut off mid-way", async () => {
@@ -147,7 +165,10 @@ describe("retries", () => {
   });
 
   it("retries connection refused, then reports the guided error", async () => {
-    const down = await stdioSession(project.dir, { ...env, PETSTORE_BASE_URL: `http://127.0.0.1:${await closedPort()}/v1` });
+    const down = await stdioSession(project.dir, {
+      ...env,
+      PETSTORE_BASE_URL: `http://127.0.0.1:${await closedPort()}/v1`,
+    });
     try {
       const error = errorOf(await call(down.client, "get_pet", { petId: 1 }));
       expect(error).toMatchObject({ code: "UPSTREAM_UNREACHABLE", details: { attempts: 3 } });
@@ -159,7 +180,11 @@ describe("retries", () => {
   });
 
   it("keeps every retry within the call's deadline", async () => {
-    const tight = await stdioSession(project.dir, { ...env, PETSTORE_TIMEOUT_MS: "700", PETSTORE_CIRCUIT_THRESHOLD: "0" });
+    const tight = await stdioSession(project.dir, {
+      ...env,
+      PETSTORE_TIMEOUT_MS: "700",
+      PETSTORE_CIRCUIT_THRESHOLD: "0",
+    });
     try {
       // Retry-After 1 s does not fit in a 700 ms deadline: no retry.
       scripts.set("/v1/pets/16", [[503, { "retry-after": "1" }], 503]);
@@ -182,7 +207,12 @@ describe("retries", () => {
 
 describe("circuit breaker per upstream host", () => {
   it("opens after N consecutive failures, fails fast without calling the upstream, half-opens after the cool-down", async () => {
-    const session = await stdioSession(project.dir, { ...env, PETSTORE_RETRIES: "0", PETSTORE_CIRCUIT_THRESHOLD: "3", PETSTORE_CIRCUIT_COOLDOWN_MS: "1500" });
+    const session = await stdioSession(project.dir, {
+      ...env,
+      PETSTORE_RETRIES: "0",
+      PETSTORE_CIRCUIT_THRESHOLD: "3",
+      PETSTORE_CIRCUIT_COOLDOWN_MS: "1500",
+    });
     try {
       scripts.set("/v1/pets/21", [500, 500, 500, 500, 500]);
       const first = errorOf(await call(session.client, "get_pet", { petId: 21 }));
@@ -198,17 +228,24 @@ describe("circuit breaker per upstream host", () => {
       // Open: any tool on that host fails at once, and the upstream sees nothing.
       const before = upstream.requests.length;
       const open = errorOf(await call(session.client, "get_pet", { petId: 22 }));
-      expect(open).toMatchObject({ code: "UPSTREAM_UNAVAILABLE", details: { reason: "circuit_open", upstream_called: false, circuit: { state: "open", failures: 3 } } });
+      expect(open).toMatchObject({
+        code: "UPSTREAM_UNAVAILABLE",
+        details: { reason: "circuit_open", upstream_called: false, circuit: { state: "open", failures: 3 } },
+      });
       expect(open.retry_after_ms).toBeGreaterThan(0);
       expect(open.message).toContain("circuit breaker open");
-      expect(errorOf(await call(session.client, "create_pet", { name: "Rex" })).details).toMatchObject({ reason: "circuit_open" });
+      expect(errorOf(await call(session.client, "create_pet", { name: "Rex" })).details).toMatchObject({
+        reason: "circuit_open",
+      });
       expect(upstream.requests.length).toBe(before);
 
       // After the cool-down one trial goes through; a failure re-opens at once.
       await sleep(1600);
       const trial = errorOf(await call(session.client, "get_pet", { petId: 21 }));
       expect(trial.details).toMatchObject({ status: 500, circuit: { state: "open", failures: 4 } });
-      expect(errorOf(await call(session.client, "get_pet", { petId: 23 })).details).toMatchObject({ reason: "circuit_open" });
+      expect(errorOf(await call(session.client, "get_pet", { petId: 23 })).details).toMatchObject({
+        reason: "circuit_open",
+      });
 
       // A successful trial closes it again.
       await sleep(1600);
@@ -216,7 +253,9 @@ describe("circuit breaker per upstream host", () => {
       expect(dataOf(await call(session.client, "get_pet", { petId: 21 }))).toMatchObject({ id: 21 });
       expect(dataOf(await call(session.client, "get_pet", { petId: 24 }))).toMatchObject({ id: 24 });
       scripts.set("/v1/pets/25", [500]);
-      expect(errorOf(await call(session.client, "get_pet", { petId: 25 })).details).toMatchObject({ circuit: { state: "closed", failures: 1 } });
+      expect(errorOf(await call(session.client, "get_pet", { petId: 25 })).details).toMatchObject({
+        circuit: { state: "closed", failures: 1 },
+      });
     } finally {
       await session.close();
       scripts.clear();

@@ -18,7 +18,12 @@ export async function httpClient(url: string, headers: Record<string, string> = 
   return client;
 }
 
-export async function call(client: Client, name: string, args: Record<string, unknown> = {}, options: { signal?: AbortSignal; timeout?: number } = {}): Promise<CallToolResult> {
+export async function call(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+  options: { signal?: AbortSignal; timeout?: number } = {},
+): Promise<CallToolResult> {
   return (await client.callTool({ name, arguments: args }, undefined, options)) as CallToolResult;
 }
 
@@ -37,31 +42,56 @@ export function errorOf(result: CallToolResult): ErrorShape {
 }
 
 export function dataOf(result: CallToolResult): unknown {
-  if (result.isError) throw new Error(`expected success, got ${JSON.stringify(result.structuredContent).slice(0, 800)}`);
+  if (result.isError)
+    throw new Error(`expected success, got ${JSON.stringify(result.structuredContent).slice(0, 800)}`);
   return (result.structuredContent as { data?: unknown }).data;
 }
 
 /** One raw POST to the MCP endpoint (node:http, so Host can be set too); `body` is sent as-is when a string; `json` is the JSON-RPC answer (from JSON or SSE). */
-export async function rawPost(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; text: string; json: unknown; headers: IncomingHttpHeaders }> {
+export async function rawPost(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; text: string; json: unknown; headers: IncomingHttpHeaders }> {
   const payload = typeof body === "string" ? body : JSON.stringify(body);
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "content-length": String(Buffer.byteLength(payload)), ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("end", () => {
-        const text = Buffer.concat(chunks).toString("utf8");
-        let json: unknown;
-        try {
-          // A 2025-era answer may come as an SSE stream (the SDK's stateless legacy serving): its last `data:` line is the response.
-          const sse = String(res.headers["content-type"] ?? "").startsWith("text/event-stream");
-          json = JSON.parse(sse ? text.split("\n").filter((line) => line.startsWith("data: ")).at(-1)!.slice(6) : text);
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, text, json, headers: res.headers });
-      });
-      res.on("error", reject);
-    });
+    const req = httpRequest(
+      url,
+      {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "content-length": String(Buffer.byteLength(payload)),
+          ...headers,
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          let json: unknown;
+          try {
+            // A 2025-era answer may come as an SSE stream (the SDK's stateless legacy serving): its last `data:` line is the response.
+            const sse = String(res.headers["content-type"] ?? "").startsWith("text/event-stream");
+            json = JSON.parse(
+              sse
+                ? text
+                    .split("\n")
+                    .filter((line) => line.startsWith("data: "))
+                    .at(-1)!
+                    .slice(6)
+                : text,
+            );
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, text, json, headers: res.headers });
+        });
+        res.on("error", reject);
+      },
+    );
     req.on("error", reject);
     req.end(payload);
   });

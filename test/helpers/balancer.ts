@@ -36,7 +36,14 @@ export async function startBalancer(backends: string[]): Promise<Balancer> {
       const body = Buffer.concat(chunks);
       routed.push({ backend, ...describe(body) });
       const upstream = httpRequest(
-        { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host }, agent },
+        {
+          host: target.hostname,
+          port: target.port,
+          path: req.url,
+          method: req.method,
+          headers: { ...req.headers, host: target.host },
+          agent,
+        },
         (answer) => {
           res.writeHead(answer.statusCode ?? 502, answer.headers);
           answer.pipe(res);
@@ -64,7 +71,10 @@ export async function startBalancer(backends: string[]): Promise<Balancer> {
 function describe(body: Buffer): Omit<Routed, "backend"> {
   try {
     const message = JSON.parse(body.toString("utf8")) as { method?: string; params?: { name?: string } };
-    return { ...(message.method && { method: message.method }), ...(typeof message.params?.name === "string" && { tool: message.params.name }) };
+    return {
+      ...(message.method && { method: message.method }),
+      ...(typeof message.params?.name === "string" && { tool: message.params.name }),
+    };
   } catch {
     return {};
   }

@@ -9,7 +9,10 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { Client as ClientV2, StreamableHTTPClientTransport as StreamableHTTPClientTransportV2 } from "@modelcontextprotocol/client";
+import {
+  Client as ClientV2,
+  StreamableHTTPClientTransport as StreamableHTTPClientTransportV2,
+} from "@modelcontextprotocol/client";
 import { StdioClientTransport as StdioClientTransportV2 } from "@modelcontextprotocol/client/stdio";
 
 export interface StdioSession {
@@ -21,7 +24,11 @@ export interface StdioSession {
 }
 
 /** A generated server on stdio, driven by the SDK's Client, with its stderr and pid at hand. */
-export async function stdioSession(projectDir: string, env: Record<string, string>, args: string[] = []): Promise<StdioSession> {
+export async function stdioSession(
+  projectDir: string,
+  env: Record<string, string>,
+  args: string[] = [],
+): Promise<StdioSession> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [join(projectDir, "dist", "index.js"), ...args],
@@ -35,7 +42,11 @@ export async function stdioSession(projectDir: string, env: Record<string, strin
   return { client, stderr: () => stderr, pid: () => transport.pid!, close: () => client.close() };
 }
 
-export async function connectStdio(projectDir: string, env: Record<string, string>, args: string[] = []): Promise<Client> {
+export async function connectStdio(
+  projectDir: string,
+  env: Record<string, string>,
+  args: string[] = [],
+): Promise<Client> {
   return (await stdioSession(projectDir, env, args)).client;
 }
 
@@ -59,12 +70,20 @@ export interface HttpServerProcess {
 }
 
 /** Starts a generated server on Streamable HTTP and waits for its "listening on" line. */
-export async function startHttpServer(projectDir: string, env: Record<string, string>, args: string[] = []): Promise<HttpServerProcess> {
+export async function startHttpServer(
+  projectDir: string,
+  env: Record<string, string>,
+  args: string[] = [],
+): Promise<HttpServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [join(projectDir, "dist", "index.js"), "--transport", "http", "--port", String(port), ...args], {
-    env: { PATH: process.env.PATH ?? "", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [join(projectDir, "dist", "index.js"), "--transport", "http", "--port", String(port), ...args],
+    {
+      env: { PATH: process.env.PATH ?? "", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
   for (let attempt = 0; !/listening on /.test(stderr); attempt++) {
@@ -113,7 +132,10 @@ function modernClient(options: ModernClientOptions): ClientV2 {
     },
   );
   const action = options.elicitation;
-  if (action) client.setRequestHandler("elicitation/create", async () => (action === "accept" ? { action, content: { confirm: true } } : { action }));
+  if (action)
+    client.setRequestHandler("elicitation/create", async () =>
+      action === "accept" ? { action, content: { confirm: true } } : { action },
+    );
   return client;
 }
 
@@ -124,7 +146,12 @@ export interface ModernStdioSession {
 }
 
 /** A generated server on stdio, driven by the v2 Client pinned to 2026-07-28 (which probes a throwaway copy with server/discover first). */
-export async function modernStdioSession(projectDir: string, env: Record<string, string>, args: string[] = [], options: ModernClientOptions = {}): Promise<ModernStdioSession> {
+export async function modernStdioSession(
+  projectDir: string,
+  env: Record<string, string>,
+  args: string[] = [],
+  options: ModernClientOptions = {},
+): Promise<ModernStdioSession> {
   const transport = new StdioClientTransportV2({
     command: process.execPath,
     args: [join(projectDir, "dist", "index.js"), ...args],
@@ -138,8 +165,16 @@ export async function modernStdioSession(projectDir: string, env: Record<string,
   return { client, stderr: () => stderr, close: () => client.close() };
 }
 
-export async function connectModernHttp(url: string, options: ModernClientOptions & { headers?: Record<string, string> } = {}): Promise<ClientV2> {
+export async function connectModernHttp(
+  url: string,
+  options: ModernClientOptions & { headers?: Record<string, string> } = {},
+): Promise<ClientV2> {
   const client = modernClient(options);
-  await client.connect(new StreamableHTTPClientTransportV2(new URL(url), options.headers ? { requestInit: { headers: options.headers } } : undefined));
+  await client.connect(
+    new StreamableHTTPClientTransportV2(
+      new URL(url),
+      options.headers ? { requestInit: { headers: options.headers } } : undefined,
+    ),
+  );
   return client;
 }

@@ -12,18 +12,28 @@ export const REPO_ROOT = resolve(new URL("../..", import.meta.url).pathname);
 const CACHE = join(REPO_ROOT, ".cache", "generated-deps");
 
 export async function installDeps(projectDir: string): Promise<string> {
-  const pkg = JSON.parse(readFileSync(join(projectDir, "package.json"), "utf8")) as { dependencies?: object; devDependencies?: object };
+  const pkg = JSON.parse(readFileSync(join(projectDir, "package.json"), "utf8")) as {
+    dependencies?: object;
+    devDependencies?: object;
+  };
   const deps = { dependencies: pkg.dependencies ?? {}, devDependencies: pkg.devDependencies ?? {} };
   const hash = createHash("sha256").update(JSON.stringify(deps)).digest("hex").slice(0, 12);
   const dir = join(CACHE, hash);
   const done = join(dir, ".installed");
-  if (!existsSync(done)) await withLock(`${dir}.lock`, () => {
-    if (existsSync(done)) return;
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "generated-deps-cache", private: true, ...deps }, null, 2));
-    execFileSync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: dir, stdio: "inherit" });
-    writeFileSync(done, new Date().toISOString());
-  });
+  if (!existsSync(done))
+    await withLock(`${dir}.lock`, () => {
+      if (existsSync(done)) return;
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(
+        join(dir, "package.json"),
+        JSON.stringify({ name: "generated-deps-cache", private: true, ...deps }, null, 2),
+      );
+      execFileSync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], {
+        cwd: dir,
+        stdio: "inherit",
+      });
+      writeFileSync(done, new Date().toISOString());
+    });
   const link = join(projectDir, "node_modules");
   if (!existsSync(link)) symlinkSync(join(dir, "node_modules"), link, "dir");
   return dir;
@@ -38,13 +48,20 @@ export async function installCached(kind: string, dependencies: Record<string, s
   const hash = createHash("sha256").update(JSON.stringify(dependencies)).digest("hex").slice(0, 12);
   const dir = join(REPO_ROOT, ".cache", kind, hash);
   const done = join(dir, ".installed");
-  if (!existsSync(done)) await withLock(`${dir}.lock`, () => {
-    if (existsSync(done)) return;
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, "package.json"), JSON.stringify({ name: `${kind}-cache`, private: true, dependencies }, null, 2));
-    execFileSync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: dir, stdio: "inherit" });
-    writeFileSync(done, new Date().toISOString());
-  });
+  if (!existsSync(done))
+    await withLock(`${dir}.lock`, () => {
+      if (existsSync(done)) return;
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(
+        join(dir, "package.json"),
+        JSON.stringify({ name: `${kind}-cache`, private: true, dependencies }, null, 2),
+      );
+      execFileSync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], {
+        cwd: dir,
+        stdio: "inherit",
+      });
+      writeFileSync(done, new Date().toISOString());
+    });
   return dir;
 }
 

@@ -22,12 +22,21 @@ export interface PtySession {
 }
 
 /** Runs the CLI in a pseudo-terminal of 120×40, with no CI or agent hints in its environment unless `env` adds them. */
-export function runCliInPty(args: string[], options: { cwd: string; env?: Record<string, string>; timeoutMs?: number }): PtySession {
+export function runCliInPty(
+  args: string[],
+  options: { cwd: string; env?: Record<string, string>; timeoutMs?: number },
+): PtySession {
   const env: NodeJS.ProcessEnv = { ...process.env, TERM: "xterm-256color", ...options.env };
   for (const name of ["CI", ...AGENT_ENV_HINTS]) if (!options.env?.[name]) delete env[name];
-  const quoted = [process.execPath, join(REPO_ROOT, "bin", "create-guided-mcp.js"), ...args].map((part) => `'${part.replace(/'/g, `'\\''`)}'`).join(" ");
+  const quoted = [process.execPath, join(REPO_ROOT, "bin", "create-guided-mcp.js"), ...args]
+    .map((part) => `'${part.replace(/'/g, `'\\''`)}'`)
+    .join(" ");
   // A pty made by `script` without a terminal of its own has 0 columns; clack would wrap every character.
-  const child: ChildProcessWithoutNullStreams = spawn("script", ["-qfec", `stty cols 120 rows 40 && exec ${quoted}`, "/dev/null"], { cwd: options.cwd, env });
+  const child: ChildProcessWithoutNullStreams = spawn(
+    "script",
+    ["-qfec", `stty cols 120 rows 40 && exec ${quoted}`, "/dev/null"],
+    { cwd: options.cwd, env },
+  );
   let raw = "";
   child.stdout.on("data", (chunk: Buffer) => (raw += chunk.toString("utf8")));
   child.stderr.on("data", (chunk: Buffer) => (raw += chunk.toString("utf8")));
@@ -37,8 +46,10 @@ export function runCliInPty(args: string[], options: { cwd: string; env?: Record
   const waitFor = async (expected: RegExp) => {
     const start = Date.now();
     while (!expected.test(screen())) {
-      if (Date.now() - start > timeoutMs) throw new Error(`the terminal never showed ${expected}; it showed:\n${screen()}`);
-      if (child.exitCode !== null) throw new Error(`the CLI exited (${child.exitCode}) before showing ${expected}; it showed:\n${screen()}`);
+      if (Date.now() - start > timeoutMs)
+        throw new Error(`the terminal never showed ${expected}; it showed:\n${screen()}`);
+      if (child.exitCode !== null)
+        throw new Error(`the CLI exited (${child.exitCode}) before showing ${expected}; it showed:\n${screen()}`);
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
   };

@@ -30,7 +30,14 @@ export async function startUpstream(): Promise<Upstream> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const url = new URL(req.url ?? "/", "http://upstream");
-    const recorded: RecordedRequest = { method: req.method ?? "GET", path: url.pathname, query: url.searchParams, rawUrl: req.url ?? "/", headers: req.headers, body: Buffer.concat(chunks).toString("utf8") };
+    const recorded: RecordedRequest = {
+      method: req.method ?? "GET",
+      path: url.pathname,
+      query: url.searchParams,
+      rawUrl: req.url ?? "/",
+      headers: req.headers,
+      body: Buffer.concat(chunks).toString("utf8"),
+    };
     requests.push(recorded);
     const match = routes.find((route) => route.method === recorded.method && route.pattern.test(recorded.path));
     if (!match) return json(res, 404, { message: `no route for ${recorded.method} ${recorded.path}` });
@@ -46,7 +53,11 @@ export async function startUpstream(): Promise<Upstream> {
     url: `http://127.0.0.1:${port}`,
     requests,
     route: (method, pattern, handler) => routes.push({ method, pattern, handler }),
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

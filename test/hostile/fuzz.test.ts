@@ -9,20 +9,70 @@ import { describe, expect, it } from "vitest";
 import { GeneratorError } from "../../src/diagnostics.js";
 import { codeLiteral, identifier } from "../../src/emit/escape.js";
 import { parseSpecText } from "../../src/load/index.js";
-import { ARG_NAME_PATTERN, argName, assignUniqueNames, baseToolName, fitLength, snakeCase, TOOL_NAME_PATTERN, type NameRequest } from "../../src/model/names.js";
+import {
+  ARG_NAME_PATTERN,
+  argName,
+  assignUniqueNames,
+  baseToolName,
+  fitLength,
+  snakeCase,
+  TOOL_NAME_PATTERN,
+  type NameRequest,
+} from "../../src/model/names.js";
 
 const RUNS = { numRuns: 400 };
 
 /** Fragments that attack generated code, mixed into arbitrary text. */
 const ATTACKS = [
-  "*/", "/*", "//", "`", "${", "}", "${process.exit(7)}", "\"", "'", "\\", "\\u", "\u2028", "\u2029", "\n", "\r", "\0",
-  "</script>", "<script>", "<!--", "-->", "]]>", "{{", "}}", "{{{api.name}}}", "__proto__", "constructor", "prototype",
-  "class", "await", "yield", "let", "eval", "arguments", "\uD800", "\uDFFF", "😀", "é", "\u0301", "İ",
+  "*/",
+  "/*",
+  "//",
+  "`",
+  "${",
+  "}",
+  "${process.exit(7)}",
+  '"',
+  "'",
+  "\\",
+  "\\u",
+  "\u2028",
+  "\u2029",
+  "\n",
+  "\r",
+  "\0",
+  "</script>",
+  "<script>",
+  "<!--",
+  "-->",
+  "]]>",
+  "{{",
+  "}}",
+  "{{{api.name}}}",
+  "__proto__",
+  "constructor",
+  "prototype",
+  "class",
+  "await",
+  "yield",
+  "let",
+  "eval",
+  "arguments",
+  "\uD800",
+  "\uDFFF",
+  "😀",
+  "é",
+  "\u0301",
+  "İ",
 ];
 
 const hostileString = fc.oneof(
   { weight: 1, arbitrary: fc.string({ unit: "binary" }) },
-  { weight: 2, arbitrary: fc.array(fc.oneof(fc.constantFrom(...ATTACKS), fc.string()), { maxLength: 12 }).map((parts) => parts.join("")) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .array(fc.oneof(fc.constantFrom(...ATTACKS), fc.string()), { maxLength: 12 })
+      .map((parts) => parts.join("")),
+  },
 );
 
 const jsonLike = fc.letrec((tie) => ({
@@ -111,7 +161,19 @@ describe("identifier", () => {
   });
 
   it("prefixes reserved words and leading digits", () => {
-    for (const word of ["class", "await", "yield", "let", "enum", "eval", "arguments", "default", "delete", "function", "import"]) {
+    for (const word of [
+      "class",
+      "await",
+      "yield",
+      "let",
+      "enum",
+      "eval",
+      "arguments",
+      "default",
+      "delete",
+      "function",
+      "import",
+    ]) {
       expect(identifier(word, "")).toBe(`_${word}`);
     }
     expect(identifier("7up", "")).toBe("_7up");
@@ -176,20 +238,30 @@ describe("names", () => {
   it("assignUniqueNames always yields unique valid names, independent of order", () => {
     const request = fc.record({
       // Few distinct bases, so collisions are common; some at the length limit.
-      base: fc.oneof(fc.constantFrom("list", "get_item", "a", "x".repeat(64), "list_1234"), fc.stringMatching(/^[a-z0-9_-]{1,64}$/)),
+      base: fc.oneof(
+        fc.constantFrom("list", "get_item", "a", "x".repeat(64), "list_1234"),
+        fc.stringMatching(/^[a-z0-9_-]{1,64}$/),
+      ),
       explicit: fc.boolean(),
     });
     fc.assert(
-      fc.property(fc.uniqueArray(fc.tuple(request, hostileString), { selector: ([, identity]) => identity, maxLength: 40 }), (entries) => {
-        const requests: NameRequest[] = entries.map(([{ base, explicit }, identity]) => ({ base, explicit, identity }));
-        const names = assignUniqueNames(requests);
-        expect(new Set(names).size).toBe(names.length);
-        for (const name of names) expect(name).toMatch(TOOL_NAME_PATTERN);
-        // Deterministic, and a name depends on its own request, not on the order of the others.
-        expect(assignUniqueNames(requests)).toEqual(names);
-        const reversed = assignUniqueNames([...requests].reverse()).reverse();
-        expect(reversed).toEqual(names);
-      }),
+      fc.property(
+        fc.uniqueArray(fc.tuple(request, hostileString), { selector: ([, identity]) => identity, maxLength: 40 }),
+        (entries) => {
+          const requests: NameRequest[] = entries.map(([{ base, explicit }, identity]) => ({
+            base,
+            explicit,
+            identity,
+          }));
+          const names = assignUniqueNames(requests);
+          expect(new Set(names).size).toBe(names.length);
+          for (const name of names) expect(name).toMatch(TOOL_NAME_PATTERN);
+          // Deterministic, and a name depends on its own request, not on the order of the others.
+          expect(assignUniqueNames(requests)).toEqual(names);
+          const reversed = assignUniqueNames([...requests].reverse()).reverse();
+          expect(reversed).toEqual(names);
+        },
+      ),
       RUNS,
     );
   });
@@ -200,9 +272,41 @@ describe("parseSpecText", () => {
     .array(
       fc.oneof(
         fc.constantFrom(
-          "openapi: 3.1.0\n", "a: &x [1, 2]\n", "b: *x\n", "c: *missing\n", "d: &y [*y]\n", "<<: *x\n", "? [a, b]\n: c\n", "%YAML 1.2\n---\n", "...\n",
-          "!!binary aGk=\n", "!!set {a, b}\n", "!custom x\n", "- [", "]", "{", "}", "  ", "\t", "- ", ": ", "\"", "'", "#", "|\n  text\n", ">-\n  folded\n",
-          "\uFEFF", "\0", "__proto__: {polluted: true}\n", "e: !!int abc\n", "f: 1e999\n", "[[[[[[[[[[", "]]]]]]]]]]", "{\"a\":", "null", "~",
+          "openapi: 3.1.0\n",
+          "a: &x [1, 2]\n",
+          "b: *x\n",
+          "c: *missing\n",
+          "d: &y [*y]\n",
+          "<<: *x\n",
+          "? [a, b]\n: c\n",
+          "%YAML 1.2\n---\n",
+          "...\n",
+          "!!binary aGk=\n",
+          "!!set {a, b}\n",
+          "!custom x\n",
+          "- [",
+          "]",
+          "{",
+          "}",
+          "  ",
+          "\t",
+          "- ",
+          ": ",
+          '"',
+          "'",
+          "#",
+          "|\n  text\n",
+          ">-\n  folded\n",
+          "\uFEFF",
+          "\0",
+          "__proto__: {polluted: true}\n",
+          "e: !!int abc\n",
+          "f: 1e999\n",
+          "[[[[[[[[[[",
+          "]]]]]]]]]]",
+          '{"a":',
+          "null",
+          "~",
         ),
         fc.string(),
       ),
@@ -225,12 +329,25 @@ describe("parseSpecText", () => {
   });
 
   it("refuses alias bombs, self-containing aliases and absurd nesting with a located message", () => {
-    const level = (n: number) => `l${n}: &l${n} [${Array(10).fill(`*l${n - 1}`).join(", ")}]`;
-    const bomb = ["l0: &l0 [x, x, x, x, x, x, x, x, x, x]", ...Array.from({ length: 9 }, (_, i) => level(i + 1))].join("\n");
-    const cases = [bomb, "a: &a [*a]\n", "a: *nope\n", "[".repeat(100_000) + "]".repeat(100_000), '{"a":'.repeat(50_000) + "1" + "}".repeat(50_000)];
+    const level = (n: number) =>
+      `l${n}: &l${n} [${Array(10)
+        .fill(`*l${n - 1}`)
+        .join(", ")}]`;
+    const bomb = ["l0: &l0 [x, x, x, x, x, x, x, x, x, x]", ...Array.from({ length: 9 }, (_, i) => level(i + 1))].join(
+      "\n",
+    );
+    const cases = [
+      bomb,
+      "a: &a [*a]\n",
+      "a: *nope\n",
+      "[".repeat(100_000) + "]".repeat(100_000),
+      '{"a":'.repeat(50_000) + "1" + "}".repeat(50_000),
+    ];
     for (const text of cases) {
       expect(() => parseSpecText(text, "hostile.yaml")).toThrow(GeneratorError);
     }
-    expect(() => parseSpecText('{"a":'.repeat(50_000) + "1" + "}".repeat(50_000), "deep.json")).toThrow(/deep\.json#\/a\/a\/.*nested more than \d+ levels/);
+    expect(() => parseSpecText('{"a":'.repeat(50_000) + "1" + "}".repeat(50_000), "deep.json")).toThrow(
+      /deep\.json#\/a\/a\/.*nested more than \d+ levels/,
+    );
   });
 });

@@ -24,7 +24,18 @@ const SPEC_PATH = join(REPO_ROOT, "test", "fixtures", "hostile.yaml");
 type Spec = {
   info: { title: string; version: string; description: string };
   servers: Array<{ url: string }>;
-  paths: Record<string, Record<string, { operationId: string; summary: string; description?: string; parameters?: Array<{ name: string; in: string; description?: string; schema: Record<string, unknown> }> }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        operationId: string;
+        summary: string;
+        description?: string;
+        parameters?: Array<{ name: string; in: string; description?: string; schema: Record<string, unknown> }>;
+      }
+    >
+  >;
   components: { schemas: { Hostile: { properties: Record<string, Record<string, unknown>> } } };
 };
 const spec = parseYaml(readFileSync(SPEC_PATH, "utf8")) as Spec;
@@ -42,10 +53,15 @@ beforeAll(async () => {
   marker = join(mkdtempSync(join(tmpdir(), "cgm-hostile-")), "pwned");
   process.env.CGM_HOSTILE_MARKER = marker; // seen by tsc (the build) and the server, should anything run
   upstream = await startUpstream();
-  upstream.route("GET", /^\/api\/items\//, (_req, res) => json(res, 200, { constructor: "</script>", "na me*/": "ok" }));
+  upstream.route("GET", /^\/api\/items\//, (_req, res) =>
+    json(res, 200, { constructor: "</script>", "na me*/": "ok" }),
+  );
   project = await generateAndBuild(SPEC_PATH);
   toolsFile = JSON.parse(readFileSync(join(project.dir, "data", "tools.json"), "utf8")) as ToolsFile;
-  client = await connectStdio(project.dir, { CGM_HOSTILE_MARKER: marker, [toolsFile.api.baseUrlEnv]: `${upstream.url}/api` });
+  client = await connectStdio(project.dir, {
+    CGM_HOSTILE_MARKER: marker,
+    [toolsFile.api.baseUrlEnv]: `${upstream.url}/api`,
+  });
   listed = (await client.listTools()).tools;
 }, 600_000);
 
@@ -65,7 +81,9 @@ function toolFor(method: string, path: string): { data: ToolData; wire: (typeof 
 
 describe("a hostile spec", () => {
   it("builds, starts and lists its tools without running any injected code", async () => {
-    expect(listed.length).toBe(toolsFile.tools.length + listed.filter((tool) => !toolsFile.tools.some((t) => t.name === tool.name)).length);
+    expect(listed.length).toBe(
+      toolsFile.tools.length + listed.filter((tool) => !toolsFile.tools.some((t) => t.name === tool.name)).length,
+    );
     expect(toolsFile.tools).toHaveLength(4);
     // The server is alive (no process.exit(7)) and no injected write happened, at build or start.
     expect((await client.listTools()).tools.length).toBe(listed.length);
@@ -77,10 +95,22 @@ describe("a hostile spec", () => {
     for (const file of project.result.files) {
       expect(relative(project.dir, join(project.dir, file.path)).startsWith("..")).toBe(false);
     }
-    const pkg = JSON.parse(readFileSync(join(project.dir, "package.json"), "utf8")) as { name: string; description: string; scripts: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(join(project.dir, "package.json"), "utf8")) as {
+      name: string;
+      description: string;
+      scripts: Record<string, string>;
+    };
     expect(pkg.description).toBe(`MCP server for ${spec.info.title}`);
     expect(pkg.name).toMatch(/^[a-z0-9-]+$/);
-    expect(Object.keys(pkg.scripts).sort()).toEqual(["build", "bundle", "format", "format:check", "start", "start:http", "test"]); // bundle: the MCPB pack (--ship mcpb, the default)
+    expect(Object.keys(pkg.scripts).sort()).toEqual([
+      "build",
+      "bundle",
+      "format",
+      "format:check",
+      "start",
+      "start:http",
+      "test",
+    ]); // bundle: the MCPB pack (--ship mcpb, the default)
     expect(Object.values(pkg.scripts).join(" ")).not.toMatch(/exit|pwned|script>/);
   });
 
@@ -95,7 +125,11 @@ describe("a hostile spec", () => {
     }
     expect(lines.filter((line) => line.startsWith("#"))).toHaveLength(1);
     // Sourcing it in a shell runs nothing and yields the URL (its quote percent-encoded).
-    const value = execFileSync("sh", ["-c", `set -a; . ./.env.example; printf %s "$${toolsFile.api.baseUrlEnv}"`], { cwd: project.dir, encoding: "utf8", env: { PATH: process.env.PATH ?? "", CGM_HOSTILE_MARKER: marker } });
+    const value = execFileSync("sh", ["-c", `set -a; . ./.env.example; printf %s "$${toolsFile.api.baseUrlEnv}"`], {
+      cwd: project.dir,
+      encoding: "utf8",
+      env: { PATH: process.env.PATH ?? "", CGM_HOSTILE_MARKER: marker },
+    });
     expect(value).toBe(spec.servers[0]!.url.replace(/'/g, "%27"));
     expect(existsSync(marker)).toBe(false);
   });
@@ -167,7 +201,9 @@ describe("a hostile spec", () => {
     const post = toolFor("post", "/function");
     expect(post.wire.description).toContain(spec.paths["/function"]!.post!.summary);
     expect(post.wire.description).toContain(spec.paths["/function"]!.post!.description);
-    const body = (post.wire.inputSchema.properties as Record<string, { properties: Record<string, Record<string, unknown>> }>).body!;
+    const body = (
+      post.wire.inputSchema.properties as Record<string, { properties: Record<string, Record<string, unknown>> }>
+    ).body!;
     expect(body.properties.constructor!.enum).toEqual(hostile.constructor!.enum);
     expect(body.properties["na me*/"]!.default).toBe(hostile["na me*/"]!.default);
 
@@ -189,7 +225,11 @@ describe("a hostile spec", () => {
     expect(decodeURIComponent(request.path)).toBe(`/api/items/${id}`);
     // Defaults are documentation, not values the server invents; nothing inherited leaks in either.
     expect(request.rawUrl).not.toMatch(/function|native|object%20Object/i);
-    expect([...request.query.keys()].every((key) => ["constructor", "__proto__", "class", "delete", "toString", "q\n*/process.exit(7)/*"].includes(key))).toBe(true);
+    expect(
+      [...request.query.keys()].every((key) =>
+        ["constructor", "__proto__", "class", "delete", "toString", "q\n*/process.exit(7)/*"].includes(key),
+      ),
+    ).toBe(true);
     expect(existsSync(marker)).toBe(false);
   });
 });

@@ -26,10 +26,19 @@ interface Outcome {
 function generateInChild(name: string, text: string): Outcome {
   const spec = join(scratch, `${name}.json`);
   writeFileSync(spec, text);
-  const child = spawnSync(process.execPath, [`--max-old-space-size=${HEAP_MB}`, join(REPO_ROOT, "test", "corpus", "generate-one.mjs"), spec, join(scratch, name)], {
-    encoding: "utf8",
-    timeout: TIME_LIMIT_MS,
-  });
+  const child = spawnSync(
+    process.execPath,
+    [
+      `--max-old-space-size=${HEAP_MB}`,
+      join(REPO_ROOT, "test", "corpus", "generate-one.mjs"),
+      spec,
+      join(scratch, name),
+    ],
+    {
+      encoding: "utf8",
+      timeout: TIME_LIMIT_MS,
+    },
+  );
   expect(child.error, `did not finish within ${TIME_LIMIT_MS} ms`).toBeUndefined();
   const line = child.stdout.trim().split("\n").pop() ?? "";
   expect(line, `no result (exit ${child.status}): ${child.stderr.slice(-500)}`).toMatch(/^\{/);
@@ -53,30 +62,47 @@ describe("specs beyond every real API's size", () => {
     const deep = '{"type":"object","properties":{"a":'.repeat(levels) + '{"type":"string"}' + "}}".repeat(levels);
     const outcome = generateInChild("nested-5000", openapi(deep));
     expect(outcome.status).toBe("refused");
-    expect(outcome.message).toMatch(/#\/paths\/~1x\/post\/requestBody\/content\/application~1json\/schema\/properties\/a\/.*nested more than \d+ levels deep/);
+    expect(outcome.message).toMatch(
+      /#\/paths\/~1x\/post\/requestBody\/content\/application~1json\/schema\/properties\/a\/.*nested more than \d+ levels deep/,
+    );
   });
 
   it("refuses a chain of 5000 $refs with a located message", () => {
     const count = 5000;
     const schemas = Array.from({ length: count }, (_, index) =>
-      index === count - 1 ? `"s${index}":{"type":"string"}` : `"s${index}":{"type":"object","properties":{"next":{"$ref":"#/components/schemas/s${index + 1}"}}}`,
+      index === count - 1
+        ? `"s${index}":{"type":"string"}`
+        : `"s${index}":{"type":"object","properties":{"next":{"$ref":"#/components/schemas/s${index + 1}"}}}`,
     ).join(",");
-    const outcome = generateInChild("ref-chain-5000", openapi('{"$ref":"#/components/schemas/s0"}', `,"components":{"schemas":{${schemas}}}`));
+    const outcome = generateInChild(
+      "ref-chain-5000",
+      openapi('{"$ref":"#/components/schemas/s0"}', `,"components":{"schemas":{${schemas}}}`),
+    );
     expect(outcome.status).toBe("refused");
     expect(outcome.message).toMatch(/depth|nested/i);
   });
 
   it("generates a tool whose argument is a 100,000-value enum, within the time and memory limits", () => {
     const values = JSON.stringify(Array.from({ length: 100_000 }, (_, index) => `value-${index}`));
-    const outcome = generateInChild("enum-100k", openapi(`{"type":"object","properties":{"choice":{"type":"string","enum":${values}}},"required":["choice"]}`));
+    const outcome = generateInChild(
+      "enum-100k",
+      openapi(`{"type":"object","properties":{"choice":{"type":"string","enum":${values}}},"required":["choice"]}`),
+    );
     expect(outcome.status, outcome.message).toBe("generated");
     expect(outcome.tools).toBe(1);
     expect(outcome.maxRssMb).toBeLessThan(HEAP_MB + 512);
   });
 
   it("generates 2000 operations on one path segment each, with unique names", () => {
-    const paths = Array.from({ length: 2000 }, (_, index) => `"/r${index}/{id}":{"get":{"parameters":[{"name":"id","in":"path","required":true,"schema":{"type":"string"}}],"responses":{"200":{"description":"ok"}}}}`).join(",");
-    const outcome = generateInChild("many-ops", `{"openapi":"3.1.0","info":{"title":"Many","version":"1"},"paths":{${paths}}}`);
+    const paths = Array.from(
+      { length: 2000 },
+      (_, index) =>
+        `"/r${index}/{id}":{"get":{"parameters":[{"name":"id","in":"path","required":true,"schema":{"type":"string"}}],"responses":{"200":{"description":"ok"}}}}`,
+    ).join(",");
+    const outcome = generateInChild(
+      "many-ops",
+      `{"openapi":"3.1.0","info":{"title":"Many","version":"1"},"paths":{${paths}}}`,
+    );
     expect(outcome.status, outcome.message).toBe("generated");
     expect(outcome.tools).toBe(2000);
   });

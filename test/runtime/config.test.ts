@@ -28,7 +28,9 @@ describe("loadRuntimeConfig", () => {
       responseBudgetChars: 5000,
       confirmDestructive: false,
     });
-    expect(config(["--response-budget-chars", "800"], { PETS_RESPONSE_BUDGET_CHARS: "5000" })).toMatchObject({ responseBudgetChars: 800 });
+    expect(config(["--response-budget-chars", "800"], { PETS_RESPONSE_BUDGET_CHARS: "5000" })).toMatchObject({
+      responseBudgetChars: 800,
+    });
     expect(config(["--no-confirm"], { PETS_CONFIRM_DESTRUCTIVE: "true" })).toMatchObject({ confirmDestructive: false });
     expect(config([], { PETS_CONFIRM_DESTRUCTIVE: "1" })).toMatchObject({ confirmDestructive: true });
   });

@@ -20,7 +20,9 @@ import type { ToolsFile } from "../../templates/server/src/runtime/shared/tool-d
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 // Under node_modules/.cache, not .cache: .cache may be a symlink to a shared cache, and Node resolves packages from the real path.
 const scratch = join(repoRoot, "node_modules", ".cache", `runtime-e2e-${process.pid}`);
-const fixture = JSON.parse(readFileSync(new URL("../fixtures/runtime-tools.json", import.meta.url), "utf8")) as ToolsFile;
+const fixture = JSON.parse(
+  readFileSync(new URL("../fixtures/runtime-tools.json", import.meta.url), "utf8"),
+) as ToolsFile;
 
 let upstream: HttpServer;
 let upstreamBase: string;
@@ -38,11 +40,16 @@ beforeAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
   makeProject(scratch, fixture);
   const tsc = join(repoRoot, "node_modules", "typescript", "bin", "tsc");
-  const compiled = spawnSync(process.execPath, [tsc, "-p", join(repoRoot, "templates/server/tsconfig.json"), "--outDir", join(scratch, "dist")], {
-    encoding: "utf8",
-  });
+  const compiled = spawnSync(
+    process.execPath,
+    [tsc, "-p", join(repoRoot, "templates/server/tsconfig.json"), "--outDir", join(scratch, "dist")],
+    {
+      encoding: "utf8",
+    },
+  );
   // Type errors elsewhere in the template (work in progress) still emit JS; the typecheck is its own gate.
-  if (!existsSync(join(scratch, "dist", "index.js"))) throw new Error(`tsc emitted nothing:\n${compiled.stdout}${compiled.stderr}`);
+  if (!existsSync(join(scratch, "dist", "index.js")))
+    throw new Error(`tsc emitted nothing:\n${compiled.stdout}${compiled.stderr}`);
   // The generator renders the handler registry from a template; this fixture has no handler-backed tools.
   mkdirSync(join(scratch, "dist", "runtime"), { recursive: true });
   writeFileSync(join(scratch, "dist", "runtime", "handlers.js"), "export const handlers = {};\n");
@@ -50,7 +57,8 @@ beforeAll(async () => {
   upstream = createServer((req, res) => {
     seenHeaders.push(req.headers);
     const path = new URL(req.url ?? "/", "http://x").pathname;
-    if (path === "/v1/pets") return res.writeHead(200, { "content-type": "application/json" }).end('[{"id":1,"name":"Rex"}]');
+    if (path === "/v1/pets")
+      return res.writeHead(200, { "content-type": "application/json" }).end('[{"id":1,"name":"Rex"}]');
     if (path === "/v1/motd") return res.writeHead(200, { "content-type": "text/plain" }).end("hello from upstream");
     res.writeHead(404).end();
   });
@@ -71,7 +79,10 @@ function serverEnv(): Record<string, string> {
 
 /** One JSON-RPC request to a fresh stdio server process; the first line it answers (stdin stays open until then). */
 async function oneRequest(env: Record<string, string>, message: object): Promise<unknown> {
-  const child = spawn(process.execPath, [join(scratch, "dist", "index.js")], { env, stdio: ["pipe", "pipe", "ignore"] });
+  const child = spawn(process.execPath, [join(scratch, "dist", "index.js")], {
+    env,
+    stdio: ["pipe", "pipe", "ignore"],
+  });
   children.push(child);
   let stdout = "";
   const line = await new Promise<string>((resolve, reject) => {
@@ -107,12 +118,32 @@ describe("compiled entry point", () => {
     const audit = join(scratch, "probe-audit.log");
     rmSync(audit, { force: true });
     const env = { ...serverEnv(), PETS_AUDIT_LOG: audit };
-    const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
-    const answer = (await oneRequest(env, { jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: meta } })) as { result: Record<string, unknown> };
-    expect(answer.result).toMatchObject({ supportedVersions: ["2026-07-28"], capabilities: { tools: {} }, ttlMs: 3_600_000, cacheScope: "public" });
+    const meta = {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientCapabilities": {},
+    };
+    const answer = (await oneRequest(env, {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "server/discover",
+      params: { _meta: meta },
+    })) as { result: Record<string, unknown> };
+    expect(answer.result).toMatchObject({
+      supportedVersions: ["2026-07-28"],
+      capabilities: { tools: {} },
+      ttlMs: 3_600_000,
+      cacheScope: "public",
+    });
     expect(existsSync(audit)).toBe(false);
 
-    expect(await oneRequest(env, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "get_motd", arguments: {}, _meta: meta } })).toMatchObject({ result: { structuredContent: { data: "hello from upstream" } } });
+    expect(
+      await oneRequest(env, {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "get_motd", arguments: {}, _meta: meta },
+      }),
+    ).toMatchObject({ result: { structuredContent: { data: "hello from upstream" } } });
     expect(readFileSync(audit, "utf8")).toContain('"tool":"get_motd"');
   });
 
@@ -163,10 +194,18 @@ describe("compiled entry point", () => {
 
   it("serves tools/list for 1000 tools (start-up time is measured by npm run bench)", async () => {
     const bigProject = join(scratch, "big");
-    const tools = Array.from({ length: 1000 }, (_, index) => ({ ...fixture.tools[index % fixture.tools.length]!, name: `tool_${index}` }));
+    const tools = Array.from({ length: 1000 }, (_, index) => ({
+      ...fixture.tools[index % fixture.tools.length]!,
+      name: `tool_${index}`,
+    }));
     const entry = makeProject(bigProject, { api: fixture.api, tools });
     cpSync(join(scratch, "dist"), join(bigProject, "dist"), { recursive: true });
-    const transport = new StdioClientTransport({ command: process.execPath, args: [entry, "--tools", "per-operation"], env: serverEnv(), stderr: "pipe" });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [entry, "--tools", "per-operation"],
+      env: serverEnv(),
+      stderr: "pipe",
+    });
     const client = new Client({ name: "e2e-big", version: "1.0.0" });
     await client.connect(transport);
     const { tools: listed } = await client.request({ method: "tools/list", params: {} }, ListToolsResultSchema);

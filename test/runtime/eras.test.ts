@@ -42,7 +42,16 @@ function options(): ServerOptions {
     env: { PETS_BASE_URL: `${upstream.url}/v1`, PETS_TOKEN: "tok-123", PETS_API_KEY: "key-456" },
     // A handler whose result is a bare array: structuredContent must still be valid for both eras.
     handlers: { echo: async (args) => [args["message"], "twice"] },
-    hooks: { tools: { echo: { transformResult: (result) => ({ ...result, structuredContent: ["raw", "array"] as unknown as Record<string, unknown> }) } } },
+    hooks: {
+      tools: {
+        echo: {
+          transformResult: (result) => ({
+            ...result,
+            structuredContent: ["raw", "array"] as unknown as Record<string, unknown>,
+          }),
+        },
+      },
+    },
     log: () => {},
   };
 }
@@ -55,7 +64,11 @@ beforeAll(async () => {
     res.writeHead(204).end();
   });
   const runtime = createToolRuntime(toolsFile, options());
-  http = await startHttpServer(() => createServerFromRuntime(runtime, { cacheScope: "public" }), { host: "127.0.0.1", port: 0, log: () => {} });
+  http = await startHttpServer(() => createServerFromRuntime(runtime, { cacheScope: "public" }), {
+    host: "127.0.0.1",
+    port: 0,
+    log: () => {},
+  });
 });
 
 afterAll(async () => {
@@ -73,7 +86,12 @@ async function legacyClient(): Promise<Client> {
 async function modernPost(method: string, params: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
   const response = await fetch(http.url, {
     method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": MODERN_PROTOCOL, "mcp-method": method },
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": MODERN_PROTOCOL,
+      "mcp-method": method,
+    },
     body: JSON.stringify({
       jsonrpc: "2.0",
       id: 1,
@@ -89,7 +107,12 @@ async function modernPost(method: string, params: Record<string, unknown> = {}):
     }),
   });
   const text = await response.text();
-  const body = text.startsWith("{") ? text : text.split("\n").find((line) => line.startsWith("data: "))!.slice(6);
+  const body = text.startsWith("{")
+    ? text
+    : text
+        .split("\n")
+        .find((line) => line.startsWith("data: "))!
+        .slice(6);
   return JSON.parse(body) as Record<string, unknown>;
 }
 
@@ -100,15 +123,27 @@ describe.each([
   it("lists, calls, and gets a guided error", async () => {
     const client = await connect();
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(["list_pets", "delete_pet", "info", "read_response"]));
+    expect(tools.map((tool) => tool.name)).toEqual(
+      expect.arrayContaining(["list_pets", "delete_pet", "info", "read_response"]),
+    );
     const listed = (await client.callTool({ name: "list_pets", arguments: {} })) as CallToolResult;
     expect(listed.isError).toBeFalsy();
     expect(listed.structuredContent).toMatchObject({ data: [{ id: 1, name: "Rex" }] });
-    const invalid = (await client.callTool({ name: "get_pet", arguments: { petId: "not-a-number" } })) as CallToolResult;
+    const invalid = (await client.callTool({
+      name: "get_pet",
+      arguments: { petId: "not-a-number" },
+    })) as CallToolResult;
     expect(invalid.isError).toBe(true);
-    expect(invalid.structuredContent).toMatchObject({ error: { code: "INVALID_TYPE", issues: [expect.objectContaining({ field: "petId" })] } });
-    const misspelt = (await client.callTool({ name: "info", arguments: { tool: "get_pet", level: "ful" } })) as CallToolResult;
-    expect(misspelt.structuredContent).toMatchObject({ error: { code: "INVALID_ENUM", corrective_params: { tool: "get_pet", level: "full" } } });
+    expect(invalid.structuredContent).toMatchObject({
+      error: { code: "INVALID_TYPE", issues: [expect.objectContaining({ field: "petId" })] },
+    });
+    const misspelt = (await client.callTool({
+      name: "info",
+      arguments: { tool: "get_pet", level: "ful" },
+    })) as CallToolResult;
+    expect(misspelt.structuredContent).toMatchObject({
+      error: { code: "INVALID_ENUM", corrective_params: { tool: "get_pet", level: "full" } },
+    });
     await client.close();
   });
 
@@ -118,7 +153,10 @@ describe.each([
     const gated = (await client.callTool({ name: "delete_pet", arguments: { petId: 2 } })) as CallToolResult;
     expect(gated.structuredContent).toMatchObject({ error: { code: "CONFIRMATION_REQUIRED" } });
     expect(deletes).toBe(before);
-    const confirmed = (await client.callTool({ name: "delete_pet", arguments: { petId: 2, _confirm: true } })) as CallToolResult;
+    const confirmed = (await client.callTool({
+      name: "delete_pet",
+      arguments: { petId: 2, _confirm: true },
+    })) as CallToolResult;
     expect(confirmed.isError).toBeFalsy();
     expect(deletes).toBe(before + 1);
     await client.close();
@@ -136,16 +174,26 @@ describe.each([
 describe("2026-07-28 on the wire", () => {
   it("answers server/discover with both eras' versions, identity, icons and cache hints", async () => {
     const { result } = (await modernPost("server/discover")) as { result: Record<string, unknown> };
-    expect(result).toMatchObject({ resultType: "complete", supportedVersions: expect.arrayContaining([MODERN_PROTOCOL]), capabilities: { tools: {} }, ttlMs: LIST_TTL_MS, cacheScope: "public" });
+    expect(result).toMatchObject({
+      resultType: "complete",
+      supportedVersions: expect.arrayContaining([MODERN_PROTOCOL]),
+      capabilities: { tools: {} },
+      ttlMs: LIST_TTL_MS,
+      cacheScope: "public",
+    });
     expect(result["instructions"]).toContain("List pets first");
-    expect(result["_meta"]).toMatchObject({ "io.modelcontextprotocol/serverInfo": { name: "pets-mcp", icons: [{ src: "https://pets.example/logo.png" }] } });
+    expect(result["_meta"]).toMatchObject({
+      "io.modelcontextprotocol/serverInfo": { name: "pets-mcp", icons: [{ src: "https://pets.example/logo.png" }] },
+    });
   });
 
   it("marks tools/list cacheable for an hour, in the data file's order every time", async () => {
     const first = (await modernPost("tools/list")) as { result: { tools: Tool[]; ttlMs: number; cacheScope: string } };
     const second = (await modernPost("tools/list")) as { result: { tools: Tool[] } };
     expect(first.result).toMatchObject({ ttlMs: LIST_TTL_MS, cacheScope: "public" });
-    expect(first.result.tools.map((tool) => tool.name).slice(0, toolsFile.tools.length)).toEqual(toolsFile.tools.map((tool) => tool.name));
+    expect(first.result.tools.map((tool) => tool.name).slice(0, toolsFile.tools.length)).toEqual(
+      toolsFile.tools.map((tool) => tool.name),
+    );
     expect(JSON.stringify(second.result.tools)).toBe(JSON.stringify(first.result.tools));
   });
 
@@ -168,7 +216,13 @@ describe("2026-07-28 on the wire", () => {
     const before = deletes;
     const response = await fetch(http.url, {
       method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": MODERN_PROTOCOL, "mcp-method": "tools/call", "mcp-name": "delete_pet" },
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": MODERN_PROTOCOL,
+        "mcp-method": "tools/call",
+        "mcp-name": "delete_pet",
+      },
       body: JSON.stringify({
         jsonrpc: "2.0",
         id: 7,
@@ -184,13 +238,22 @@ describe("2026-07-28 on the wire", () => {
       }),
     });
     const body = (await response.json()) as { result: Record<string, unknown> };
-    expect(body.result).toMatchObject({ resultType: "input_required", inputRequests: { confirm: { method: "elicitation/create", params: { message: expect.stringContaining("DELETE /pets/2") } } } });
+    expect(body.result).toMatchObject({
+      resultType: "input_required",
+      inputRequests: {
+        confirm: { method: "elicitation/create", params: { message: expect.stringContaining("DELETE /pets/2") } },
+      },
+    });
     expect(deletes).toBe(before);
   });
 });
 
 describe("paged tools/list", () => {
-  const tools = Array.from({ length: 50 }, (_, i) => ({ name: `tool_${i}`, description: "x".repeat(100), inputSchema: { type: "object" as const } }));
+  const tools = Array.from({ length: 50 }, (_, i) => ({
+    name: `tool_${i}`,
+    description: "x".repeat(100),
+    inputSchema: { type: "object" as const },
+  }));
 
   it("serves one page when everything fits, and consistent pages with cursors otherwise", () => {
     expect(pagedListing(() => tools).page(undefined)).toEqual({ tools });
@@ -225,7 +288,11 @@ describe("cancellation over HTTP", () => {
     [
       "2025-11-25 (dropped connection)",
       async (url: URL) => ({
-        callTool: (params: { name: string; arguments: Record<string, unknown> }, _schema: undefined, { signal }: { signal: AbortSignal }) =>
+        callTool: (
+          params: { name: string; arguments: Record<string, unknown> },
+          _schema: undefined,
+          { signal }: { signal: AbortSignal },
+        ) =>
           fetch(url, {
             method: "POST",
             signal,
@@ -235,7 +302,11 @@ describe("cancellation over HTTP", () => {
         close: async () => {},
       }),
     ],
-    ["2026-07-28 (v2 Client)", async (url: URL) => (await connectModernHttp(url.href)) as unknown as { callTool: Client["callTool"]; close(): Promise<void> }],
+    [
+      "2026-07-28 (v2 Client)",
+      async (url: URL) =>
+        (await connectModernHttp(url.href)) as unknown as { callTool: Client["callTool"]; close(): Promise<void> },
+    ],
   ] as const)("%s: aborting the call aborts the handler's signal", async (_label, connect) => {
     let started = false;
     let aborted = false;
@@ -253,11 +324,17 @@ describe("cancellation over HTTP", () => {
           }),
       },
     });
-    const server = await startHttpServer(() => createServerFromRuntime(runtime), { host: "127.0.0.1", port: 0, log: () => {} });
+    const server = await startHttpServer(() => createServerFromRuntime(runtime), {
+      host: "127.0.0.1",
+      port: 0,
+      log: () => {},
+    });
     try {
       const client = await connect(server.url);
       const controller = new AbortController();
-      const pending = client.callTool({ name: "echo", arguments: { message: "wait" } }, undefined, { signal: controller.signal }).catch((error: unknown) => error);
+      const pending = client
+        .callTool({ name: "echo", arguments: { message: "wait" } }, undefined, { signal: controller.signal })
+        .catch((error: unknown) => error);
       for (let i = 0; i < 100 && !started; i++) await new Promise((resolve) => setTimeout(resolve, 20));
       expect(started).toBe(true);
       controller.abort();

@@ -19,7 +19,9 @@ import { json, startUpstream, type RecordedRequest, type Upstream } from "../hel
 import { createServer as createMcpServer } from "../../templates/server/src/runtime/mcp/server.js";
 import type { ServerOptions } from "../../templates/server/src/runtime/server/runtime.js";
 
-const fixture = JSON.parse(readFileSync(new URL("../fixtures/runtime-tools.json", import.meta.url), "utf8")) as ToolsFile;
+const fixture = JSON.parse(
+  readFileSync(new URL("../fixtures/runtime-tools.json", import.meta.url), "utf8"),
+) as ToolsFile;
 const createPet = fixture.tools.find((tool) => tool.name === "create_pet")!;
 const getPet = fixture.tools.find((tool) => tool.name === "get_pet")!;
 
@@ -39,10 +41,25 @@ const startExport: ToolData = {
   description: "Starts an export of every pet as a file; long-running.",
   category: "exports",
   tags: ["exports"],
-  inputSchema: { type: "object", properties: { format: { type: "string", enum: ["csv", "json"] } }, required: ["format"], additionalProperties: false },
-  operation: { method: "post", path: "/exports", parameters: [], body: { mode: "flattened", properties: { format: "format" }, mediaType: "application/json", required: true }, security: [["bearer"]] },
+  inputSchema: {
+    type: "object",
+    properties: { format: { type: "string", enum: ["csv", "json"] } },
+    required: ["format"],
+    additionalProperties: false,
+  },
+  operation: {
+    method: "post",
+    path: "/exports",
+    parameters: [],
+    body: { mode: "flattened", properties: { format: "format" }, mediaType: "application/json", required: true },
+    security: [["bearer"]],
+  },
   guidance: {
-    hints: { minimal: { required: ["format"], optional: [] }, typed: { format: { type: "string", required: true, enum: ["csv", "json"] } }, full: { required: ["format"], properties: { format: { type: "string", enum: ["csv", "json"] } } } },
+    hints: {
+      minimal: { required: ["format"], optional: [] },
+      typed: { format: { type: "string", required: true, enum: ["csv", "json"] } },
+      full: { required: ["format"], properties: { format: { type: "string", enum: ["csv", "json"] } } },
+    },
     examples: { minimal: { format: "csv" }, full: { format: "csv" } },
     links: [],
   },
@@ -69,7 +86,8 @@ beforeAll(async () => {
   });
   upstream.route("GET", /^\/v1\/exports\/jobs\/7$/, (_req, res) => {
     exportPolls++;
-    if (exportPolls < 3) return json(res, 200, { status: "running", percentComplete: exportPolls * 30 }, { "retry-after": "0.05" });
+    if (exportPolls < 3)
+      return json(res, 200, { status: "running", percentComplete: exportPolls * 30 }, { "retry-after": "0.05" });
     json(res, 200, { status: "succeeded", result: { id: 7, url: "https://files.invalid/7.csv" } });
   });
   upstreamBase = `${upstream.url}/v1`;
@@ -112,19 +130,64 @@ describe("mode resolution and configuration", () => {
 
   it("reads --tools, the filters and the wait timeout from flags and env", () => {
     const api = { name: "pets-mcp", envPrefix: "PETS", baseUrlEnv: "PETS_BASE_URL", timeoutMs: 1000 };
-    const fromFlags = loadRuntimeConfig(["--tools", "dispatch", "--include-tags", "pets, exports", "--exclude-ops", "get_*", "--methods", "GET,post", "--read-only", "--wait-timeout-ms", "5000"], {}, api);
+    const fromFlags = loadRuntimeConfig(
+      [
+        "--tools",
+        "dispatch",
+        "--include-tags",
+        "pets, exports",
+        "--exclude-ops",
+        "get_*",
+        "--methods",
+        "GET,post",
+        "--read-only",
+        "--wait-timeout-ms",
+        "5000",
+      ],
+      {},
+      api,
+    );
     expect(fromFlags).toMatchObject({
-      config: { toolMode: "dispatch", filter: { includeTags: ["pets", "exports"], excludeOperations: ["get_*"], methods: ["get", "post"], readOnly: true }, waitTimeoutMs: 5000 },
+      config: {
+        toolMode: "dispatch",
+        filter: {
+          includeTags: ["pets", "exports"],
+          excludeOperations: ["get_*"],
+          methods: ["get", "post"],
+          readOnly: true,
+        },
+        waitTimeoutMs: 5000,
+      },
     });
-    const fromEnv = loadRuntimeConfig([], { PETS_TOOLS: "discovery", PETS_EXCLUDE_TAGS: "exports", PETS_INCLUDE_OPS: "list_*", PETS_READ_ONLY: "true", PETS_WAIT_TIMEOUT_MS: "10" }, api);
-    expect(fromEnv).toMatchObject({ config: { toolMode: "discovery", filter: { excludeTags: ["exports"], includeOperations: ["list_*"], readOnly: true }, waitTimeoutMs: 10 } });
+    const fromEnv = loadRuntimeConfig(
+      [],
+      {
+        PETS_TOOLS: "discovery",
+        PETS_EXCLUDE_TAGS: "exports",
+        PETS_INCLUDE_OPS: "list_*",
+        PETS_READ_ONLY: "true",
+        PETS_WAIT_TIMEOUT_MS: "10",
+      },
+      api,
+    );
+    expect(fromEnv).toMatchObject({
+      config: {
+        toolMode: "discovery",
+        filter: { excludeTags: ["exports"], includeOperations: ["list_*"], readOnly: true },
+        waitTimeoutMs: 10,
+      },
+    });
     expect(() => loadRuntimeConfig(["--tools", "all"], {}, api)).toThrow(/per-operation, dispatch, discovery, auto/);
     expect(loadRuntimeConfig([], {}, api)).not.toHaveProperty("config.filter");
   });
 
   it("names dispatch tools from the API or its categories, valid, unique and never reserved", () => {
     expect(dispatchGroups({ name: "pets-mcp" }, toolsFile.tools).map((g) => g.name)).toEqual(["pets"]);
-    const many = Array.from({ length: 200 }, (_, i) => ({ ...getPet, name: `op_${i}`, category: i < 100 ? "info" : i < 150 ? "Pets & Owners!" : "pets & owners" }));
+    const many = Array.from({ length: 200 }, (_, i) => ({
+      ...getPet,
+      name: `op_${i}`,
+      category: i < 100 ? "info" : i < 150 ? "Pets & Owners!" : "pets & owners",
+    }));
     const names = dispatchGroups({ name: "x" }, many).map((g) => g.name);
     expect(names).toEqual(["info_2", "Pets_Owners", "pets_owners"]);
     for (const name of names) expect(name).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
@@ -140,7 +203,10 @@ describe("dispatch mode", () => {
   it("lists one tool with a visible action enum, plus info, read_response and operation_status", async () => {
     const { tools } = await c.listTools();
     expect(tools.map((t) => t.name)).toEqual(["pets", "info", "read_response", "operation_status"]);
-    const schema = tools[0]!.inputSchema as { properties: { action: { enum: string[] }; params: { type: string } }; required: string[] };
+    const schema = tools[0]!.inputSchema as {
+      properties: { action: { enum: string[] }; params: { type: string } };
+      required: string[];
+    };
     expect(schema.properties.action.enum).toEqual([...toolsFile.tools.map((t) => t.name), "list", "describe"]);
     expect(schema.properties.params.type).toBe("object");
     expect(schema.required).toEqual(["action"]);
@@ -149,18 +215,30 @@ describe("dispatch mode", () => {
 
   it("list gives trimmed summaries; describe gives hints and dispatch-shaped valid calls", async () => {
     const list = structured(await call(c, "pets", { action: "list" }));
-    expect(list["actions"]).toContainEqual({ name: "get_pet", description: expect.any(String), category: "pets", required: ["petId"] });
+    expect(list["actions"]).toContainEqual({
+      name: "get_pet",
+      description: expect.any(String),
+      category: "pets",
+      required: ["petId"],
+    });
     expect(list["actions"].find((a: { name: string }) => a.name === "delete_pet")).toMatchObject({ destructive: true });
-    const described = structured(await call(c, "pets", { action: "describe", params: { action: "create_pet", level: "typed" } }));
+    const described = structured(
+      await call(c, "pets", { action: "describe", params: { action: "create_pet", level: "typed" } }),
+    );
     expect(described["schema"]).toMatchObject({ name: { type: "string", required: true } });
-    expect(described["next_steps"][0]).toEqual({ tool: "pets", params: { action: "create_pet", params: { name: "Rex" } }, note: "Minimal valid call" });
+    expect(described["next_steps"][0]).toEqual({
+      tool: "pets",
+      params: { action: "create_pet", params: { name: "Rex" } },
+      note: "Minimal valid call",
+    });
   });
 
   it("runs an action through the guided path; available_actions and next_steps are dispatch calls", async () => {
     const result = await call(c, "pets", { action: "get_pet", params: { petId: 1 } });
     expect(result.isError).toBeFalsy();
     expect(structured(result)["data"]).toEqual({ id: 1, name: "Rex" });
-    for (const step of [...structured(result)["available_actions"], ...(structured(result)["next_steps"] ?? [])]) expect(step.tool).toBe("pets");
+    for (const step of [...structured(result)["available_actions"], ...(structured(result)["next_steps"] ?? [])])
+      expect(step.tool).toBe("pets");
   });
 
   it("answers an unknown action with did-you-mean", async () => {
@@ -178,14 +256,20 @@ describe("dispatch mode", () => {
     expect(error.tool).toBe("pets");
     expect(error.details.operation).toBe("list_pets");
     expect(error.corrective_params).toEqual({ action: "list_pets", params: { limit: 100 } });
-    expect(error.next_steps[0]).toMatchObject({ tool: "pets", params: { action: "list_pets", params: { limit: 100 } } });
+    expect(error.next_steps[0]).toMatchObject({
+      tool: "pets",
+      params: { action: "list_pets", params: { limit: 100 } },
+    });
     expect((result.content[0] as { text: string }).text).toContain('"action": "list_pets"');
   });
 
   it("gates destructive actions and gives the confirmed dispatch call", async () => {
     const first = structured(await call(c, "pets", { action: "delete_pet", params: { petId: 1 } }))["error"];
     expect(first.code).toBe("CONFIRMATION_REQUIRED");
-    expect(first.next_steps[0]).toMatchObject({ tool: "pets", params: { action: "delete_pet", params: { petId: 1, _confirm: true } } });
+    expect(first.next_steps[0]).toMatchObject({
+      tool: "pets",
+      params: { action: "delete_pet", params: { petId: 1, _confirm: true } },
+    });
     const confirmed = await call(c, "pets", first.next_steps[0].params);
     expect(confirmed.isError).toBeFalsy();
     expect(seen.at(-1)).toMatchObject({ method: "DELETE", rawUrl: "/v1/pets/1" });
@@ -200,13 +284,25 @@ describe("discovery mode", () => {
 
   it("lists the three meta-tools and names the sequence in the instructions", async () => {
     const { tools } = await c.listTools();
-    expect(tools.map((t) => t.name)).toEqual(["search_operations", "describe_operation", "invoke_operation", "info", "read_response", "operation_status"]);
+    expect(tools.map((t) => t.name)).toEqual([
+      "search_operations",
+      "describe_operation",
+      "invoke_operation",
+      "info",
+      "read_response",
+      "operation_status",
+    ]);
     expect(c.getInstructions()).toMatch(/search_operations.*→.*describe_operation.*→.*invoke_operation/s);
   });
 
   it("search → describe → invoke", async () => {
     const found = structured(await call(c, "search_operations", { query: "export pets file" }));
-    expect(found["results"][0]).toMatchObject({ name: "start_export", method: "POST", path: "/exports", required: ["format"] });
+    expect(found["results"][0]).toMatchObject({
+      name: "start_export",
+      method: "POST",
+      path: "/exports",
+      required: ["format"],
+    });
     const described = structured(await call(c, "describe_operation", { name: "get_pet" }));
     const invoke = described["next_steps"][0];
     expect(invoke).toMatchObject({ tool: "invoke_operation", params: { name: "get_pet", params: { petId: 1 } } });
@@ -215,13 +311,25 @@ describe("discovery mode", () => {
   });
 
   it("unknown operation names get did-you-mean; validation errors invoke-shaped corrective_params", async () => {
-    const unknown = structured(await call(c, "invoke_operation", { name: "creat_pet", params: { name: "Rex" } }))["error"];
+    const unknown = structured(await call(c, "invoke_operation", { name: "creat_pet", params: { name: "Rex" } }))[
+      "error"
+    ];
     expect(unknown).toMatchObject({ code: "UNKNOWN_OPERATION", suggestions: { did_you_mean: "create_pet" } });
-    expect(unknown.next_steps[0]).toMatchObject({ tool: "invoke_operation", params: { name: "create_pet", params: { name: "Rex" } } });
+    expect(unknown.next_steps[0]).toMatchObject({
+      tool: "invoke_operation",
+      params: { name: "create_pet", params: { name: "Rex" } },
+    });
     const invalid = structured(await call(c, "invoke_operation", { name: "list_pets", params: { limit: 0 } }))["error"];
     expect(invalid.corrective_params).toEqual({ name: "list_pets", params: { limit: 1 } });
-    const confirm = structured(await call(c, "invoke_operation", { name: "delete_pet", params: { petId: 1 } }))["error"];
-    expect(confirm.next_steps[0]).toEqual(expect.objectContaining({ tool: "invoke_operation", params: { name: "delete_pet", params: { petId: 1 }, _confirm: true } }));
+    const confirm = structured(await call(c, "invoke_operation", { name: "delete_pet", params: { petId: 1 } }))[
+      "error"
+    ];
+    expect(confirm.next_steps[0]).toEqual(
+      expect.objectContaining({
+        tool: "invoke_operation",
+        params: { name: "delete_pet", params: { petId: 1 }, _confirm: true },
+      }),
+    );
     expect((await call(c, "invoke_operation", confirm.next_steps[0].params)).isError).toBeFalsy();
   });
 
@@ -239,7 +347,8 @@ describe("start-up filters", () => {
     for (const toolMode of ["per-operation", "dispatch", "discovery"] as const) {
       const c = await client({ toolMode, filter: { readOnly: true, excludeOperations: ["get_*"] } });
       const names = (await c.listTools()).tools.map((t) => t.name);
-      if (toolMode === "per-operation") expect(names).toEqual(["list_pets", "echo", "info", "read_response", "operation_status"]); // echo: a read-only handler
+      if (toolMode === "per-operation")
+        expect(names).toEqual(["list_pets", "echo", "info", "read_response", "operation_status"]); // echo: a read-only handler
       const result =
         toolMode === "per-operation"
           ? await call(c, "get_pet", { petId: 1 })
@@ -254,9 +363,15 @@ describe("start-up filters", () => {
 describe("long-running operations", () => {
   it("recognises status links and finished states", () => {
     const url = "http://api.test/v1/exports";
-    expect(findStatusLink({ headers: { "operation-location": "/v1/ops/1" }, body: undefined, url })?.href).toBe("http://api.test/v1/ops/1");
-    expect(findStatusLink({ headers: {}, body: { links: { status: "jobs/2" } }, url })?.href).toBe("http://api.test/v1/jobs/2");
-    expect(findStatusLink({ headers: {}, body: { _links: { status: { href: "https://x.test/s" } } }, url })?.href).toBe("https://x.test/s");
+    expect(findStatusLink({ headers: { "operation-location": "/v1/ops/1" }, body: undefined, url })?.href).toBe(
+      "http://api.test/v1/ops/1",
+    );
+    expect(findStatusLink({ headers: {}, body: { links: { status: "jobs/2" } }, url })?.href).toBe(
+      "http://api.test/v1/jobs/2",
+    );
+    expect(findStatusLink({ headers: {}, body: { _links: { status: { href: "https://x.test/s" } } }, url })?.href).toBe(
+      "https://x.test/s",
+    );
     expect(findStatusLink({ headers: {}, body: { status: "queued" }, url })).toBeUndefined();
     expect(classifyPoll({ status: 200, body: { status: "InProgress" } })).toBe("running");
     expect(classifyPoll({ status: 200, body: { status: "Succeeded" } })).toBe("succeeded");
@@ -274,7 +389,11 @@ describe("long-running operations", () => {
     const s = structured(started);
     expect(s["operation"]).toMatchObject({ status: "running", status_url: `${upstreamBase}/exports/jobs/7` });
     const handle = s["operation"].handle as string;
-    expect(s["next_steps"][0]).toEqual({ tool: "operation_status", params: { handle, wait: true }, note: "Wait for the result" });
+    expect(s["next_steps"][0]).toEqual({
+      tool: "operation_status",
+      params: { handle, wait: true },
+      note: "Wait for the result",
+    });
     const once = structured(await call(c, "operation_status", { handle }));
     expect(once["operation"]).toMatchObject({ status: "running", upstream_status: "running", polls: 1 });
     const done = structured(await call(c, "operation_status", { handle, wait: true }));
@@ -288,13 +407,19 @@ describe("long-running operations", () => {
     const c = await client();
     seen.length = 0;
     const progress: Array<{ progress: number; total?: number }> = [];
-    const result = (await c.callTool({ name: "start_export", arguments: { format: "csv", wait: true } }, CallToolResultSchema, {
-      onprogress: (p) => progress.push(p),
-    })) as CallToolResult;
+    const result = (await c.callTool(
+      { name: "start_export", arguments: { format: "csv", wait: true } },
+      CallToolResultSchema,
+      {
+        onprogress: (p) => progress.push(p),
+      },
+    )) as CallToolResult;
     expect(result.isError).toBeFalsy();
     expect(structured(result)["operation"]).toMatchObject({ status: "succeeded", polls: 3 });
     expect(JSON.parse(seen[0]!.body)).toEqual({ format: "csv" });
-    expect(seen.slice(1).every((r) => r.rawUrl === "/v1/exports/jobs/7" && r.headers.authorization === "Bearer tok-123")).toBe(true);
+    expect(
+      seen.slice(1).every((r) => r.rawUrl === "/v1/exports/jobs/7" && r.headers.authorization === "Bearer tok-123"),
+    ).toBe(true);
     expect(progress.map((p) => p.progress)).toEqual([30, 60]);
   });
 
@@ -322,7 +447,10 @@ describe("search index: paths", () => {
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
       inputSchema: { type: "object" },
       operation: { method: "get", path, parameters: [], security: [] },
-      guidance: { hints: { minimal: { required: [], optional: [] }, typed: {}, full: { required: [], properties: {} } }, links: [] },
+      guidance: {
+        hints: { minimal: { required: [], optional: [] }, typed: {}, full: { required: [], properties: {} } },
+        links: [],
+      },
     }) as unknown as ConstructorParameters<typeof SearchIndex>[0][number];
   const index = new SearchIndex([
     operation("count_sets_terms", "/sites/{site-id}/termStore/sets/{set-id}/terms/$count"),

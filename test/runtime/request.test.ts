@@ -27,7 +27,9 @@ const api: ApiData = {
   envPrefix: "TEST",
 };
 
-function parameter(overrides: Partial<ParameterBinding> & Pick<ParameterBinding, "name" | "in" | "style">): ParameterBinding {
+function parameter(
+  overrides: Partial<ParameterBinding> & Pick<ParameterBinding, "name" | "in" | "style">,
+): ParameterBinding {
   return { arg: overrides.name, required: false, explode: false, ...overrides };
 }
 
@@ -67,12 +69,18 @@ describe("path parameters", () => {
     ["matrix", true, object, "/v1/c/;R=100;G=200;B=150"],
   ];
   it.each(cases)("%s explode=%s %j", (style, explode, value, expected) => {
-    const op = { path: "/c/{color}", parameters: [parameter({ name: "color", in: "path", style, explode, required: true })] };
+    const op = {
+      path: "/c/{color}",
+      parameters: [parameter({ name: "color", in: "path", style, explode, required: true })],
+    };
     expect(target(op, { color: value })).toBe(expected);
   });
 
   it("uses the arg name to find the value and the wire name for the template", () => {
-    const op = { path: "/pets/{pet-id}", parameters: [parameter({ name: "pet-id", arg: "petId", in: "path", style: "simple" })] };
+    const op = {
+      path: "/pets/{pet-id}",
+      parameters: [parameter({ name: "pet-id", arg: "petId", in: "path", style: "simple" })],
+    };
     expect(target(op, { petId: 7 })).toBe("/v1/pets/7");
   });
 
@@ -131,7 +139,9 @@ describe("query parameters", () => {
   });
 
   it("allowReserved keeps reserved characters readable but never &, # or +", () => {
-    const op = { parameters: [parameter({ name: "q", in: "query", style: "form", explode: true, allowReserved: true })] };
+    const op = {
+      parameters: [parameter({ name: "q", in: "query", style: "form", explode: true, allowReserved: true })],
+    };
     expect(build(op, { q: "a/b:c?d@e,f;g=h&i#j+k" }).url.search).toBe("?q=a/b:c?d@e,f;g=h%26i%23j%2Bk");
   });
 
@@ -208,20 +218,31 @@ describe("bodies", () => {
   }
 
   it("JSON-encodes property bodies and sets the media type", () => {
-    const request = withBody({ mode: "property", arg: "body", mediaType: "application/json", required: true }, { body: { name: "Rex", tags: ["a"] } });
+    const request = withBody(
+      { mode: "property", arg: "body", mediaType: "application/json", required: true },
+      { body: { name: "Rex", tags: ["a"] } },
+    );
     expect(request.body).toBe('{"name":"Rex","tags":["a"]}');
     expect(request.headers["content-type"]).toBe("application/json");
     expect(request.method).toBe("POST");
   });
 
   it("treats +json media types as JSON", () => {
-    const request = withBody({ mode: "property", arg: "patch", mediaType: "application/merge-patch+json", required: true }, { patch: { a: null } });
+    const request = withBody(
+      { mode: "property", arg: "patch", mediaType: "application/merge-patch+json", required: true },
+      { patch: { a: null } },
+    );
     expect(request.body).toBe('{"a":null}');
     expect(request.headers["content-type"]).toBe("application/merge-patch+json");
   });
 
   it("gathers flattened properties under their body names, omitting what was not given", () => {
-    const body: BodyBinding = { mode: "flattened", properties: { petName: "name", petTag: "tag" }, mediaType: "application/json", required: false };
+    const body: BodyBinding = {
+      mode: "flattened",
+      properties: { petName: "name", petTag: "tag" },
+      mediaType: "application/json",
+      required: false,
+    };
     expect(withBody(body, { petName: "Rex" }).body).toBe('{"name":"Rex"}');
     expect(withBody(body, {}).body).toBeUndefined();
     expect(withBody({ ...body, required: true }, {}).body).toBe("{}");
@@ -235,7 +256,19 @@ describe("bodies", () => {
 
   it("encodes form bodies with Stripe's bracket convention, arrays indexed", () => {
     const request = withBody(
-      { mode: "flattened", properties: { customer: "customer", metadata: "metadata", items: "items", expand: "expand", clear: "clear", note: "note" }, mediaType: "application/x-www-form-urlencoded", required: true },
+      {
+        mode: "flattened",
+        properties: {
+          customer: "customer",
+          metadata: "metadata",
+          items: "items",
+          expand: "expand",
+          clear: "clear",
+          note: "note",
+        },
+        mediaType: "application/x-www-form-urlencoded",
+        required: true,
+      },
       {
         customer: "cus_1",
         metadata: { order_id: "6735", "a b": "x&y" },
@@ -275,7 +308,10 @@ describe("bodies", () => {
   });
 
   it("sends text/plain bodies as the string itself", () => {
-    const request = withBody({ mode: "property", arg: "text", mediaType: "text/plain", required: true }, { text: "hello\nworld" });
+    const request = withBody(
+      { mode: "property", arg: "text", mediaType: "text/plain", required: true },
+      { text: "hello\nworld" },
+    );
     expect(request.body).toBe("hello\nworld");
     expect(request.headers["content-type"]).toBe("text/plain");
   });
@@ -290,7 +326,9 @@ describe("base URL and origin pinning", () => {
   });
 
   it("prefers the env override, ignoring an empty one", () => {
-    expect(build({}, {}, { TEST_BASE_URL: "http://127.0.0.1:9999/api" }).url.href).toBe("http://127.0.0.1:9999/api/things");
+    expect(build({}, {}, { TEST_BASE_URL: "http://127.0.0.1:9999/api" }).url.href).toBe(
+      "http://127.0.0.1:9999/api/things",
+    );
     expect(build({}, {}, { TEST_BASE_URL: "" }).url.href).toBe("https://api.example.com/v1/things");
   });
 
@@ -332,8 +370,16 @@ describe("auth", () => {
   it.each([
     [[["headerKey"]], { TEST_API_KEY: "k1" }, { headers: { "x-api-key": "k1" } }],
     [[["bearer"]], { TEST_TOKEN: "t1" }, { headers: { authorization: "Bearer t1" } }],
-    [[["basic"]], { TEST_USER: "u", TEST_PASSWORD: "p:w" }, { headers: { authorization: `Basic ${Buffer.from("u:p:w").toString("base64")}` } }],
-    [[["basic"]], { TEST_USER: "sk_test" }, { headers: { authorization: `Basic ${Buffer.from("sk_test:").toString("base64")}` } }],
+    [
+      [["basic"]],
+      { TEST_USER: "u", TEST_PASSWORD: "p:w" },
+      { headers: { authorization: `Basic ${Buffer.from("u:p:w").toString("base64")}` } },
+    ],
+    [
+      [["basic"]],
+      { TEST_USER: "sk_test" },
+      { headers: { authorization: `Basic ${Buffer.from("sk_test:").toString("base64")}` } },
+    ],
     [[["cookieKey"]], { TEST_SESSION: "s=1" }, { headers: { cookie: "session=s=1" } }],
   ])("applies %j", (security, env, expected) => {
     const request = buildRequest(api, allSchemes(security), {}, env);
@@ -354,13 +400,23 @@ describe("auth", () => {
   });
 
   it("lets credentials win over a caller-supplied header of the same name", () => {
-    const op = binding({ security: [["headerKey"]], parameters: [parameter({ name: "X-API-Key", in: "header", style: "simple" })] });
-    expect(buildRequest(api, op, { "X-API-Key": "from-agent" }, { TEST_API_KEY: "from-env" }).headers["x-api-key"]).toBe("from-env");
+    const op = binding({
+      security: [["headerKey"]],
+      parameters: [parameter({ name: "X-API-Key", in: "header", style: "simple" })],
+    });
+    expect(
+      buildRequest(api, op, { "X-API-Key": "from-agent" }, { TEST_API_KEY: "from-env" }).headers["x-api-key"],
+    ).toBe("from-env");
   });
 
   it("merges cookie credentials with cookie parameters", () => {
-    const op = binding({ security: [["cookieKey"]], parameters: [parameter({ name: "lang", in: "cookie", style: "form" })] });
-    expect(buildRequest(api, op, { lang: "en" }, { TEST_SESSION: "abc" }).headers["cookie"]).toBe("lang=en; session=abc");
+    const op = binding({
+      security: [["cookieKey"]],
+      parameters: [parameter({ name: "lang", in: "cookie", style: "form" })],
+    });
+    expect(buildRequest(api, op, { lang: "en" }, { TEST_SESSION: "abc" }).headers["cookie"]).toBe(
+      "lang=en; session=abc",
+    );
   });
 
   it("rejects credentials that would inject headers, naming only the env var", () => {

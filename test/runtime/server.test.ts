@@ -8,10 +8,15 @@ import { defineHooks } from "../../templates/server/src/runtime/hook-types.js";
 import { startHttpServer, type RunningHttpServer } from "../../templates/server/src/runtime/mcp/http.js";
 import type { ToolsFile } from "../../templates/server/src/runtime/shared/tool-data.js";
 import { json, startUpstream, type RecordedRequest, type Upstream } from "../helpers/upstream.js";
-import { createServer as createMcpServer, createServerFromRuntime } from "../../templates/server/src/runtime/mcp/server.js";
+import {
+  createServer as createMcpServer,
+  createServerFromRuntime,
+} from "../../templates/server/src/runtime/mcp/server.js";
 import { createToolRuntime, type ServerOptions } from "../../templates/server/src/runtime/server/runtime.js";
 
-const toolsFile = JSON.parse(readFileSync(new URL("../fixtures/runtime-tools.json", import.meta.url), "utf8")) as ToolsFile;
+const toolsFile = JSON.parse(
+  readFileSync(new URL("../fixtures/runtime-tools.json", import.meta.url), "utf8"),
+) as ToolsFile;
 
 let upstream: Upstream;
 let upstreamBase: string;
@@ -31,7 +36,11 @@ beforeAll(async () => {
   upstream.route("DELETE", /^\/v1\/pets\/2$/, (_req, res) => void res.writeHead(204).end());
   upstream.route("GET", /^\/v1\/pets\/1$/, (_req, res) => json(res, 200, pets[0]));
   upstream.route("GET", /^\/v1\/pets\//, (_req, res) => json(res, 404, { message: "Pet not found" }));
-  upstream.route("GET", /^\/v1\/motd$/, (_req, res) => void res.writeHead(200, { "content-type": "text/plain" }).end("Be kind to pets."));
+  upstream.route(
+    "GET",
+    /^\/v1\/motd$/,
+    (_req, res) => void res.writeHead(200, { "content-type": "text/plain" }).end("Be kind to pets."),
+  );
   upstream.route("GET", /^\/v1\/drift$/, (_req, res) => json(res, 200, { wrong: true }));
   upstream.route("GET", /^\/v1\/broken$/, (_req, res) => json(res, 500, { message: "database on fire" }));
   upstreamBase = `${upstream.url}/v1`;
@@ -73,12 +82,24 @@ describe("tools/list", () => {
   it("lists every tool with its inputSchema exactly as in the data file", async () => {
     const client = await inMemoryClient();
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual([...toolsFile.tools.map((tool) => tool.name), "info", "read_response", "operation_status"]);
+    expect(tools.map((tool) => tool.name)).toEqual([
+      ...toolsFile.tools.map((tool) => tool.name),
+      "info",
+      "read_response",
+      "operation_status",
+    ]);
     for (const [index, tool] of tools.slice(0, toolsFile.tools.length).entries()) {
       const source = toolsFile.tools[index]!;
       // Operations that change something also list the reserved `wait` flag (long-running 202 operations).
       const mutating = source.operation !== undefined && source.operation.method !== "get";
-      const listed = mutating ? { ...tool.inputSchema, properties: Object.fromEntries(Object.entries(tool.inputSchema.properties ?? {}).filter(([key]) => key !== "wait")) } : tool.inputSchema;
+      const listed = mutating
+        ? {
+            ...tool.inputSchema,
+            properties: Object.fromEntries(
+              Object.entries(tool.inputSchema.properties ?? {}).filter(([key]) => key !== "wait"),
+            ),
+          }
+        : tool.inputSchema;
       expect(listed).toEqual(source.inputSchema);
       if (mutating) expect(tool.inputSchema.properties?.["wait"]).toMatchObject({ type: "boolean" });
       expect(tool.description).toBe(source.description);
@@ -89,7 +110,8 @@ describe("tools/list", () => {
     expect(tools[0]!.title).toBe("List pets");
     const instructions = client.getInstructions()!;
     expect(instructions.startsWith(toolsFile.api.instructions)).toBe(true);
-    for (const word of ["`info`", '"_confirm": true', "`read_response`", "corrective_params", "available_actions"]) expect(instructions).toContain(word);
+    for (const word of ["`info`", '"_confirm": true', "`read_response`", "corrective_params", "available_actions"])
+      expect(instructions).toContain(word);
     expect(client.getServerVersion()).toMatchObject({ name: "pets-mcp", version: "1.2.3" });
   });
 
@@ -122,7 +144,11 @@ describe("tools/call", () => {
     const result = await call(client, "create_pet", { name: "Fido", "X-Request-Id": "r-1" });
     expect(result.structuredContent).toMatchObject({ data: { id: 3, name: "Fido" } });
     expect(seen[0]).toMatchObject({ method: "POST", body: '{"name":"Fido"}' });
-    expect(seen[0]!.headers).toMatchObject({ "content-type": "application/json", "x-api-key": "key-456", "x-request-id": "r-1" });
+    expect(seen[0]!.headers).toMatchObject({
+      "content-type": "application/json",
+      "x-api-key": "key-456",
+      "x-request-id": "r-1",
+    });
   });
 
   it("rejects invalid arguments before calling the upstream", async () => {
@@ -148,16 +174,26 @@ describe("tools/call", () => {
     const client = await inMemoryClient();
     const result = await call(client, "get_broken");
     expect(result.isError).toBe(true);
-    expect(result.structuredContent).toMatchObject({ error: { code: "UPSTREAM_UNAVAILABLE", details: { status: 500 } } });
+    expect(result.structuredContent).toMatchObject({
+      error: { code: "UPSTREAM_UNAVAILABLE", details: { status: 500 } },
+    });
     expect(textOf(result)).toContain("database on fire");
     const notFound = await call(client, "get_pet", { petId: 99 });
-    expect(notFound.structuredContent).toMatchObject({ error: { code: "UPSTREAM_NOT_FOUND", details: { status: 404 } } });
+    expect(notFound.structuredContent).toMatchObject({
+      error: { code: "UPSTREAM_NOT_FOUND", details: { status: 404 } },
+    });
   });
 
   it("answers an empty 204 with an empty envelope, even when a response schema exists", async () => {
     const deleting: ToolsFile = {
       ...toolsFile,
-      tools: [{ ...toolsFile.tools[1]!, name: "delete_pet", operation: { ...toolsFile.tools[1]!.operation!, method: "delete" } }],
+      tools: [
+        {
+          ...toolsFile.tools[1]!,
+          name: "delete_pet",
+          operation: { ...toolsFile.tools[1]!.operation!, method: "delete" },
+        },
+      ],
     };
     const server = createMcpServer(deleting, options());
     const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
@@ -192,7 +228,10 @@ describe("tools/call", () => {
     expect(result.isError).toBe(true);
     expect(seen).toHaveLength(0);
     expect(result.structuredContent).toMatchObject({
-      error: { code: "UPSTREAM_UNAUTHORIZED", details: { reason: "missing_credentials", missing_env: ["PETS_OTHER_KEY"], upstream_called: false } },
+      error: {
+        code: "UPSTREAM_UNAUTHORIZED",
+        details: { reason: "missing_credentials", missing_env: ["PETS_OTHER_KEY"], upstream_called: false },
+      },
     });
     expect(JSON.stringify(result)).not.toMatch(/tok-123|key-456/);
   });
@@ -262,7 +301,9 @@ describe("hooks", () => {
     expect(textOf(await call(client, "get_broken"))).toBe("custom: http_status");
 
     seen.length = 0;
-    expect((await call(client, "get_pet", { petId: 5 })).structuredContent).toMatchObject({ data: { id: 5, name: "stubbed" } });
+    expect((await call(client, "get_pet", { petId: 5 })).structuredContent).toMatchObject({
+      data: { id: 5, name: "stubbed" },
+    });
     expect(seen).toHaveLength(0);
   });
 
@@ -322,7 +363,9 @@ describe("Streamable HTTP (stateless)", () => {
         return result.structuredContent as { data: { name: string } };
       }),
     );
-    expect(results.map((result) => result.data.name).sort()).toEqual(Array.from({ length: 20 }, (_, i) => `pet-${i}`).sort());
+    expect(results.map((result) => result.data.name).sort()).toEqual(
+      Array.from({ length: 20 }, (_, i) => `pet-${i}`).sort(),
+    );
   });
 
   it("answers /healthz, refuses GET/DELETE on /mcp with 405, and 404s elsewhere", async () => {
@@ -338,7 +381,11 @@ describe("Streamable HTTP (stateless)", () => {
   it("rejects requests addressed to another host (DNS rebinding)", async () => {
     const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" });
     const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
-    const foreignOrigin = await fetch(http.url, { method: "POST", body, headers: { ...headers, origin: "https://evil.example" } });
+    const foreignOrigin = await fetch(http.url, {
+      method: "POST",
+      body,
+      headers: { ...headers, origin: "https://evil.example" },
+    });
     expect(foreignOrigin.status).toBe(403);
   });
 });
@@ -357,7 +404,11 @@ describe("guidance wiring", () => {
     ],
   };
 
-  async function clientFor(file: ToolsFile, serverOptions: ServerOptions, elicit?: (message: string) => ElicitResult): Promise<Client> {
+  async function clientFor(
+    file: ToolsFile,
+    serverOptions: ServerOptions,
+    elicit?: (message: string) => ElicitResult,
+  ): Promise<Client> {
     const server = createMcpServer(file, serverOptions);
     const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
     await server.connect(serverTransport);
@@ -379,7 +430,9 @@ describe("guidance wiring", () => {
       corrections: [{ from: "pet_id", to: "petId" }],
       resolved_inputs: { petId: 1 },
     });
-    expect((result.structuredContent as { warnings: string[] }).warnings[0]).toContain('"pet_id" was auto-corrected to "petId"');
+    expect((result.structuredContent as { warnings: string[] }).warnings[0]).toContain(
+      '"pet_id" was auto-corrected to "petId"',
+    );
   });
 
   it("fills available_actions from the response and reports defaults in resolved_inputs", async () => {
@@ -401,7 +454,12 @@ describe("guidance wiring", () => {
     expect(gated.isError).toBe(true);
     expect(seen).toHaveLength(0);
     expect(gated.structuredContent).toMatchObject({
-      error: { code: "CONFIRMATION_REQUIRED", next_steps: expect.arrayContaining([{ tool: "delete_pet", params: { petId: 2, _confirm: true }, note: expect.any(String) }]) },
+      error: {
+        code: "CONFIRMATION_REQUIRED",
+        next_steps: expect.arrayContaining([
+          { tool: "delete_pet", params: { petId: 2, _confirm: true }, note: expect.any(String) },
+        ]),
+      },
     });
     const confirmed = await call(client, "delete_pet", { petId: 2, _confirm: true });
     expect(confirmed.isError).toBeFalsy();
@@ -426,7 +484,9 @@ describe("guidance wiring", () => {
     seen.length = 0;
     const declined = await call(declining, "delete_pet", { petId: 2 });
     expect(declined.isError).toBe(true);
-    expect(declined.structuredContent).toMatchObject({ error: { code: "CONFIRMATION_DECLINED", details: { answer: "decline" } } });
+    expect(declined.structuredContent).toMatchObject({
+      error: { code: "CONFIRMATION_DECLINED", details: { answer: "decline" } },
+    });
     expect(seen).toHaveLength(0);
   });
 
@@ -437,17 +497,29 @@ describe("guidance wiring", () => {
   });
 
   it("summarises responses over the budget and pages them with read_response", async () => {
-    const client = await inMemoryClient(options({ responseBudgetChars: 500, handlers: { echo: async () => Array.from({ length: 100 }, (_, i) => ({ i, text: "x".repeat(40) })) } }));
+    const client = await inMemoryClient(
+      options({
+        responseBudgetChars: 500,
+        handlers: { echo: async () => Array.from({ length: 100 }, (_, i) => ({ i, text: "x".repeat(40) })) },
+      }),
+    );
     const result = await call(client, "echo", { message: "big" });
     expect(result.isError).toBeFalsy();
-    const envelope = result.structuredContent as { detail_available: boolean; summary: { item_count: number }; detail: { params: Record<string, unknown> } };
+    const envelope = result.structuredContent as {
+      detail_available: boolean;
+      summary: { item_count: number };
+      detail: { params: Record<string, unknown> };
+    };
     expect(envelope).not.toHaveProperty("data");
     expect(envelope.detail_available).toBe(true);
     expect(envelope.summary.item_count).toBe(100);
     let params: Record<string, unknown> | undefined = { ...envelope.detail.params, offset: 0 };
     const items: unknown[] = [];
     while (params) {
-      const page = (await call(client, "read_response", params)).structuredContent as { items: unknown[]; next?: { params: Record<string, unknown> } };
+      const page = (await call(client, "read_response", params)).structuredContent as {
+        items: unknown[];
+        next?: { params: Record<string, unknown> };
+      };
       items.push(...page.items);
       params = page.next?.params;
     }
@@ -459,15 +531,32 @@ describe("guidance wiring", () => {
   it("describes tools through info", async () => {
     const client = await inMemoryClient();
     const overview = await call(client, "info");
-    expect(overview.structuredContent).toMatchObject({ tool_count: toolsFile.tools.length, categories: expect.any(Array) });
+    expect(overview.structuredContent).toMatchObject({
+      tool_count: toolsFile.tools.length,
+      categories: expect.any(Array),
+    });
     const typed = await call(client, "info", { tool: "get_pet", level: "full" });
-    expect(typed.structuredContent).toMatchObject({ name: "get_pet", level: "full", examples: { minimal: { petId: 1 } } });
+    expect(typed.structuredContent).toMatchObject({
+      name: "get_pet",
+      level: "full",
+      examples: { minimal: { petId: 1 } },
+    });
     const wrongLevel = await call(client, "info", { tool: "get_pet", level: "ful" });
-    expect(wrongLevel.structuredContent).toMatchObject({ error: { code: "INVALID_ENUM", corrective_params: { tool: "get_pet", level: "full" } } });
+    expect(wrongLevel.structuredContent).toMatchObject({
+      error: { code: "INVALID_ENUM", corrective_params: { tool: "get_pet", level: "full" } },
+    });
   });
 
   it("reports a throwing handler as HANDLER_ERROR", async () => {
-    const client = await inMemoryClient(options({ handlers: { echo: async () => { throw new Error("disk full"); } } }));
+    const client = await inMemoryClient(
+      options({
+        handlers: {
+          echo: async () => {
+            throw new Error("disk full");
+          },
+        },
+      }),
+    );
     const result = await call(client, "echo", { message: "hi" });
     expect(result.structuredContent).toMatchObject({ error: { code: "HANDLER_ERROR", tool: "echo" } });
     expect(textOf(result)).toContain("disk full");

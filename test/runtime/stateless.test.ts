@@ -14,10 +14,17 @@ import { StatelessOperationRegistry } from "../../templates/server/src/runtime/s
 import type { ToolsFile } from "../../templates/server/src/runtime/shared/tool-data.js";
 import { json, startUpstream, type Upstream } from "../helpers/upstream.js";
 
-const fixture = JSON.parse(readFileSync(new URL("../fixtures/runtime-tools.json", import.meta.url), "utf8")) as ToolsFile;
+const fixture = JSON.parse(
+  readFileSync(new URL("../fixtures/runtime-tools.json", import.meta.url), "utf8"),
+) as ToolsFile;
 const createPet = fixture.tools.find((tool) => tool.name === "create_pet")!;
 /** A long-running operation: 202 Accepted with a status link. */
-const startExport = { ...createPet, name: "start_export", inputSchema: { type: "object", additionalProperties: false }, operation: { ...createPet.operation!, path: "/exports", body: undefined } };
+const startExport = {
+  ...createPet,
+  name: "start_export",
+  inputSchema: { type: "object", additionalProperties: false },
+  operation: { ...createPet.operation!, path: "/exports", body: undefined },
+};
 const toolsFile: ToolsFile = { ...fixture, tools: [...fixture.tools, startExport] };
 const KEY = "k".repeat(40);
 const pets = Array.from({ length: 120 }, (_, i) => ({ id: i, name: `pet-${i}`, tag: "x".repeat(20) }));
@@ -31,8 +38,12 @@ beforeAll(async () => {
     listCalls++;
     json(res, 200, pets);
   });
-  upstream.route("POST", /^\/v1\/exports$/, (_req, res) => json(res, 202, { status: "queued" }, { location: "/v1/exports/jobs/7" }));
-  upstream.route("GET", /^\/v1\/exports\/jobs\/7$/, (_req, res) => json(res, 200, { status: "succeeded", result: { id: 7 } }));
+  upstream.route("POST", /^\/v1\/exports$/, (_req, res) =>
+    json(res, 202, { status: "queued" }, { location: "/v1/exports/jobs/7" }),
+  );
+  upstream.route("GET", /^\/v1\/exports\/jobs\/7$/, (_req, res) =>
+    json(res, 200, { status: "succeeded", result: { id: 7 } }),
+  );
 });
 
 afterAll(async () => {
@@ -60,9 +71,15 @@ describe("signed handle codec", () => {
     const codec = createHandleCodec("PETS", { PETS_HANDLE_KEY: KEY }, () => now);
     const handle = codec.mint("resp", { tool: "list_pets", params: {} }, 60_000);
     expect(codec.open("resp", handle)).toEqual({ ok: true, value: { tool: "list_pets", params: {} } });
-    expect(createHandleCodec("PETS", { PETS_HANDLE_KEY: "z".repeat(40) }).open("resp", handle)).toMatchObject({ ok: false, reason: "foreign" });
+    expect(createHandleCodec("PETS", { PETS_HANDLE_KEY: "z".repeat(40) }).open("resp", handle)).toMatchObject({
+      ok: false,
+      reason: "foreign",
+    });
     const [payload, signature] = handle.slice("resp_".length).split(".") as [string, string];
-    const altered = Buffer.from(Buffer.from(payload, "base64url").toString("utf8").replace("list_pets", "del_pets"), "utf8").toString("base64url");
+    const altered = Buffer.from(
+      Buffer.from(payload, "base64url").toString("utf8").replace("list_pets", "del_pets"),
+      "utf8",
+    ).toString("base64url");
     expect(codec.open("resp", `resp_${altered}.${signature}`)).toMatchObject({ ok: false, reason: "foreign" });
     expect(codec.open("resp", "resp_garbage")).toMatchObject({ ok: false, reason: "malformed" });
     now += 61_000;
@@ -100,7 +117,9 @@ describe("read_response across instances", () => {
     for (const wrong of [handle, handle.replace(/.$/, (c) => (c === "A" ? "B" : "A"))]) {
       const refused = await ours.callTool("read_response", { handle: wrong });
       expect(refused.isError).toBe(true);
-      expect(structured(refused)).toMatchObject({ error: { code: "UNKNOWN_HANDLE", message: expect.stringContaining("not issued by this deployment") } });
+      expect(structured(refused)).toMatchObject({
+        error: { code: "UNKNOWN_HANDLE", message: expect.stringContaining("not issued by this deployment") },
+      });
       expect(JSON.stringify(refused)).not.toContain("pet-1");
     }
     expect(listCalls).toBe(before);
@@ -108,7 +127,12 @@ describe("read_response across instances", () => {
 
   it("never re-runs a call that is not read-only: its handle expires as before", async () => {
     const codec = createHandleCodec("PETS", { PETS_HANDLE_KEY: KEY });
-    const writing: ToolsFile = { ...toolsFile, tools: toolsFile.tools.map((tool) => (tool.name === "echo" ? { ...tool, annotations: { ...tool.annotations, readOnlyHint: false } } : tool)) };
+    const writing: ToolsFile = {
+      ...toolsFile,
+      tools: toolsFile.tools.map((tool) =>
+        tool.name === "echo" ? { ...tool, annotations: { ...tool.annotations, readOnlyHint: false } } : tool,
+      ),
+    };
     const [a, b] = [instance(codec, writing), instance(codec, writing)];
     const echoed = await a.callTool("echo", { message: "hi" });
     const handle = (structured(echoed)["detail"] as { handle: string }).handle;
@@ -121,7 +145,9 @@ describe("read_response across instances", () => {
     const b = instance(createHandleCodec("PETS", {}));
     const handle = (structured(await a.callTool("list_pets", {}))["detail"] as { handle: string }).handle;
     const refused = await b.callTool("read_response", { handle });
-    expect(structured(refused)).toMatchObject({ error: { code: "UNKNOWN_HANDLE", message: expect.stringContaining("PETS_HANDLE_KEY") } });
+    expect(structured(refused)).toMatchObject({
+      error: { code: "UNKNOWN_HANDLE", message: expect.stringContaining("PETS_HANDLE_KEY") },
+    });
   });
 });
 
@@ -137,6 +163,8 @@ describe("operation_status across instances", () => {
     expect(done["unvalidated_data"] ?? done["data"]).toEqual({ id: 7 });
 
     const theirs = instance(createHandleCodec("PETS", { PETS_HANDLE_KEY: "t".repeat(40) }));
-    expect(structured(await theirs.callTool("operation_status", { handle }))).toMatchObject({ error: { code: "UNKNOWN_HANDLE" } });
+    expect(structured(await theirs.callTool("operation_status", { handle }))).toMatchObject({
+      error: { code: "UNKNOWN_HANDLE" },
+    });
   });
 });

@@ -32,10 +32,12 @@ beforeAll(async () => {
     "/json": (_req, res) => json(res, 200, { ok: true, list: [1, 2] }),
     "/problem": (_req, res) => json(res, 422, { title: "bad" }, "application/problem+json; charset=utf-8"),
     "/text": (_req, res) => res.writeHead(200, { "content-type": "text/plain" }).end("plain words"),
-    "/mislabelled": (_req, res) => res.writeHead(502, { "content-type": "application/json" }).end("<html>Bad gateway</html>"),
+    "/mislabelled": (_req, res) =>
+      res.writeHead(502, { "content-type": "application/json" }).end("<html>Bad gateway</html>"),
     "/empty": (_req, res) => res.writeHead(204).end(),
     "/big-error": (_req, res) => res.writeHead(500, { "content-type": "text/plain" }).end("x".repeat(5000)),
-    "/echo": (req, res, body) => json(res, 200, { method: req.method, auth: req.headers["authorization"] ?? null, body }),
+    "/echo": (req, res, body) =>
+      json(res, 200, { method: req.method, auth: req.headers["authorization"] ?? null, body }),
     "/slow-headers": (_req, res) => setTimeout(() => json(res, 200, {}), 2000),
     "/slow-body": (_req, res) => {
       res.writeHead(200, { "content-type": "application/json" });
@@ -47,7 +49,8 @@ beforeAll(async () => {
       res.write('{"partial":');
       setTimeout(() => res.destroy(), 20);
     },
-    "/huge-declared": (_req, res) => res.writeHead(200, { "content-length": String(2_000_000) }).end("x".repeat(2_000_000)),
+    "/huge-declared": (_req, res) =>
+      res.writeHead(200, { "content-length": String(2_000_000) }).end("x".repeat(2_000_000)),
     "/huge-streamed": (_req, res) => {
       res.writeHead(200, { "content-type": "text/plain" });
       for (let i = 0; i < 200; i++) res.write("y".repeat(10_000));
@@ -117,7 +120,11 @@ describe("callUpstream", () => {
 
   it("sends method, headers and body", async () => {
     const response = await callUpstream(
-      get("/echo", { method: "POST", headers: { authorization: "Bearer t", "content-type": "application/json" }, body: '{"a":1}' }),
+      get("/echo", {
+        method: "POST",
+        headers: { authorization: "Bearer t", "content-type": "application/json" },
+        body: '{"a":1}',
+      }),
       limits,
     );
     expect(response.body).toEqual({ method: "POST", auth: "Bearer t", body: '{"a":1}' });

@@ -7,7 +7,9 @@ import type { ToolData, ToolsFile } from "../../templates/server/src/runtime/sha
 import { compileValidators } from "../../templates/server/src/runtime/call/validation.js";
 import { createServer } from "../../templates/server/src/runtime/mcp/server.js";
 
-const fixture = JSON.parse(readFileSync(new URL("../fixtures/runtime-tools.json", import.meta.url), "utf8")) as ToolsFile;
+const fixture = JSON.parse(
+  readFileSync(new URL("../fixtures/runtime-tools.json", import.meta.url), "utf8"),
+) as ToolsFile;
 
 /** A realistic operation schema: formats, enums, patterns, nested objects. */
 function syntheticTool(index: number): ToolData {
@@ -26,7 +28,14 @@ function syntheticTool(index: number): ToolData {
           type: "object",
           properties: {
             name: { type: "string", pattern: "^[a-z][a-z0-9-]*$", maxLength: 64 },
-            labels: { type: "array", items: { type: "object", properties: { key: { type: "string" }, value: { type: ["string", "null"] } }, required: ["key"] } },
+            labels: {
+              type: "array",
+              items: {
+                type: "object",
+                properties: { key: { type: "string" }, value: { type: ["string", "null"] } },
+                required: ["key"],
+              },
+            },
             settings: { type: "object", additionalProperties: { type: "boolean" } },
           },
           required: ["name"],
@@ -45,11 +54,18 @@ describe("compileValidators", () => {
     expect(validators.validateArguments(tool, { id: "6f1c1a8e-7c55-4f0e-9d1e-3f7f6f7b8a9c" })).toEqual({ valid: true });
     const invalid = validators.validateArguments(tool, { id: "nope", limit: 0, extra: true });
     expect(invalid.valid).toBe(false);
-    expect(!invalid.valid && invalid.errors.map((error) => error.keyword).sort()).toEqual(["additionalProperties", "format", "minimum"]);
+    expect(!invalid.valid && invalid.errors.map((error) => error.keyword).sort()).toEqual([
+      "additionalProperties",
+      "format",
+      "minimum",
+    ]);
   });
 
   it("reports a schema that does not compile instead of throwing", () => {
-    const tool = { ...syntheticTool(1), inputSchema: { type: "object", properties: { a: { $ref: "#/$defs/missing" } } } };
+    const tool = {
+      ...syntheticTool(1),
+      inputSchema: { type: "object", properties: { a: { $ref: "#/$defs/missing" } } },
+    };
     const result = compileValidators([tool]).validateArguments(tool, {});
     expect(result).toMatchObject({ valid: false, errors: [] });
     expect(!result.valid && result.schemaError).toMatch(/missing/);

@@ -49,7 +49,13 @@ describe("example cache", () => {
     expect(summaryEdit.exampleCache).toEqual({ hits: first.model.tools.length, misses: 0 });
 
     // A changed parameter of one operation: only that tool is recomputed.
-    writeFileSync(spec, readFileSync(spec, "utf8").replace("minimum: 1, maximum: 100, default: 20", "minimum: 1, maximum: 50, default: 20"));
+    writeFileSync(
+      spec,
+      readFileSync(spec, "utf8").replace(
+        "minimum: 1, maximum: 100, default: 20",
+        "minimum: 1, maximum: 50, default: 20",
+      ),
+    );
     const changed = await generate({ from: spec, out });
     expect(changed.exampleCache).toEqual({ hits: first.model.tools.length - 1, misses: 1 });
 
@@ -93,7 +99,9 @@ describe("example cache", () => {
     writeFileSync(join(out, CACHE_DIR, "examples.json"), "{ not json");
     const afterCorruption = await generate({ from: spec, out });
     expect(afterCorruption.exampleCache.hits).toBe(0);
-    expect(afterCorruption.write.plan.every((file) => file.action === "unchanged" || file.action === "keep-user")).toBe(true);
+    expect(afterCorruption.write.plan.every((file) => file.action === "unchanged" || file.action === "keep-user")).toBe(
+      true,
+    );
   });
 });
 
@@ -124,11 +132,14 @@ describe("two threads (large APIs)", () => {
     const dir = mkdtempSync(join(tmpdir(), "cgm-cache-closed-"));
     const spec = join(dir, "api.yaml");
     const operations = ["alpha", "bravo", "charlie", "delta"].map(
-      (name, index) => `  /${name}:\n    get:\n      operationId: ${name}\n      parameters:\n        - {name: kind, in: query, schema: {type: ${index >= 2 ? "strnig" : "string"}${index === 3 ? ", maxLength: 3" : ""}}}\n      responses: {'200': {description: ok}}\n`,
+      (name, index) =>
+        `  /${name}:\n    get:\n      operationId: ${name}\n      parameters:\n        - {name: kind, in: query, schema: {type: ${index >= 2 ? "strnig" : "string"}${index === 3 ? ", maxLength: 3" : ""}}}\n      responses: {'200': {description: ok}}\n`,
     );
     writeFileSync(spec, `openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths:\n${operations.join("")}`);
     const result = withWorkers("1", () => runCli(["--from", spec, "--out", join(dir, "out"), "--quiet"]));
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/#\/paths\/~1charlie\/get: the input schema of tool charlie cannot be compiled .* — fix the schema at that location/);
+    expect(result.stderr).toMatch(
+      /#\/paths\/~1charlie\/get: the input schema of tool charlie cannot be compiled .* — fix the schema at that location/,
+    );
   });
 });

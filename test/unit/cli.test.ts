@@ -88,7 +88,10 @@ describe("terminal safety", () => {
   it("never prints control characters from a spec", () => {
     const dir = scratch();
     const spec = join(dir, "evil.yaml");
-    writeFileSync(spec, 'openapi: 3.1.0\ninfo: {title: "Evil \\e]0;pwned\\a\\e[2J API", version: "1"}\npaths:\n  /x:\n    get: {operationId: x, responses: {"200": {description: ok}}}\n');
+    writeFileSync(
+      spec,
+      'openapi: 3.1.0\ninfo: {title: "Evil \\e]0;pwned\\a\\e[2J API", version: "1"}\npaths:\n  /x:\n    get: {operationId: x, responses: {"200": {description: ok}}}\n',
+    );
     const { code, stdout } = cli(["--from", spec, "--out", join(dir, "out"), "--quiet"]);
     expect(code).toBe(0);
     expect(stdout).toMatch(/Generated 1 tools for Evil/);

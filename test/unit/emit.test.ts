@@ -11,7 +11,17 @@ describe("emit", async () => {
   const byPath = new Map(files.map((file) => [file.path, file]));
 
   it("writes the project layout with ownership", () => {
-    for (const path of ["package.json", "tsconfig.json", "README.md", ".env.example", ".gitignore", "data/tools.json", "src/index.ts", "src/runtime/server/runtime.ts", "src/hooks.ts"]) {
+    for (const path of [
+      "package.json",
+      "tsconfig.json",
+      "README.md",
+      ".env.example",
+      ".gitignore",
+      "data/tools.json",
+      "src/index.ts",
+      "src/runtime/server/runtime.ts",
+      "src/hooks.ts",
+    ]) {
       expect(byPath.has(path), path).toBe(true);
     }
     expect(byPath.get("src/hooks.ts")!.owner).toBe("user");
@@ -50,12 +60,15 @@ describe("emit", async () => {
 });
 
 describe("escaping helpers", () => {
-  it.each(["*/", "`${process.exit(7)}`", '"\'\\', "\u2028\u2029", "</script><script>alert(1)</script>", "\n// x"])("codeLiteral keeps %j inert and exact", (value) => {
-    const literal = codeLiteral(value);
-    expect(literal).not.toMatch(/\*\/|<\/|[\u2028\u2029]/);
-    expect(new Function(`return ${literal};`)()).toBe(value);
-    expect(new Function(`/* ${literal} */ return ${literal};`)()).toBe(value);
-  });
+  it.each(["*/", "`${process.exit(7)}`", "\"'\\", "\u2028\u2029", "</script><script>alert(1)</script>", "\n// x"])(
+    "codeLiteral keeps %j inert and exact",
+    (value) => {
+      const literal = codeLiteral(value);
+      expect(literal).not.toMatch(/\*\/|<\/|[\u2028\u2029]/);
+      expect(new Function(`return ${literal};`)()).toBe(value);
+      expect(new Function(`/* ${literal} */ return ${literal};`)()).toBe(value);
+    },
+  );
 
   it("keeps Markdown text on one line without HTML", () => {
     expect(markdownText("a\nb <b>|c`")).toBe("a b &lt;b&gt;\\|c\\`");

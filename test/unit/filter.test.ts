@@ -29,13 +29,26 @@ describe("tool filter (shared by generator and server)", async () => {
   });
 
   it("applies at generation time and records the choice for regeneration", async () => {
-    const result = await generate({ from: join(SAMPLES, "petstore.yaml"), out: "/tmp/unused-filter-dry-run", dryRun: true, filter: { readOnly: true }, toolMode: "dispatch" });
+    const result = await generate({
+      from: join(SAMPLES, "petstore.yaml"),
+      out: "/tmp/unused-filter-dry-run",
+      dryRun: true,
+      filter: { readOnly: true },
+      toolMode: "dispatch",
+    });
     expect(result.model.tools.map((tool) => tool.name)).toEqual(["list_pets", "get_pet", "get_owner", "get_order"]);
     expect(result.model.api.toolMode).toBe("dispatch");
     expect(result.write.manifest.options).toMatchObject({ filter: { readOnly: true }, toolMode: "dispatch" });
   });
 
   it("refuses filters that leave nothing", async () => {
-    await expect(generate({ from: join(SAMPLES, "petstore.yaml"), out: "/tmp/unused", dryRun: true, filter: { includeTags: ["nope"] } })).rejects.toThrow(/filters leave none of the 9 operations/);
+    await expect(
+      generate({
+        from: join(SAMPLES, "petstore.yaml"),
+        out: "/tmp/unused",
+        dryRun: true,
+        filter: { includeTags: ["nope"] },
+      }),
+    ).rejects.toThrow(/filters leave none of the 9 operations/);
   });
 });

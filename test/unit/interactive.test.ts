@@ -14,7 +14,9 @@ describe("when prompts are allowed", () => {
     expect(whyNotInteractive({ ...terminal, env: { CI: "true" } })).toBe("CI is set");
     expect(whyNotInteractive({ ...terminal, env: { CI: "false" } })).toBeUndefined();
     for (const name of ["CLAUDECODE", "CURSOR_AGENT", "GEMINI_CLI", "CODEX_SANDBOX", "AGENT"]) {
-      expect(whyNotInteractive({ ...terminal, env: { [name]: "1" } })).toMatch(new RegExp(`^${name} is set \\(an AI agent`));
+      expect(whyNotInteractive({ ...terminal, env: { [name]: "1" } })).toMatch(
+        new RegExp(`^${name} is set \\(an AI agent`),
+      );
     }
   });
 });
@@ -37,6 +39,9 @@ describe("the package manager that launched us", () => {
     expect(detectPackageManager("bun/1.1.30 npm/? node/v22.6.0 linux x64")).toBe("bun");
     expect(detectPackageManager("npm/10.8.2 node/v20.19.0 linux x64 workspaces/false")).toBe("npm");
     expect(detectPackageManager(undefined)).toBe("npm");
-    expect(installCommands("pnpm")).toEqual([["pnpm", "install"], ["pnpm", "run", "build"]]);
+    expect(installCommands("pnpm")).toEqual([
+      ["pnpm", "install"],
+      ["pnpm", "run", "build"],
+    ]);
   });
 });

@@ -7,7 +7,10 @@ import { loadSpec, parseSpecText } from "../../src/load/index.js";
 
 describe("load", () => {
   it("parses YAML and JSON", () => {
-    expect(parseSpecText("openapi: 3.0.0\ninfo: {title: t}", "a.yaml")).toEqual({ openapi: "3.0.0", info: { title: "t" } });
+    expect(parseSpecText("openapi: 3.0.0\ninfo: {title: t}", "a.yaml")).toEqual({
+      openapi: "3.0.0",
+      info: { title: "t" },
+    });
     expect(parseSpecText('{"openapi":"3.1.0"}', "a.json")).toEqual({ openapi: "3.1.0" });
   });
 
@@ -40,7 +43,9 @@ describe("load", () => {
 
   it("fetches a spec over HTTP", async () => {
     const { createServer } = await import("node:http");
-    const server = createServer((_req, res) => res.end('{"openapi":"3.1.0","info":{"title":"remote","version":"1"},"paths":{}}'));
+    const server = createServer((_req, res) =>
+      res.end('{"openapi":"3.1.0","info":{"title":"remote","version":"1"},"paths":{}}'),
+    );
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const port = (server.address() as { port: number }).port;
     try {

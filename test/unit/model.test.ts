@@ -13,7 +13,15 @@ describe("OpenAPI 3.0 model (petstore)", async () => {
 
   it("makes one validly named tool per operation", () => {
     expect(model.tools.map((tool) => tool.name)).toEqual([
-      "list_pets", "create_pet", "get_pet", "update_pet", "delete_pet", "get_owner", "get_order", "create_payment", "search_pets",
+      "list_pets",
+      "create_pet",
+      "get_pet",
+      "update_pet",
+      "delete_pet",
+      "get_owner",
+      "get_order",
+      "create_payment",
+      "search_pets",
     ]);
     for (const tool of model.tools) expect(tool.name).toMatch(TOOL_NAME_PATTERN);
   });
@@ -43,22 +51,43 @@ describe("OpenAPI 3.0 model (petstore)", async () => {
     const binding = listPets.operation!.parameters;
     expect(binding.find((p) => p.arg === "status")).toMatchObject({ style: "form", explode: false, in: "query" });
     expect(binding.find((p) => p.arg === "filter")).toMatchObject({ style: "deepObject", explode: true });
-    expect(listPets.annotations).toEqual({ title: "List pets", readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true });
+    expect(listPets.annotations).toEqual({
+      title: "List pets",
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: true,
+    });
     expect(listPets.category).toBe("pets");
     expect(listPets.responseHeaders).toEqual(["x-total-count"]);
   });
 
   it("flattens an object body and keeps body constraints; readOnly fields are not inputs", () => {
     const createPet = toolNamed(model, "create_pet");
-    expect(createPet.operation!.body).toEqual({ mode: "flattened", properties: expect.objectContaining({ name: "name", status: "status" }), mediaType: "application/json", required: true });
+    expect(createPet.operation!.body).toEqual({
+      mode: "flattened",
+      properties: expect.objectContaining({ name: "name", status: "status" }),
+      mediaType: "application/json",
+      required: true,
+    });
     expect(createPet.inputSchema.required).toEqual(["name"]);
-    expect((createPet.inputSchema.properties as Record<string, unknown>).status).toMatchObject({ enum: ["available", "pending", "sold"], default: "available" });
+    expect((createPet.inputSchema.properties as Record<string, unknown>).status).toMatchObject({
+      enum: ["available", "pending", "sold"],
+      default: "available",
+    });
     expect(createPet.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false });
-    expect(createPet.openapiLinks).toEqual([expect.objectContaining({ name: "GetCreatedPet", operationId: "getPet", parameters: { petId: "$response.body#/id" } })]);
+    expect(createPet.openapiLinks).toEqual([
+      expect.objectContaining({
+        name: "GetCreatedPet",
+        operationId: "getPet",
+        parameters: { petId: "$response.body#/id" },
+      }),
+    ]);
   });
 
   it("handles nullable without a type (OpenAPI 3.0)", () => {
-    const nickname = (toolNamed(model, "create_pet").inputSchema.properties as Record<string, Record<string, unknown>>).nickname!;
+    const nickname = (toolNamed(model, "create_pet").inputSchema.properties as Record<string, Record<string, unknown>>)
+      .nickname!;
     expect(nickname).toEqual({ description: "Any nickname, or null." });
   });
 
@@ -66,7 +95,9 @@ describe("OpenAPI 3.0 model (petstore)", async () => {
     const getOrder = toolNamed(model, "get_order");
     expect(Object.keys(getOrder.inputSchema.properties as object)).toEqual(["id", "query_id", "X-Request-Id"]);
     expect(getOrder.operation!.parameters.map((p) => [p.arg, p.name, p.in])).toEqual([
-      ["id", "id", "path"], ["query_id", "id", "query"], ["X-Request-Id", "X-Request-Id", "header"],
+      ["id", "id", "path"],
+      ["query_id", "id", "query"],
+      ["X-Request-Id", "X-Request-Id", "header"],
     ]);
   });
 
@@ -87,7 +118,11 @@ describe("OpenAPI 3.0 model (petstore)", async () => {
   });
 
   it("annotates by method", () => {
-    expect(toolNamed(model, "delete_pet").annotations).toMatchObject({ destructiveHint: true, idempotentHint: true, readOnlyHint: false });
+    expect(toolNamed(model, "delete_pet").annotations).toMatchObject({
+      destructiveHint: true,
+      idempotentHint: true,
+      readOnlyHint: false,
+    });
     expect(toolNamed(model, "update_pet").annotations).toMatchObject({ destructiveHint: false, idempotentHint: true });
     expect(toolNamed(model, "delete_pet").operation!.security).toEqual([["bearerAuth"]]);
     expect(toolNamed(model, "get_pet").operation!.security).toEqual([["api_key"]]);
@@ -103,7 +138,14 @@ describe("Swagger 2.0 model (inventory)", async () => {
 
   it("takes the base URL from host/basePath/schemes and basic auth", () => {
     expect(model.api.baseUrl).toBe("https://inventory.example.com/api");
-    expect(model.api.securitySchemes).toEqual([{ name: "basicAuth", kind: "basic", usernameEnv: "INVENTORY_BASIC_AUTH_USERNAME", passwordEnv: "INVENTORY_BASIC_AUTH_PASSWORD" }]);
+    expect(model.api.securitySchemes).toEqual([
+      {
+        name: "basicAuth",
+        kind: "basic",
+        usernameEnv: "INVENTORY_BASIC_AUTH_USERNAME",
+        passwordEnv: "INVENTORY_BASIC_AUTH_PASSWORD",
+      },
+    ]);
   });
 
   it("keeps in: body and in: formData parameters", () => {
@@ -113,7 +155,10 @@ describe("Swagger 2.0 model (inventory)", async () => {
     const adjust = toolNamed(model, "adjust_stock");
     expect(adjust.operation!.body).toMatchObject({ mode: "flattened", mediaType: "application/x-www-form-urlencoded" });
     expect(adjust.inputSchema.required).toEqual(["itemId", "delta"]);
-    expect(toolNamed(model, "list_items").operation!.parameters.find((p) => p.arg === "sku")).toMatchObject({ style: "form", explode: false });
+    expect(toolNamed(model, "list_items").operation!.parameters.find((p) => p.arg === "sku")).toMatchObject({
+      style: "form",
+      explode: false,
+    });
   });
 });
 
@@ -128,7 +173,12 @@ describe("OpenAPI 3.1 model (library) with external refs", async () => {
   });
 
   it("uses apiKey in query", () => {
-    expect(model.api.securitySchemes[0]).toMatchObject({ kind: "apiKey", in: "query", parameterName: "api_key", env: "LIBRARY_API_KEY_QUERY" });
+    expect(model.api.securitySchemes[0]).toMatchObject({
+      kind: "apiKey",
+      in: "query",
+      parameterName: "api_key",
+      env: "LIBRARY_API_KEY_QUERY",
+    });
   });
 });
 
@@ -136,7 +186,10 @@ describe("JSON Schema input", async () => {
   const model = await modelFrom(join(SAMPLES, "notes-tools.schema.json"));
   it("makes a handler-backed tool per $defs entry", () => {
     expect(model.kind).toBe("jsonschema");
-    expect(model.tools.map((tool) => [tool.name, tool.handler?.module])).toEqual([["create_note", "create_note"], ["search_notes", "search_notes"]]);
+    expect(model.tools.map((tool) => [tool.name, tool.handler?.module])).toEqual([
+      ["create_note", "create_note"],
+      ["search_notes", "search_notes"],
+    ]);
     expect(toolNamed(model, "create_note").inputSchema).toMatchObject({ type: "object", required: ["title", "body"] });
   });
 });
@@ -147,7 +200,10 @@ describe("hostile $refs", () => {
     mkdirSync(join(root, "spec"));
     writeFileSync(join(root, "secret.yaml"), "Thing: {type: string}\n");
     const spec = join(root, "spec", "api.yaml");
-    writeFileSync(spec, `openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths:\n  /x:\n    get:\n      parameters:\n        - {name: a, in: query, schema: {$ref: '../secret.yaml#/Thing'}}\n      responses: {'200': {description: ok}}\n`);
+    writeFileSync(
+      spec,
+      `openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths:\n  /x:\n    get:\n      parameters:\n        - {name: a, in: query, schema: {$ref: '../secret.yaml#/Thing'}}\n      responses: {'200': {description: ok}}\n`,
+    );
     await expect(modelFrom(spec)).rejects.toThrow(/outside the spec's folder .*--allow-external-refs/);
     const allowed = await modelFrom(spec, { allowExternalFiles: true });
     expect(allowed.tools[0]!.inputSchema.properties).toEqual({ a: { type: "string" } });
@@ -156,7 +212,10 @@ describe("hostile $refs", () => {
   it("refuses a remote $ref unless allowed", async () => {
     const root = mkdtempSync(join(tmpdir(), "cgm-ref-"));
     const spec = join(root, "api.yaml");
-    writeFileSync(spec, `openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths:\n  /x:\n    get:\n      parameters:\n        - {name: a, in: query, schema: {$ref: 'http://127.0.0.1:9/thing.yaml'}}\n      responses: {'200': {description: ok}}\n`);
+    writeFileSync(
+      spec,
+      `openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths:\n  /x:\n    get:\n      parameters:\n        - {name: a, in: query, schema: {$ref: 'http://127.0.0.1:9/thing.yaml'}}\n      responses: {'200': {description: ok}}\n`,
+    );
     await expect(modelFrom(spec)).rejects.toThrow(/remote URL .*--allow-remote-refs/);
   });
 });
@@ -165,7 +224,9 @@ describe("x-mcp overrides", () => {
   it("hides and renames operations at root, path and operation level", async () => {
     const root = mkdtempSync(join(tmpdir(), "cgm-xmcp-"));
     const spec = join(root, "api.yaml");
-    writeFileSync(spec, `openapi: 3.1.0
+    writeFileSync(
+      spec,
+      `openapi: 3.1.0
 info: {title: t, version: '1'}
 paths:
   /internal:
@@ -186,10 +247,16 @@ paths:
       operationId: adminHome
       x-mcp: {hidden: false}
       responses: {'200': {description: ok}}
-`);
+`,
+    );
     const model = await modelFrom(spec);
     expect(model.tools.map((tool) => tool.name)).toEqual(["find_pets", "admin_home"]);
-    expect(model.tools[0]).toMatchObject({ title: "Find pets", description: "Search the pet catalogue.", operationId: "listPets", annotations: { title: "Find pets" } });
+    expect(model.tools[0]).toMatchObject({
+      title: "Find pets",
+      description: "Search the pet catalogue.",
+      operationId: "listPets",
+      annotations: { title: "Find pets" },
+    });
   });
 });
 
@@ -197,7 +264,9 @@ describe("fail closed", () => {
   it("makes a schema Ajv cannot compile a generation error naming its location, never a permissive server", async () => {
     const root = mkdtempSync(join(tmpdir(), "cgm-closed-"));
     const spec = join(root, "api.yaml");
-    writeFileSync(spec, `openapi: 3.1.0
+    writeFileSync(
+      spec,
+      `openapi: 3.1.0
 info: {title: t, version: '1'}
 paths:
   /things:
@@ -206,10 +275,15 @@ paths:
       parameters:
         - {name: kind, in: query, schema: {type: strnig}}
       responses: {'200': {description: ok}}
-`);
+`,
+    );
     const model = await modelFrom(spec);
-    expect(() => compileInputValidators(model)).toThrow(/#\/paths\/~1things\/get: the input schema of tool list_things cannot be compiled .* — fix the schema at that location, or hide the operation with `x-mcp: false`/);
+    expect(() => compileInputValidators(model)).toThrow(
+      /#\/paths\/~1things\/get: the input schema of tool list_things cannot be compiled .* — fix the schema at that location, or hide the operation with `x-mcp: false`/,
+    );
     // Generation compiles through the example generator's (verbose) compiler, shared with example repair: same verdict.
-    expect(() => compileInputValidators(model, exampleCompiler(createExampleGenerator()))).toThrow(/#\/paths\/~1things\/get: the input schema of tool list_things cannot be compiled .*type.* — fix the schema at that location/);
+    expect(() => compileInputValidators(model, exampleCompiler(createExampleGenerator()))).toThrow(
+      /#\/paths\/~1things\/get: the input schema of tool list_things cannot be compiled .*type.* — fix the schema at that location/,
+    );
   });
 });

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { argName, assignUniqueNames, baseToolName, fitLength, snakeCase, TOOL_NAME_PATTERN } from "../../src/model/names.js";
+import {
+  argName,
+  assignUniqueNames,
+  baseToolName,
+  fitLength,
+  snakeCase,
+  TOOL_NAME_PATTERN,
+} from "../../src/model/names.js";
 
 describe("names", () => {
   it.each([

@@ -19,13 +19,26 @@ describe("normalise", () => {
   });
 
   it("upgrades Swagger 2.0 host/basePath/schemes to a server URL", () => {
-    const spec = normaliseSpec(loaded({ swagger: "2.0", info: { title: "t", version: "1" }, host: "api.example.com", basePath: "/v2", schemes: ["https"], paths: {} }));
+    const spec = normaliseSpec(
+      loaded({
+        swagger: "2.0",
+        info: { title: "t", version: "1" },
+        host: "api.example.com",
+        basePath: "/v2",
+        schemes: ["https"],
+        paths: {},
+      }),
+    );
     expect(spec.document.servers).toEqual([{ url: "https://api.example.com/v2" }]);
   });
 
   it.each([
     ["a list", [1, 2], /spec\.yaml#: the document is not an object — /],
-    ["Swagger 1.2", { swagger: "1.2" }, /spec\.yaml#\/swagger: Swagger version 1\.2 is not supported — use Swagger 2\.0 or OpenAPI 3\.x/],
+    [
+      "Swagger 1.2",
+      { swagger: "1.2" },
+      /spec\.yaml#\/swagger: Swagger version 1\.2 is not supported — use Swagger 2\.0 or OpenAPI 3\.x/,
+    ],
     ["OpenAPI 4", { openapi: "4.0.0" }, /spec\.yaml#\/openapi: OpenAPI version 4\.0\.0 is not supported/],
     ["something else", { hello: "world" }, /not an OpenAPI or JSON Schema document/],
   ])("rejects %s with a located message and a fix", (_name, document, message) => {

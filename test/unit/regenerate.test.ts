@@ -30,8 +30,14 @@ describe("regeneration", () => {
       text
         .replace("operationId: getOwner", "operationId: fetchOwner") // rename
         .replace(/  \/search:\n[\s\S]*?(?=components:)/, "") // remove searchPets
-        .replace("      operationId: getOrder\n      summary: Get an order, traced by a correlation id\n      tags: [orders]\n      parameters:\n", "      operationId: getOrder\n      summary: Get an order, traced by a correlation id\n      tags: [orders]\n      parameters:\n        - name: tenant\n          in: query\n          required: true\n          schema: { type: string }\n")
-        .replace("paths:\n", "paths:\n  /health:\n    get:\n      operationId: getHealth\n      responses:\n        \"200\": { description: ok }\n"),
+        .replace(
+          "      operationId: getOrder\n      summary: Get an order, traced by a correlation id\n      tags: [orders]\n      parameters:\n",
+          "      operationId: getOrder\n      summary: Get an order, traced by a correlation id\n      tags: [orders]\n      parameters:\n        - name: tenant\n          in: query\n          required: true\n          schema: { type: string }\n",
+        )
+        .replace(
+          "paths:\n",
+          'paths:\n  /health:\n    get:\n      operationId: getHealth\n      responses:\n        "200": { description: ok }\n',
+        ),
     );
 
     const check = cli(["regenerate", out, "--check"]);
@@ -64,12 +70,20 @@ describe("templates", () => {
     expect(existsSync(join(templates, "server", "README.md.hbs"))).toBe(true);
     expect(cli(["templates", "eject", "--out", templates]).code).toBe(1); // never overwrites
 
-    writeFileSync(join(templates, "server", "README.md.hbs"), "# {{shout api.title}}\n\nOur own README with {{toolCount}} tools.\n");
-    writeFileSync(join(templates, "helpers.mjs"), "export default { shout: (value) => String(value).toUpperCase() + '!' };\n");
+    writeFileSync(
+      join(templates, "server", "README.md.hbs"),
+      "# {{shout api.title}}\n\nOur own README with {{toolCount}} tools.\n",
+    );
+    writeFileSync(
+      join(templates, "helpers.mjs"),
+      "export default { shout: (value) => String(value).toUpperCase() + '!' };\n",
+    );
     expect(cli(["--from", spec, "--out", out, "--templates", templates]).code).toBe(0);
     expect(readFileSync(join(out, "README.md"), "utf8")).toBe("# PETSTORE!\n\nOur own README with 9 tools.\n");
     // Files not overridden come from the defaults.
-    expect(readFileSync(join(out, "src", "runtime", "upstream", "request.ts"), "utf8")).toContain(readFileSync(join(REPO_ROOT, "templates", "server", "src", "runtime", "upstream", "request.ts"), "utf8"));
+    expect(readFileSync(join(out, "src", "runtime", "upstream", "request.ts"), "utf8")).toContain(
+      readFileSync(join(REPO_ROOT, "templates", "server", "src", "runtime", "upstream", "request.ts"), "utf8"),
+    );
     // The recorded template folder is reused by regenerate.
     expect(cli(["regenerate", out, "--check"]).code).toBe(0);
   });
@@ -91,7 +105,9 @@ describe("templates", () => {
     writeFileSync(join(templates, "server", "README.md.hbs"), "line one\nline two {{#if}}\n");
     const result = cli(["--from", spec, "--out", out, "--templates", templates]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/broken\/server\/README\.md\.hbs:\d+: template error: Parse error .*Expecting .* — fix the template/);
+    expect(result.stderr).toMatch(
+      /broken\/server\/README\.md\.hbs:\d+: template error: Parse error .*Expecting .* — fix the template/,
+    );
     expect(existsSync(out)).toBe(false);
   });
 
@@ -103,7 +119,9 @@ describe("templates", () => {
     writeFileSync(join(templates, "server", "src", "index.ts"), "export const broken = (;\n");
     const result = cli(["--from", spec, "--out", out, "--templates", templates]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/broken-ts\/server\/src\/index\.ts \(emitted src\/index\.ts:\d+:\d+\): emitted TypeScript does not parse: .* — fix the template/);
+    expect(result.stderr).toMatch(
+      /broken-ts\/server\/src\/index\.ts \(emitted src\/index\.ts:\d+:\d+\): emitted TypeScript does not parse: .* — fix the template/,
+    );
     expect(existsSync(out)).toBe(false);
   });
 });

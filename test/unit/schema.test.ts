@@ -12,17 +12,37 @@ describe("schema conversion", () => {
     ["nullable without type constrains nothing", { nullable: true, description: "d" }, { description: "d" }],
     ["x-nullable", { type: "integer", "x-nullable": true }, { type: ["integer", "null"] }],
     ["example becomes examples", { type: "string", example: "x" }, { type: "string", examples: ["x"] }],
-    ["boolean exclusiveMinimum", { type: "number", minimum: 1, exclusiveMinimum: true }, { type: "number", exclusiveMinimum: 1 }],
+    [
+      "boolean exclusiveMinimum",
+      { type: "number", minimum: 1, exclusiveMinimum: true },
+      { type: "number", exclusiveMinimum: 1 },
+    ],
     ["swagger file type", { type: "file" }, { type: "string", format: "binary" }],
-    ["tuple items", { type: "array", items: [{ type: "string" }] }, { type: "array", prefixItems: [{ type: "string" }] }],
+    [
+      "tuple items",
+      { type: "array", items: [{ type: "string" }] },
+      { type: "array", prefixItems: [{ type: "string" }] },
+    ],
     ["drops xml and extensions", { type: "string", xml: { name: "x" }, "x-foo": 1 }, { type: "string" }],
-    ["keeps constraints", { type: "string", minLength: 2, maxLength: 5, pattern: "^a", format: "email", enum: ["ab"], default: "ab" }, { type: "string", minLength: 2, maxLength: 5, pattern: "^a", format: "email", enum: ["ab"], default: "ab" }],
+    [
+      "keeps constraints",
+      { type: "string", minLength: 2, maxLength: 5, pattern: "^a", format: "email", enum: ["ab"], default: "ab" },
+      { type: "string", minLength: 2, maxLength: 5, pattern: "^a", format: "email", enum: ["ab"], default: "ab" },
+    ],
   ])("%s", (_name, source, expected) => {
     expect(toJsonSchema(source, "#/x", input())).toEqual(expected);
   });
 
   it("drops readOnly properties from inputs and writeOnly ones from outputs", () => {
-    const source = { type: "object", required: ["id", "name", "secret"], properties: { id: { type: "string", readOnly: true }, name: { type: "string" }, secret: { type: "string", writeOnly: true } } };
+    const source = {
+      type: "object",
+      required: ["id", "name", "secret"],
+      properties: {
+        id: { type: "string", readOnly: true },
+        name: { type: "string" },
+        secret: { type: "string", writeOnly: true },
+      },
+    };
     expect(Object.keys(toJsonSchema(source, "#", input()).properties as object)).toEqual(["name", "secret"]);
     expect(toJsonSchema(source, "#", input()).required).toEqual(["name", "secret"]);
     const output = toJsonSchema(source, "#", { ...input(), direction: "output" });
@@ -51,14 +71,27 @@ describe("schema conversion", () => {
 
   it("drops an invalid pattern with a located warning instead of failing the tool", () => {
     const context = input();
-    const converted = toJsonSchema({ type: "object", properties: { a: { type: "string", pattern: "(?<bad" } } }, "#/paths/~1x/get", context);
+    const converted = toJsonSchema(
+      { type: "object", properties: { a: { type: "string", pattern: "(?<bad" } } },
+      "#/paths/~1x/get",
+      context,
+    );
     expect((converted.properties as Record<string, Record<string, unknown>>).a!.pattern).toBeUndefined();
     expect(context.diagnostics[0]?.pointer).toBe("#/paths/~1x/get/properties/a/pattern");
   });
 
   it("merges allOf objects", () => {
-    const merged = mergeAllOfObjects({ allOf: [{ type: "object", required: ["a"], properties: { a: { type: "string" } } }, { properties: { b: { type: "integer" } }, required: ["b"] }] });
-    expect(merged).toEqual({ type: "object", properties: { a: { type: "string" }, b: { type: "integer" } }, required: ["a", "b"] });
+    const merged = mergeAllOfObjects({
+      allOf: [
+        { type: "object", required: ["a"], properties: { a: { type: "string" } } },
+        { properties: { b: { type: "integer" } }, required: ["b"] },
+      ],
+    });
+    expect(merged).toEqual({
+      type: "object",
+      properties: { a: { type: "string" }, b: { type: "integer" } },
+      required: ["a", "b"],
+    });
     expect(mergeAllOfObjects({ allOf: [{ oneOf: [] }] })).toBeUndefined();
   });
 });
@@ -67,7 +100,10 @@ import { toBoundedJsonSchema } from "../../src/model/schema.js";
 
 describe("bounded output schemas", () => {
   it("gets shallower until it fits, and still accepts what the full schema accepts", () => {
-    let schema: Record<string, unknown> = { type: "object", properties: { leaf: { type: "string", description: "x".repeat(200) } } };
+    let schema: Record<string, unknown> = {
+      type: "object",
+      properties: { leaf: { type: "string", description: "x".repeat(200) } },
+    };
     for (let i = 0; i < 6; i++) schema = { type: "object", properties: { a: schema, b: schema, c: schema } };
     const full = toJsonSchema(schema, "#", { direction: "output", maxDepth: 20, diagnostics: [] });
     const bounded = toBoundedJsonSchema(schema, "#", { direction: "output", maxDepth: 20, diagnostics: [] }, 2000);
@@ -94,7 +130,15 @@ describe("jsonLengthUpTo (the size check of bounded schemas)", () => {
   });
 
   it("counts what JSON drops or turns into null", () => {
-    const value = { a: undefined, b: [undefined, () => 1], c: "\u2028\"", d: -0, e: 1e21, f: Number.NaN, ["__proto__"]: 1 };
+    const value = {
+      a: undefined,
+      b: [undefined, () => 1],
+      c: '\u2028"',
+      d: -0,
+      e: 1e21,
+      f: Number.NaN,
+      ["__proto__"]: 1,
+    };
     expect(jsonLengthUpTo(value, 1e9)).toBe(JSON.stringify(value).length);
   });
 });

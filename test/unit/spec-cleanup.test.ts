@@ -14,12 +14,20 @@ const HTML_TAG = /<\/?[a-z][a-z0-9]*(\s[^<>]*)?\/?>/i;
 describe("spec text", () => {
   it("turns HTML into Markdown", () => {
     expect(htmlToMarkdown("<p>Retrieves a Customer object.</p>")).toBe("Retrieves a Customer object.");
-    expect(htmlToMarkdown('<p>See <a href="https://stripe.com/docs">the docs</a> and <code>expand</code>.</p>')).toBe("See [the docs](https://stripe.com/docs) and `expand`.");
+    expect(htmlToMarkdown('<p>See <a href="https://stripe.com/docs">the docs</a> and <code>expand</code>.</p>')).toBe(
+      "See [the docs](https://stripe.com/docs) and `expand`.",
+    );
     expect(htmlToMarkdown("<ul><li>one</li><li>two</li></ul>")).toMatch(/^-\s+one\n-\s+two$/);
   });
 
   it("leaves Markdown and plain text exactly as written", () => {
-    for (const text of ["Plain text.", "**Bold** and `code` and snake_case_name", "Fewer than <5 items, a -> b", "# Heading\n\n- item", "Returns List<T>; never emits </script> or <!-- -->"]) {
+    for (const text of [
+      "Plain text.",
+      "**Bold** and `code` and snake_case_name",
+      "Fewer than <5 items, a -> b",
+      "# Heading\n\n- item",
+      "Returns List<T>; never emits </script> or <!-- -->",
+    ]) {
       expect(htmlToMarkdown(text)).toBe(text);
     }
   });
@@ -28,7 +36,9 @@ describe("spec text", () => {
     expect(isEmptyBody({ type: "object", properties: {}, additionalProperties: false })).toBe(true);
     expect(isEmptyBody({ type: "object", additionalProperties: false })).toBe(true);
     expect(isEmptyBody({ type: "object" })).toBe(false); // free-form
-    expect(isEmptyBody({ type: "object", properties: { a: { type: "string" } }, additionalProperties: false })).toBe(false);
+    expect(isEmptyBody({ type: "object", properties: { a: { type: "string" } }, additionalProperties: false })).toBe(
+      false,
+    );
   });
 
   it("Stripe: no HTML tags in tool titles and descriptions, and no empty body argument", async () => {
@@ -37,7 +47,9 @@ describe("spec text", () => {
     for (const tool of model.tools) {
       expect(tool.description, tool.name).not.toMatch(HTML_TAG);
       expect(tool.title ?? "", tool.name).not.toMatch(HTML_TAG);
-      for (const [arg, schema] of Object.entries((tool.inputSchema["properties"] ?? {}) as Record<string, Record<string, unknown>>)) {
+      for (const [arg, schema] of Object.entries(
+        (tool.inputSchema["properties"] ?? {}) as Record<string, Record<string, unknown>>,
+      )) {
         expect(isEmptyBody(schema), `${tool.name}.${arg}`).toBe(false);
       }
     }

@@ -5,7 +5,11 @@ import { describe, expect, it } from "vitest";
 import type { EmittedFile } from "../../src/emit/index.js";
 import { BASE_DIR, unresolvedConflicts, writeProject } from "../../src/write/index.js";
 
-const base = { generator: { name: "create-guided-mcp", version: "test" }, spec: { source: "spec.yaml", hash: "h" }, options: {} };
+const base = {
+  generator: { name: "create-guided-mcp", version: "test" },
+  spec: { source: "spec.yaml", hash: "h" },
+  options: {},
+};
 const files = (version: string): EmittedFile[] => [
   { path: "src/server.ts", content: `// server ${version}\n`, owner: "generator" },
   { path: "src/runtime/http.ts", content: `// http ${version}\n`, owner: "generator" },
@@ -28,9 +32,16 @@ describe("write", () => {
     const actions = Object.fromEntries(second.plan.map((entry) => [entry.path, entry.action]));
     // Deliberate change: an edited generated file used to be kept with the new version beside it as .new;
     // it is now merged three ways, and here both sides changed its only line, so it gets conflict markers.
-    expect(actions).toEqual({ "src/server.ts": "update", "src/runtime/http.ts": "conflict", "src/hooks.ts": "keep-user", "src/old.ts": "delete" });
+    expect(actions).toEqual({
+      "src/server.ts": "update",
+      "src/runtime/http.ts": "conflict",
+      "src/hooks.ts": "keep-user",
+      "src/old.ts": "delete",
+    });
     expect(readFileSync(join(out, "src/server.ts"), "utf8")).toBe("// server v2\n");
-    expect(readFileSync(join(out, "src/runtime/http.ts"), "utf8")).toBe("<<<<<<< yours\n// my edit\n=======\n// http v2\n>>>>>>> generated\n");
+    expect(readFileSync(join(out, "src/runtime/http.ts"), "utf8")).toBe(
+      "<<<<<<< yours\n// my edit\n=======\n// http v2\n>>>>>>> generated\n",
+    );
     expect(existsSync(join(out, "src/runtime/http.ts.new"))).toBe(false);
     expect(readFileSync(join(out, "src/hooks.ts"), "utf8")).toBe("// my hooks\n");
     expect(readFileSync(join(out, "src/mine.ts"), "utf8")).toBe("// my file\n");
@@ -55,7 +66,18 @@ describe("write", () => {
   });
 });
 
-const TS_V1 = ["import { a } from './a.js';", "", "export function one() {", "  return 1;", "}", "", "export function two() {", "  return 2;", "}", ""].join("\n");
+const TS_V1 = [
+  "import { a } from './a.js';",
+  "",
+  "export function one() {",
+  "  return 1;",
+  "}",
+  "",
+  "export function two() {",
+  "  return 2;",
+  "}",
+  "",
+].join("\n");
 const TS_V2 = TS_V1.replace("  return 1;", "  return 1 + 0; // generator v2");
 const ts = (content: string): EmittedFile[] => [{ path: "src/runtime/config.ts", content, owner: "generator" }];
 
@@ -81,20 +103,30 @@ describe("regeneration merges the user's edits three ways", () => {
     const path = join(out, "src/runtime/config.ts");
     writeFileSync(path, TS_V1.replace("  return 1;", "  return 100; // mine"));
     const result = await writeProject(out, ts(TS_V2), base);
-    expect(result.plan[0]).toMatchObject({ action: "conflict", notes: [expect.stringMatching(/^1 place\(s\) where you and the generator changed the same lines/)] });
+    expect(result.plan[0]).toMatchObject({
+      action: "conflict",
+      notes: [expect.stringMatching(/^1 place\(s\) where you and the generator changed the same lines/)],
+    });
     const merged = readFileSync(path, "utf8");
-    expect(merged).toContain("export function one() {\n<<<<<<< yours\n  return 100; // mine\n=======\n  return 1 + 0; // generator v2\n>>>>>>> generated\n}");
+    expect(merged).toContain(
+      "export function one() {\n<<<<<<< yours\n  return 100; // mine\n=======\n  return 1 + 0; // generator v2\n>>>>>>> generated\n}",
+    );
     expect(merged).toContain("export function two() {\n  return 2;\n}"); // untouched lines carry no markers
     // Unresolved markers: the next run leaves the file alone (and keeps the old base for when it is resolved).
     const TS_V3 = TS_V2.replace("import { a }", "import { a, b }");
     const blocked = await writeProject(out, ts(TS_V3), base);
-    expect(blocked.plan[0]).toMatchObject({ action: "conflict", notes: [expect.stringMatching(/still has conflict markers/)] });
+    expect(blocked.plan[0]).toMatchObject({
+      action: "conflict",
+      notes: [expect.stringMatching(/still has conflict markers/)],
+    });
     expect(readFileSync(path, "utf8")).toBe(merged);
     // Resolved against v2 (the side the markers showed): the blocked v3 change now merges in.
     writeFileSync(path, TS_V2.replace("  return 1 + 0; // generator v2", "  return 100; // resolved"));
     const clean = await writeProject(out, ts(TS_V3), base);
     expect(clean.plan[0]!.action).toBe("merged");
-    expect(readFileSync(path, "utf8")).toBe(TS_V3.replace("  return 1 + 0; // generator v2", "  return 100; // resolved"));
+    expect(readFileSync(path, "utf8")).toBe(
+      TS_V3.replace("  return 1 + 0; // generator v2", "  return 100; // resolved"),
+    );
   });
 
   it("without a recorded base (an older project) keeps the edit and writes the new version as .new", async () => {
@@ -120,8 +152,15 @@ describe("regeneration merges the user's edits three ways", () => {
 });
 
 describe("data/tools.json merges structurally", () => {
-  const tool = (name: string, description: string, extra: object = {}) => ({ name, description, inputSchema: { type: "object" }, ...extra });
-  const data = (tools: object[]): EmittedFile[] => [{ path: "data/tools.json", content: JSON.stringify({ version: 1, tools }, null, 2) + "\n", owner: "generator" }];
+  const tool = (name: string, description: string, extra: object = {}) => ({
+    name,
+    description,
+    inputSchema: { type: "object" },
+    ...extra,
+  });
+  const data = (tools: object[]): EmittedFile[] => [
+    { path: "data/tools.json", content: JSON.stringify({ version: 1, tools }, null, 2) + "\n", owner: "generator" },
+  ];
 
   it("keeps an edited description while the spec adds a tool and changes another", async () => {
     const out = join(mkdtempSync(join(tmpdir(), "cgm-json-")), "project");
@@ -131,7 +170,11 @@ describe("data/tools.json merges structurally", () => {
     edited.tools[0].description = "List the pets in the store, newest first.";
     writeFileSync(path, JSON.stringify(edited, null, 2) + "\n");
 
-    const next = data([tool("list_pets", "List pets.", { title: "List pets" }), tool("get_pet", "Get a pet by id."), tool("get_health", "Health check.")]);
+    const next = data([
+      tool("list_pets", "List pets.", { title: "List pets" }),
+      tool("get_pet", "Get a pet by id."),
+      tool("get_health", "Health check."),
+    ]);
     const result = await writeProject(out, next, base);
     expect(result.plan[0]).toEqual({ path: "data/tools.json", action: "merged", owner: "generator" });
     const merged = JSON.parse(readFileSync(path, "utf8"));
@@ -147,7 +190,10 @@ describe("data/tools.json merges structurally", () => {
     const out = join(mkdtempSync(join(tmpdir(), "cgm-json-")), "project");
     await writeProject(out, data([tool("a", "A."), tool("b", "B.")]), base);
     const path = join(out, "data/tools.json");
-    writeFileSync(path, JSON.stringify({ version: 1, tools: [tool("a", "Mine."), tool("b", "Mine too.")] }, null, 2) + "\n");
+    writeFileSync(
+      path,
+      JSON.stringify({ version: 1, tools: [tool("a", "Mine."), tool("b", "Mine too.")] }, null, 2) + "\n",
+    );
     const result = await writeProject(out, data([tool("a", "Theirs.")]), base);
     expect(result.plan[0]!.notes).toEqual([
       "#/tools/0/description: you and the new generation both changed it — kept yours",

@@ -27,12 +27,19 @@ export interface ExampleOutcome {
  * Examples for one input schema. `validate` may be the tool's validator
  * compiled elsewhere with createAjv() (saves compiling big schemas twice).
  */
-export function buildExamples(ctx: ExampleContext, schema: JsonSchema, seed: number, validate?: ValidateFunction): ExampleOutcome {
+export function buildExamples(
+  ctx: ExampleContext,
+  schema: JsonSchema,
+  seed: number,
+  validate?: ValidateFunction,
+): ExampleOutcome {
   const problems: string[] = [];
   if (!validate) {
     const compiled = ctx.compilePlain(schema);
     if (!compiled.validate) {
-      return { problems: [`the input schema does not compile with Ajv (${compiled.error}), so no example can be checked`] };
+      return {
+        problems: [`the input schema does not compile with Ajv (${compiled.error}), so no example can be checked`],
+      };
     }
     validate = compiled.validate;
   }
@@ -62,7 +69,8 @@ export function buildExamples(ctx: ExampleContext, schema: JsonSchema, seed: num
   if (!minimal && full) minimal = structuredClone(full);
   if (!minimal || !full) return { problems };
   // Belt and braces: nothing leaves here unvalidated.
-  if (!validate(minimal) || !validate(full)) return { problems: [...problems, "internal: example failed final validation"] };
+  if (!validate(minimal) || !validate(full))
+    return { problems: [...problems, "internal: example failed final validation"] };
   return { examples: { minimal, full }, problems };
 }
 

@@ -31,7 +31,8 @@ export type { ExampleOutcome, ToolExamples } from "./build.js";
 export function createExampleGenerator(options: ExampleGeneratorOptions = {}) {
   const ctx = createContext(options);
   return {
-    build: (schema: JsonSchema, seed: number, validate?: ValidateFunction): ExampleOutcome => buildExamples(ctx, schema, seed, validate),
+    build: (schema: JsonSchema, seed: number, validate?: ValidateFunction): ExampleOutcome =>
+      buildExamples(ctx, schema, seed, validate),
     compile: ctx.compile,
   };
 }

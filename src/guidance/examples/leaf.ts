@@ -74,7 +74,16 @@ export function numberFor(s: JsonSchema): number {
   const exLo = typeof s["exclusiveMinimum"] === "number" ? s["exclusiveMinimum"] : undefined;
   const exHi = typeof s["exclusiveMaximum"] === "number" ? s["exclusiveMaximum"] : undefined;
   if (step !== undefined) {
-    const start = lo !== undefined ? lo : exLo !== undefined ? exLo : hi !== undefined ? Math.min(hi, 1) : exHi !== undefined ? exHi - step : 1;
+    const start =
+      lo !== undefined
+        ? lo
+        : exLo !== undefined
+          ? exLo
+          : hi !== undefined
+            ? Math.min(hi, 1)
+            : exHi !== undefined
+              ? exHi - step
+              : 1;
     let n = Math.ceil(start / step) * step;
     if (exLo !== undefined && n <= exLo) n += step;
     if (n === 0 && lo === undefined && exLo === undefined) n = step;
@@ -93,7 +102,6 @@ export function numberFor(s: JsonSchema): number {
   if (hi !== undefined) return exHi !== undefined && hi === exHi ? hi - 1 : Math.min(hi, 1);
   return 1;
 }
-
 
 export function stringFor(s: JsonSchema, seed: number, budget: Budget): string {
   const format = typeof s["format"] === "string" ? s["format"] : undefined;
@@ -123,7 +131,12 @@ export function stringFor(s: JsonSchema, seed: number, budget: Budget): string {
 }
 
 /** A value for a scalar-ish schema computed straight from its constraints. */
-export function leafValue(s: JsonSchema, seed: number, budget: Budget, pick?: Picker): { ok: true; value: unknown } | { ok: false } {
+export function leafValue(
+  s: JsonSchema,
+  seed: number,
+  budget: Budget,
+  pick?: Picker,
+): { ok: true; value: unknown } | { ok: false } {
   if ("const" in s) return { ok: true, value: s["const"] };
   if (Array.isArray(s["enum"]) && s["enum"].length > 0) {
     const types = declaredTypes(s);

@@ -18,7 +18,13 @@ export function setAt(holder: { root: unknown }, instancePath: string, value: un
     holder.root = value;
     return;
   }
-  const parent = getAt(holder.root, tokens.slice(0, -1).map((t) => "/" + escapePointerToken(t)).join(""));
+  const parent = getAt(
+    holder.root,
+    tokens
+      .slice(0, -1)
+      .map((t) => "/" + escapePointerToken(t))
+      .join(""),
+  );
   const last = tokens[tokens.length - 1]!;
   if (Array.isArray(parent)) parent[Number(last)] = value;
   else if (isObject(parent)) parent[last] = value;
@@ -49,7 +55,10 @@ export function schemaAtPath(root: JsonSchema, instancePath: string): JsonSchema
     if (token in props) cur = props[token];
     else if (/^\d+$/.test(token)) {
       const prefix = cur["prefixItems"];
-      cur = Array.isArray(prefix) && asSchema(prefix[Number(token)]) ? asSchema(prefix[Number(token)]) : asSchema(cur["items"]);
+      cur =
+        Array.isArray(prefix) && asSchema(prefix[Number(token)])
+          ? asSchema(prefix[Number(token)])
+          : asSchema(cur["items"]);
     } else cur = asSchema(cur["additionalProperties"]);
   }
   return cur;

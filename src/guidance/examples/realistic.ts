@@ -45,7 +45,9 @@ const slug = (text: string): string =>
 const personSlug = (f: Faker): string => slug(`${f.person.firstName()} ${f.person.lastName()}`);
 const twoWords = (f: Faker): string => `${f.word.adjective()} ${f.word.noun()}`;
 const placeholder = (role: ValueRole): string => {
-  const stem = identifierStem(role.name) ?? (role.parent && words(role.name).join("") === "id" ? words(role.parent).join("_") : undefined);
+  const stem =
+    identifierStem(role.name) ??
+    (role.parent && words(role.name).join("") === "id" ? words(role.parent).join("_") : undefined);
   return `${stem ?? words(role.name).join("_")}_example`;
 };
 
@@ -53,16 +55,28 @@ const placeholder = (role: ValueRole): string => {
 const STRING_RULES: StringRule[] = [
   { test: /\b(first|given) ?name$/, make: (f) => f.person.firstName() },
   { test: /\b(last|family|sur) ?name$/, make: (f) => f.person.lastName() },
-  { test: /\b(full|display|real|contact|person|customer|recipient|sender|author|committer|user|owner|member|assignee|reviewer|creator|tagger|signer|holder) name$/, make: (f) => f.person.fullName() },
+  {
+    test: /\b(full|display|real|contact|person|customer|recipient|sender|author|committer|user|owner|member|assignee|reviewer|creator|tagger|signer|holder) name$/,
+    make: (f) => f.person.fullName(),
+  },
   { test: /\be ?mail( address)?$/, make: (f) => f.internet.email({ provider: "example.com" }).toLowerCase() },
   {
     test: /\b(user ?name|login|owner|handle|screen name|assignee|creator|author|username|reviewer|actor|member|committer|user|mention|mentioned)$/,
     make: personSlug,
   },
-  { test: /\b(org|orgs|organi[sz]ation|enterprise|team|workspace|tenant)( (name|slug|login))?$/, make: (f) => slug(f.company.name()) },
-  { test: /\b(repo|repository|project|package|app|application|site|space|channel|bucket)( (name|slug))?$/, make: (f) => slug(twoWords(f)) },
+  {
+    test: /\b(org|orgs|organi[sz]ation|enterprise|team|workspace|tenant)( (name|slug|login))?$/,
+    make: (f) => slug(f.company.name()),
+  },
+  {
+    test: /\b(repo|repository|project|package|app|application|site|space|channel|bucket)( (name|slug))?$/,
+    make: (f) => slug(twoWords(f)),
+  },
   { test: /\bslug$/, make: (f) => slug(twoWords(f)) },
-  { test: /\b(sha|commit|commit sha|commit id|hash|digest|tree sha|head sha|base sha)$/, make: (f) => f.git.commitSha() },
+  {
+    test: /\b(sha|commit|commit sha|commit id|hash|digest|tree sha|head sha|base sha)$/,
+    make: (f) => f.git.commitSha(),
+  },
   { test: /\b(branch|ref|base|head|branch name)$/, make: (f) => f.git.branch() },
   { test: /\b(tag|label|topic|keyword|category|genre|tags|labels|topics|categories)$/, make: (f) => f.word.noun() },
   { test: /\b(title|subject|headline)$/, make: (f) => f.book.title() },
@@ -75,19 +89,34 @@ const STRING_RULES: StringRule[] = [
     test: /\b(description|summary|body|text|content|message|comment|note|notes|bio|details|about|reason|instructions|prompt|caption|statement)$/,
     make: (f) => f.company.catchPhrase() + ".",
   },
-  { test: /\b(url|uri|link|href|homepage|website|web site|callback|webhook|redirect|endpoint|return url|image|avatar|icon|logo)$/, make: (f) => f.internet.url({ appendSlash: true }) },
+  {
+    test: /\b(url|uri|link|href|homepage|website|web site|callback|webhook|redirect|endpoint|return url|image|avatar|icon|logo)$/,
+    make: (f) => f.internet.url({ appendSlash: true }),
+  },
   { test: /\b(domain|host|hostname|host name)$/, make: (f) => f.internet.domainName() },
   { test: /\b(ip|ip address|ipv4)$/, make: (f) => f.internet.ipv4() },
   { test: /\b(city|town|locality)$/, make: (f) => f.location.city() },
   { test: /\bcountry code$/, make: (f) => f.location.countryCode() },
   { test: /\bcountry$/, make: (f) => f.location.country() },
-  { test: /\b(street|address|address line|line1|line2|address line1|address line2)$/, make: (f) => f.location.streetAddress() },
+  {
+    test: /\b(street|address|address line|line1|line2|address line1|address line2)$/,
+    make: (f) => f.location.streetAddress(),
+  },
   { test: /\b(zip|zip code|zipcode|postal code|postcode)$/, make: (f) => f.location.zipCode() },
-  { test: /\b(phone|mobile|telephone|fax|phone number|tel|mobile number)$/, make: (f) => f.phone.number({ style: "international" }) },
+  {
+    test: /\b(phone|mobile|telephone|fax|phone number|tel|mobile number)$/,
+    make: (f) => f.phone.number({ style: "international" }),
+  },
   { test: /\b(uuid|guid)$/, make: (f) => f.string.uuid() },
   { test: /\b(date|birthday|birthdate|dob|day)$/, make: () => "2024-01-15" },
-  { test: /\b(at|timestamp|datetime|since|until)$|\b(created|updated|modified|expires|due|published|deleted)( (at|on|time))?$/, make: () => "2024-01-15T09:30:00Z" },
-  { test: /^(q|query|search|keywords?|term|terms|search term|search query|search text|text query|filter text)$/, make: (f) => twoWords(f) },
+  {
+    test: /\b(at|timestamp|datetime|since|until)$|\b(created|updated|modified|expires|due|published|deleted)( (at|on|time))?$/,
+    make: () => "2024-01-15T09:30:00Z",
+  },
+  {
+    test: /^(q|query|search|keywords?|term|terms|search term|search query|search text|text query|filter text)$/,
+    make: (f) => twoWords(f),
+  },
   { test: /\b(lang|language|locale)$/, make: () => "en" },
   { test: /\bcurrency( code)?$/, make: (f) => f.helpers.arrayElement(["USD", "EUR", "GBP", "JPY"]) },
   { test: /\bcolou?r$/, make: (f) => f.color.human() },
@@ -96,14 +125,21 @@ const STRING_RULES: StringRule[] = [
   { test: /\b(mime type|content type|media type|mime)$/, make: () => "application/json" },
   { test: /\b(isbn)$/, make: (f) => f.commerce.isbn() },
   { test: /\b(price|amount|cost|fee|total)$/, make: (f) => f.commerce.price() },
-  { test: /\b(token|secret|password|api key|signature|nonce|cursor|etag|code|key|after|before|starting after|ending before)$/, make: (_f, role) => placeholder(role), nameOnly: true },
+  {
+    test: /\b(token|secret|password|api key|signature|nonce|cursor|etag|code|key|after|before|starting after|ending before)$/,
+    make: (_f, role) => placeholder(role),
+    nameOnly: true,
+  },
   { test: /\b(name)$/, make: (f) => twoWords(f), nameOnly: true },
 ];
 
 /** Small, sensible numbers by name: pages start at 1, limits are 10, prices 19.99. */
 const NUMBER_RULES: Array<{ test: RegExp; integer: number; number?: number }> = [
   { test: /^page$|\bpage (number|index|no)$/, integer: 1 },
-  { test: /\b(per page|page size|limit|size|count|top|max results|max|first|last|take|max items|results)$/, integer: 10 },
+  {
+    test: /\b(per page|page size|limit|size|count|top|max results|max|first|last|take|max items|results)$/,
+    integer: 10,
+  },
   { test: /\b(offset|skip|start|start index)$/, integer: 0 },
   { test: /\b(price|amount|cost|fee|total|balance|unit amount|subtotal)$/, integer: 2000, number: 19.99 },
   { test: /\b(quantity|qty)$/, integer: 2 },
@@ -131,7 +167,12 @@ export function createPicker(roles: WeakMap<object, ValueRole>, seed: number) {
     const key = `${type}`;
     const hit = cache.get(schema) as Record<string, unknown> | undefined;
     if (hit && key in hit) return hit[key];
-    const value = type === "string" ? stringValue(schema, role, seed) : type === "integer" || type === "number" ? numberValue(schema, role, type) : undefined;
+    const value =
+      type === "string"
+        ? stringValue(schema, role, seed)
+        : type === "integer" || type === "number"
+          ? numberValue(schema, role, type)
+          : undefined;
     cache.set(schema, { ...hit, [key]: value });
     return value;
   };
@@ -148,7 +189,10 @@ function stringValue(schema: JsonSchema, role: ValueRole, seed: number): string 
   else {
     const byDescription = describedRule(role.description);
     if (byDescription) candidates.push(() => byDescription.make(faker, role));
-    candidates.push(() => twoWords(faker), () => faker.word.noun());
+    candidates.push(
+      () => twoWords(faker),
+      () => faker.word.noun(),
+    );
   }
   if (typeof schema["pattern"] === "string") candidates.push(...prefixed(schema["pattern"], role));
   faker.seed((seed ^ hashString(role.name)) >>> 0);
@@ -183,7 +227,10 @@ function fitted(schema: JsonSchema, value: string): string | undefined {
   if (fitsString(schema, value)) return value;
   const max = typeof schema["maxLength"] === "number" ? schema["maxLength"] : undefined;
   if (max === undefined || value.length <= max) return undefined;
-  const cut = value.slice(0, max).replace(/[\s.,;:-]+\S*$/, "").trim();
+  const cut = value
+    .slice(0, max)
+    .replace(/[\s.,;:-]+\S*$/, "")
+    .trim();
   return cut.length > 0 && fitsString(schema, cut) ? cut : undefined;
 }
 

@@ -41,7 +41,13 @@ export function makeValid(job: Job, schema: JsonSchema, seed: number, depth: num
   if (leaf.ok && validate(leaf.value)) return { ok: true, value: leaf.value };
   let lastReason = "no candidate value";
   for (let attempt = 0; attempt < 4 && budget.left > 0; attempt++) {
-    const candidate = fake(ctx, schema, { mode, useExamples: attempt === 0, branch: attempt, pick: job.pick }, seed + attempt * 7919, budget);
+    const candidate = fake(
+      ctx,
+      schema,
+      { mode, useExamples: attempt === 0, branch: attempt, pick: job.pick },
+      seed + attempt * 7919,
+      budget,
+    );
     if (candidate === undefined && attempt > 0) continue;
     const repaired = repair(job, candidate ?? {}, schema, validate, seed + attempt, depth);
     if (repaired.ok) return repaired;
@@ -50,7 +56,14 @@ export function makeValid(job: Job, schema: JsonSchema, seed: number, depth: num
   return { ok: false, reason: lastReason };
 }
 
-function repair(job: Job, initial: unknown, schema: JsonSchema, validate: ValidateFunction, seed: number, depth: number): Made {
+function repair(
+  job: Job,
+  initial: unknown,
+  schema: JsonSchema,
+  validate: ValidateFunction,
+  seed: number,
+  depth: number,
+): Made {
   let value = initial;
   // Errors come from the verbose twin of `validate`, compiled only when needed.
   const explain = (v: unknown): ErrorObject[] => {
@@ -87,7 +100,14 @@ interface FixRound {
   done: Set<string>;
 }
 
-function applyFixes(job: Job, holder: { root: unknown }, errors: ErrorObject[], rootSchema: JsonSchema, seed: number, depth: number): void {
+function applyFixes(
+  job: Job,
+  holder: { root: unknown },
+  errors: ErrorObject[],
+  rootSchema: JsonSchema,
+  seed: number,
+  depth: number,
+): void {
   // Composite failures first: regenerate the whole value they cover and
   // ignore the per-branch noise Ajv reports beneath them.
   const composite = errors.filter((e) => COMPOSITE.has(e.keyword));
@@ -128,7 +148,8 @@ function fixError(round: FixRound, e: ErrorObject): void {
       const key = `${e.instancePath}/${missing}`;
       if (done.has(key)) break;
       done.add(key);
-      const propSchema = findPropertySchema(parent, missing) ?? findPropertySchema(schemaAtPath(rootSchema, e.instancePath), missing);
+      const propSchema =
+        findPropertySchema(parent, missing) ?? findPropertySchema(schemaAtPath(rootSchema, e.instancePath), missing);
       const v = propSchema ? makeValid(job, propSchema, seed, depth + 1) : { ok: true as const, value: "example" };
       const object = target();
       if (v.ok && isObject(object)) object[missing] = v.value;
@@ -182,9 +203,10 @@ function replaceValue(round: FixRound, e: ErrorObject, parent: JsonSchema): void
   done.add(e.instancePath);
   if (e.instancePath === "" && parent === rootSchema) return; // the caller retries from scratch
   const leaf = leafValue(parent, seed, job.budget, job.pick);
-  const v = leaf.ok && !["minItems", "uniqueItems", "minProperties"].includes(e.keyword)
-    ? leaf
-    : makeValid(job, parent, seed + 1, depth + 1);
+  const v =
+    leaf.ok && !["minItems", "uniqueItems", "minProperties"].includes(e.keyword)
+      ? leaf
+      : makeValid(job, parent, seed + 1, depth + 1);
   if (v.ok) setAt(holder, e.instancePath, v.value);
 }
 
@@ -236,7 +258,13 @@ function uniqueItemsFor(job: Job, arr: unknown[], s: JsonSchema, seed: number): 
   if (Array.isArray(items["enum"])) (items["enum"] as unknown[]).forEach((v) => out.length < min && push(v));
   const check = job.ctx.compile(items).validate;
   for (let i = 1; out.length < min && i <= min * 3 && job.budget.left > 0; i++) {
-    const v = fake(job.ctx, items, { mode: job.mode, useExamples: false, branch: i, keepEnums: true }, seed + i * 104729, job.budget);
+    const v = fake(
+      job.ctx,
+      items,
+      { mode: job.mode, useExamples: false, branch: i, keepEnums: true },
+      seed + i * 104729,
+      job.budget,
+    );
     if (v !== undefined && check?.(v)) push(v);
   }
   return out;

@@ -43,7 +43,13 @@ function pickRealistic(s: JsonSchema, out: JsonSchema, o: ShapeOptions): void {
 }
 
 /** The shaped `properties`: required ones, plus the optional ones the mode and depth keep. */
-function shapeProperties(ctx: ExampleContext, s: JsonSchema, value: Record<string, unknown>, o: ShapeOptions, depth: number) {
+function shapeProperties(
+  ctx: ExampleContext,
+  s: JsonSchema,
+  value: Record<string, unknown>,
+  o: ShapeOptions,
+  depth: number,
+) {
   const required = Array.isArray(s["required"]) ? (s["required"] as unknown[]) : [];
   const props: Record<string, unknown> = {};
   let optionalKept = 0;
@@ -63,13 +69,26 @@ function shapeProperties(ctx: ExampleContext, s: JsonSchema, value: Record<strin
 }
 
 /** Copies one keyword of `s` into `out`, shaping subschemas and dropping what faker should not see. */
-function copyKeyword(ctx: ExampleContext, s: JsonSchema, out: JsonSchema, key: string, value: unknown, o: ShapeOptions, depth: number): void {
+function copyKeyword(
+  ctx: ExampleContext,
+  s: JsonSchema,
+  out: JsonSchema,
+  key: string,
+  value: unknown,
+  o: ShapeOptions,
+  depth: number,
+): void {
   switch (key) {
     case "properties":
       if (isObject(value)) out["properties"] = shapeProperties(ctx, s, value, o, depth);
       break;
     case "items":
-      out[key] = shape(ctx, value, s["uniqueItems"] === true ? { ...o, keepEnums: true, pick: undefined } : o, depth + 1);
+      out[key] = shape(
+        ctx,
+        value,
+        s["uniqueItems"] === true ? { ...o, keepEnums: true, pick: undefined } : o,
+        depth + 1,
+      );
       break;
     case "additionalProperties":
     case "unevaluatedProperties":
@@ -154,11 +173,17 @@ function capSizes(ctx: ExampleContext, s: JsonSchema, out: JsonSchema, o: ShapeO
   // Unconstrained numbers read better small and positive (limit: 10, not -683).
   const isNum = (types.includes("integer") || types.includes("number")) && !("enum" in out) && !("const" in out);
   if (isNum && s["minimum"] === undefined && s["exclusiveMinimum"] === undefined) {
-    const max = typeof s["maximum"] === "number" ? s["maximum"] : typeof s["exclusiveMaximum"] === "number" ? s["exclusiveMaximum"] : undefined;
+    const max =
+      typeof s["maximum"] === "number"
+        ? s["maximum"]
+        : typeof s["exclusiveMaximum"] === "number"
+          ? s["exclusiveMaximum"]
+          : undefined;
     if (max === undefined || max > 1) out["minimum"] = 1;
     if (max === undefined) out["maximum"] = 100;
   }
-  const isStr = types.includes("string") && !("format" in out) && !("pattern" in out) && !("enum" in out) && !("const" in out);
+  const isStr =
+    types.includes("string") && !("format" in out) && !("pattern" in out) && !("enum" in out) && !("const" in out);
   if (isStr) {
     const min = typeof s["minLength"] === "number" ? s["minLength"] : 0;
     const max = typeof s["maxLength"] === "number" ? s["maxLength"] : Infinity;

@@ -1,0 +1,56 @@
+/** An operation's first 2xx response: its JSON schema, declared links and header names. */
+import { childPointer } from "../diagnostics.js";
+import { isObject, type SpecObject } from "../normalise/index.js";
+import type { OpenApiLink } from "./ir.js";
+
+export interface SuccessResponse {
+  mediaType?: string;
+  schema?: unknown;
+  schemaPointer?: string;
+  links: OpenApiLink[];
+  headers: string[];
+}
+
+export function successResponse(operation: SpecObject, pointer: string): SuccessResponse | undefined {
+  const responses = isObject(operation.responses) ? operation.responses : {};
+  const codes = Object.keys(responses)
+    .filter((code) => /^2(\d\d|XX)$/i.test(code))
+    .sort();
+  const code = codes[0];
+  if (!code) return undefined;
+  const response = responses[code];
+  if (!isObject(response)) return undefined;
+  const responsePointer = childPointer(pointer, "responses", code);
+  const result: SuccessResponse = {
+    links: readLinks(response.links, childPointer(responsePointer, "links")),
+    headers: isObject(response.headers) ? Object.keys(response.headers).map((name) => name.toLowerCase()) : [],
+  };
+  if (isObject(response.content)) {
+    const mediaType =
+      Object.keys(response.content).find((type) => /json/i.test(type)) ?? Object.keys(response.content)[0];
+    const media = mediaType ? response.content[mediaType] : undefined;
+    if (mediaType) result.mediaType = mediaType;
+    if (mediaType && /json/i.test(mediaType) && isObject(media) && media.schema !== undefined) {
+      result.schema = media.schema;
+      result.schemaPointer = childPointer(responsePointer, "content", mediaType, "schema");
+    }
+  }
+  return result;
+}
+
+function readLinks(links: unknown, pointer: string): OpenApiLink[] {
+  if (!isObject(links)) return [];
+  const result: OpenApiLink[] = [];
+  for (const [name, link] of Object.entries(links)) {
+    if (!isObject(link)) continue;
+    result.push({
+      name,
+      ...(typeof link.operationId === "string" ? { operationId: link.operationId } : {}),
+      ...(typeof link.operationRef === "string" ? { operationRef: link.operationRef } : {}),
+      parameters: isObject(link.parameters) ? { ...link.parameters } : {},
+      ...(typeof link.description === "string" ? { description: link.description } : {}),
+      pointer: childPointer(pointer, name),
+    });
+  }
+  return result;
+}
