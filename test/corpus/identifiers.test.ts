@@ -25,6 +25,7 @@ import type { ToolData, ToolMode, ToolsFile } from "../../templates/server/src/r
 import { DIRECTORY_ROOT } from "../helpers/corpus.js";
 import { modelFrom, SAMPLES } from "../helpers/pipeline.js";
 import { json, startUpstream, type Upstream } from "../helpers/upstream.js";
+import { at, replaceVia } from "../helpers/agent.js";
 
 const SPECS = [
   join(SAMPLES, "petstore.yaml"),
@@ -76,25 +77,6 @@ function bodyAt(pointer: string, value: unknown): unknown {
   for (const token of tokens.reverse())
     out = /^\d+$/.test(token) ? Object.assign(new Array(Number(token) + 1).fill(out), []) : { [token]: out };
   return out;
-}
-
-function replaceVia(value: unknown, taken: unknown): unknown {
-  if (value === "$via") return taken;
-  if (Array.isArray(value)) return value.map((v) => replaceVia(v, taken));
-  if (value !== null && typeof value === "object")
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, replaceVia(v, taken)]));
-  return value;
-}
-
-function at(value: unknown, pointer: string): unknown {
-  return pointer
-    .split("/")
-    .slice(1)
-    .map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~"))
-    .reduce<unknown>(
-      (v, key) => (v !== null && typeof v === "object" ? (v as Record<string, unknown>)[key] : undefined),
-      value,
-    );
 }
 
 const exampleOf = (tool: ToolData | undefined, arg: string): unknown =>

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServer as createMcpServer } from "../../templates/server/src/runtime/mcp/server.js";
 import type { ToolMode, ToolsFile } from "../../templates/server/src/runtime/shared/tool-data.js";
 import { json, startUpstream, type Upstream } from "../helpers/upstream.js";
+import { at, replaceVia } from "../helpers/agent.js";
 
 const catalogue = JSON.parse(
   readFileSync(new URL("../snapshots/catalogue/tools.json", import.meta.url), "utf8"),
@@ -60,25 +61,6 @@ function shaped(mode: ToolMode, front: string | undefined, name: string, params:
   if (mode === "discovery") return { name: "invoke_operation", arguments: { name, params } };
   if (mode === "dispatch") return { name: front!, arguments: { action: name, params } };
   return { name, arguments: params };
-}
-
-function at(value: unknown, pointer: string): unknown {
-  return pointer
-    .split("/")
-    .slice(1)
-    .map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~"))
-    .reduce<unknown>(
-      (v, key) => (v !== null && typeof v === "object" ? (v as Record<string, unknown>)[key] : undefined),
-      value,
-    );
-}
-
-function replaceVia(value: unknown, taken: unknown): unknown {
-  if (value === "$via") return taken;
-  if (Array.isArray(value)) return value.map((v) => replaceVia(v, taken));
-  if (value !== null && typeof value === "object")
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, replaceVia(v, taken)]));
-  return value;
 }
 
 async function call(
