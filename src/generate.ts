@@ -114,6 +114,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
       ...(options.templatesDir ? { templatesDir: options.templatesDir } : {}),
       ...(options.ship ? { ship: options.ship } : {}),
       ...(options.mcpName ? { mcpName: options.mcpName } : {}),
+      ...projectVersion(outDir),
     }),
   );
 
@@ -298,6 +299,16 @@ async function readPreviousTools(outDir: string, manifest: Manifest): Promise<To
     return (JSON.parse(text) as { tools: ToolData[] }).tools;
   } catch {
     return undefined;
+  }
+}
+
+/** The version in the project's own package.json, when it has one (the owner's `npm version` bumps it). */
+function projectVersion(outDir: string): { version?: string } {
+  try {
+    const { version } = JSON.parse(readFileSync(resolve(outDir, "package.json"), "utf8")) as { version?: unknown };
+    return typeof version === "string" && version.length > 0 ? { version } : {};
+  } catch {
+    return {};
   }
 }
 

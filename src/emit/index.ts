@@ -46,6 +46,8 @@ export interface EmitOptions {
   ship?: readonly ShipTarget[];
   /** The MCP Registry name (`server.json` name, `mcpName`); default a placeholder namespace. */
   mcpName?: string;
+  /** The project's package version (its package.json's, when regenerating); default INITIAL_VERSION. */
+  version?: string;
 }
 
 const PROJECT_PREFIX = "server/";
@@ -65,7 +67,10 @@ export function emitProject(model: GuidedApiModel, options: EmitOptions): Emitte
   const templates = readTemplates(options.templatesDir);
   const handlebars = createHandlebars(options.helpers);
   const ship = options.ship ?? SHIP_TARGETS;
-  const context = { ...templateContext(model, options), ship: shipContext(model, ship, options.mcpName) };
+  const context = {
+    ...templateContext(model, options),
+    ship: shipContext(model, ship, options.mcpName, options.version),
+  };
   const files: EmittedFile[] = [];
   // Emitted TypeScript that the generator must parse before writing (see `checkTypeScript`).
   const toCheck = new Set<EmittedFile>();
@@ -119,13 +124,13 @@ export function emitProject(model: GuidedApiModel, options: EmitOptions): Emitte
   if (ship.includes("mcpb"))
     files.push({
       path: MCPB_MANIFEST_PATH,
-      content: JSON.stringify(mcpbManifest(model), null, 2) + "\n",
+      content: JSON.stringify(mcpbManifest(model, context.ship.version), null, 2) + "\n",
       owner: "generator",
     });
   if (ship.includes("registry"))
     files.push({
       path: REGISTRY_SERVER_PATH,
-      content: JSON.stringify(registryServer(model, options.mcpName), null, 2) + "\n",
+      content: JSON.stringify(registryServer(model, options.mcpName, context.ship.version), null, 2) + "\n",
       owner: "generator",
     });
   checkTypeScript(

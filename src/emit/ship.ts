@@ -20,11 +20,15 @@ export const SHIP_TEMPLATE_OUTPUTS: Record<string, ShipTarget> = {
   Dockerfile: "docker",
   ".dockerignore": "docker",
   ".mcpbignore": "mcpb",
+  "src/runtime/ship/bundle.ts": "mcpb",
 };
 
 export const MCPB_MANIFEST_PATH = "manifest.json";
 export const REGISTRY_SERVER_PATH = "server.json";
-/** The generated package.json starts at this version; the manifests follow it. */
+/**
+ * The generated package.json starts at this version. On regeneration the project's own package.json
+ * version is used (after `npm version`), so manifest.json and server.json follow it.
+ */
 export const INITIAL_VERSION = "0.1.0";
 /** The MCP Registry's server.json schema this file is written against. */
 export const REGISTRY_SCHEMA = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json";
@@ -43,14 +47,22 @@ export interface ShipContext {
   registry: boolean;
   docker: boolean;
   mcpName: string;
+  /** The package's version: package.json's, which manifest.json and server.json repeat. */
+  version: string;
 }
 
-export function shipContext(model: GuidedApiModel, targets: readonly ShipTarget[], mcpName?: string): ShipContext {
+export function shipContext(
+  model: GuidedApiModel,
+  targets: readonly ShipTarget[],
+  mcpName?: string,
+  version = INITIAL_VERSION,
+): ShipContext {
   return {
     mcpb: targets.includes("mcpb"),
     registry: targets.includes("registry"),
     docker: targets.includes("docker"),
     mcpName: registryName(model, mcpName),
+    version,
   };
 }
 
@@ -59,7 +71,7 @@ function credentials(schemes: SecuritySchemeData[]): CredentialEnvVar[] {
 }
 
 /** MCPB manifest: the server runs from the bundle; each credential and the base URL are asked of the user at install time. */
-export function mcpbManifest(model: GuidedApiModel): Record<string, unknown> {
+export function mcpbManifest(model: GuidedApiModel, version = INITIAL_VERSION): Record<string, unknown> {
   const { api } = model;
   const userConfig: Record<string, Record<string, unknown>> = {};
   const env: Record<string, string> = {};
@@ -86,7 +98,7 @@ export function mcpbManifest(model: GuidedApiModel): Record<string, unknown> {
     manifest_version: "0.3",
     name: api.name,
     display_name: api.title,
-    version: INITIAL_VERSION,
+    version,
     description: `MCP server for ${api.title}`,
     author: { name: `${api.title} MCP maintainers` },
     server: {
@@ -101,7 +113,11 @@ export function mcpbManifest(model: GuidedApiModel): Record<string, unknown> {
 }
 
 /** MCP Registry entry: the npm package (stdio, run with npx) and the HTTP remote (the Docker image behind a URL you choose). */
-export function registryServer(model: GuidedApiModel, mcpName?: string): Record<string, unknown> {
+export function registryServer(
+  model: GuidedApiModel,
+  mcpName?: string,
+  version = INITIAL_VERSION,
+): Record<string, unknown> {
   const { api } = model;
   const description = `MCP server for ${api.title}`;
   const environmentVariables = [
@@ -129,13 +145,13 @@ export function registryServer(model: GuidedApiModel, mcpName?: string): Record<
       description.length > REGISTRY_DESCRIPTION_MAX
         ? `${description.slice(0, REGISTRY_DESCRIPTION_MAX - 1)}…`
         : description,
-    version: INITIAL_VERSION,
+    version,
     packages: [
       {
         registryType: "npm",
         registryBaseUrl: "https://registry.npmjs.org",
         identifier: api.name,
-        version: INITIAL_VERSION,
+        version,
         transport: { type: "stdio" },
         environmentVariables,
       },
