@@ -140,8 +140,10 @@ function codeFingerprint(generatorVersion: string, exampleOptions: unknown): str
     hash.update(`${name} ${pkg.version}\0`);
   }
   const here = dirname(fileURLToPath(import.meta.url));
+  // Run from the bundle (dist/bin), the guidance code is inside the bundle's own files.
   const guidanceDir = join(here, "..", "guidance");
-  for (const path of filesUnder(guidanceDir)) hash.update(path.slice(guidanceDir.length)).update(readFileSync(path));
+  const codeDir = existsSync(guidanceDir) ? guidanceDir : here;
+  for (const path of filesUnder(codeDir)) hash.update(path.slice(codeDir.length)).update(readFileSync(path));
   // The shared Ajv configuration, next to this module's source or compiled copy.
   const ajvConfig = [
     join(here, "..", "..", "templates", "server", "src", "runtime", "ajv.js"),
