@@ -7,7 +7,7 @@ import { createRequire } from "node:module";
 import { GeneratorError } from "../diagnostics.js";
 import type { GuidedApiModel, GuidedTool, ToolData } from "../model/ir.js";
 import { credentialEnvNames, schemeEnvNames } from "../../templates/server/src/runtime/shared/credentials.js";
-import { DEFAULT_AUTO_THRESHOLD } from "../../templates/server/src/runtime/shared/defaults.js";
+import { DEFAULT_AUTO_THRESHOLD, settingRows } from "../../templates/server/src/runtime/config/settings.js";
 import type { ToolsFile } from "../../templates/server/src/runtime/shared/tool-data.js";
 import { identifier } from "./escape.js";
 import {
@@ -187,6 +187,8 @@ function templateContext(model: GuidedApiModel, options: EmitOptions) {
         .join(", "),
     })),
     quickStart: quickStart(model),
+    // The configuration table comes from the runtime's own settings table: the README cannot drift from the parser.
+    settings: settingRows(model.api),
     credentialParameters: (model.credentialParameters ?? [])
       .map((note) => `\`${note.name}\``)
       .filter((name, index, all) => all.indexOf(name) === index)

@@ -3,12 +3,17 @@
  * Entry point: `node dist/index.js [--transport stdio|http] [--port N] [--host H]
  * [--tools per-operation|dispatch|discovery|auto] [--include-tags a,b] ...` (see `--help`).
  *
+ * The only module that reads `process.argv` and `process.env`, once: the
+ * configuration is resolved here (runtime/config/) and passed down.
+ *
  * Logs go to stderr only: with the stdio transport, stdout IS the protocol
  * channel and a stray line there breaks the client.
  */
 import { handlers } from "./runtime/handlers.js";
 import { hooks } from "./hooks.js";
 import { ConfigError, loadRuntimeConfig, type RuntimeConfig } from "./runtime/config/config.js";
+import { hardeningOptions } from "./runtime/config/hardening.js";
+import type { Env } from "./runtime/upstream/auth.js";
 import { loadToolsFile, type ToolsFile } from "./runtime/shared/tool-data.js";
 import { createServerFromRuntime } from "./runtime/mcp/server.js";
 import { createToolRuntime, type ToolRuntime } from "./runtime/server/runtime.js";
@@ -24,10 +29,12 @@ function logLine(line: string): void {
 async function main(): Promise<void> {
   // dist/index.js -> data/tools.json at the project root.
   const toolsFile = loadToolsFile(new URL("../data/tools.json", import.meta.url));
+  // Credentials and the base URL override are looked up in it per call; settings are resolved from it below.
+  const env: Env = process.env;
 
   let config: RuntimeConfig;
   try {
-    const parsed = loadRuntimeConfig(process.argv.slice(2), process.env, toolsFile.api);
+    const parsed = loadRuntimeConfig(process.argv.slice(2), env, toolsFile.api);
     if (parsed.kind === "help") {
       process.stdout.write(`${parsed.text}\n`);
       return;
@@ -45,14 +52,14 @@ async function main(): Promise<void> {
   let codec: HandleCodec;
   try {
     // Signed handles (read_response pages) that any instance sharing <PREFIX>_HANDLE_KEY can serve.
-    codec = createHandleCodec(toolsFile.api.envPrefix, process.env);
+    codec = createHandleCodec(toolsFile.api.envPrefix, env);
   } catch (error) {
     if (!(error instanceof HandleKeyError)) throw error;
     logLine(error.message);
     process.exitCode = 2;
     return;
   }
-  const getRuntime = lazyRuntime(toolsFile, config, codec);
+  const getRuntime = lazyRuntime(toolsFile, config, env, codec);
 
   if (config.transport === "stdio") await serveOnStdio(getRuntime, toolsFile.api.name);
   else await serveHttp(getRuntime(), config);
@@ -63,12 +70,14 @@ async function main(): Promise<void> {
  * with server/discover in a throwaway copy of the process, which must start fast and touch nothing
  * (no audit file opened, no validators compiled).
  */
-function lazyRuntime(toolsFile: ToolsFile, config: RuntimeConfig, codec: HandleCodec): () => ToolRuntime {
+function lazyRuntime(toolsFile: ToolsFile, config: RuntimeConfig, env: Env, codec: HandleCodec): () => ToolRuntime {
   let runtime: ToolRuntime | undefined;
   const build = (): ToolRuntime =>
     createToolRuntime(toolsFile, {
       handlers,
       hooks,
+      env,
+      ...hardeningOptions(config),
       timeoutMs: config.timeoutMs,
       maxResponseBytes: config.maxResponseBytes,
       responseBudgetChars: config.responseBudgetChars,

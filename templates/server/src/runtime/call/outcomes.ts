@@ -15,6 +15,7 @@ import type { Correction, GuidedError } from "./types.js";
 import type { RequestBuildError } from "../upstream/errors.js";
 import type { BuiltRequest } from "../upstream/request.js";
 import type { ApiData, ToolData } from "../shared/tool-data.js";
+import type { Env } from "../upstream/auth.js";
 import type { UpstreamError, UpstreamResponse } from "../upstream/upstream.js";
 import type { ToolValidators } from "./validation.js";
 
@@ -53,6 +54,8 @@ export interface PreparedCall {
 
 export interface OutcomeContext {
   api: ApiData;
+  /** The environment the runtime was given: credential values, redacted from error texts. */
+  env: Env;
   /** The API's tools (the reserved `info`/`read_response` are not among them). */
   tools: readonly ToolData[];
   toolsByName: ReadonlyMap<string, ToolData>;

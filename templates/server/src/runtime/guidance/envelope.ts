@@ -21,7 +21,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { ToolData } from "../shared/tool-data.js";
 import type { ResponseCache } from "../call/response-cache.js";
-import { DEFAULT_RESPONSE_BUDGET_CHARS } from "../shared/defaults.js";
+import { settingDefault } from "../config/settings.js";
 import { driftWarning, renderCall, renderCallWithNote } from "./text.js";
 import { argsFromUrl, parseLinkHeader, resolveLink, type ResolvedAction } from "./links.js";
 import { getAt } from "./pointer.js";
@@ -322,7 +322,7 @@ function sentence(
 export function buildEnvelope(tool: ToolData, toolsByName: ToolLookup, options: EnvelopeOptions): Envelope {
   const { args, response } = options;
   const body = response.body;
-  const budget = options.budgetChars ?? DEFAULT_RESPONSE_BUDGET_CHARS;
+  const budget = options.budgetChars ?? settingDefault("responseBudgetChars");
   const resolved = options.resolvedInputs ?? args;
   const linkCtx = options.url !== undefined ? { tool, args, response, url: options.url } : { tool, args, response };
 

@@ -17,6 +17,7 @@ import type {
 } from "../call/outcomes.js";
 import type { ApiData, JsonSchema, ToolData } from "../shared/tool-data.js";
 import { schemeEnvNames } from "../shared/credentials.js";
+import type { Env } from "../upstream/auth.js";
 import { buildEnvelope, envelopeResult } from "./envelope.js";
 import { addResilienceDetails, argumentsTooLargeError, circuitOpenError } from "./hardening.js";
 import { confirmationRequiredError, resolvedPath, unknownToolError } from "./errors.js";
@@ -113,9 +114,10 @@ function invalidRequestError(
   api: ApiData,
   failure: Extract<CallFailure, { kind: "invalid_request" }>,
   args: Record<string, unknown>,
+  env: Env,
 ): GuidedError {
   const { code, subject } = failure.error;
-  const text = redactSecrets(failure.error.message, api);
+  const text = redactSecrets(failure.error.message, api, env);
   const props = isPlainObject(tool.inputSchema["properties"]) ? (tool.inputSchema["properties"] as JsonSchema) : {};
   const byArgument =
     code !== "missing_base_url" && code !== "invalid_base_url" && (subject === undefined || subject in props);
@@ -164,24 +166,27 @@ function invalidRequestError(
   return e;
 }
 
-/** Maps any runtime failure to the guided error contract. */
+/** Maps any runtime failure to the guided error contract; credential values in `env` never reach the text. */
 export function failureError(
   tool: ToolData,
   api: ApiData,
   failure: CallFailure,
   args: Record<string, unknown>,
   timeoutMs: number,
+  env: Env,
 ): GuidedError {
+  const now = Date.now();
   switch (failure.kind) {
     case "http_status": {
       const { status, headers, body, bodyText } = failure.response;
-      return upstreamError(tool, api, { status, headers, body: body ?? (bodyText || undefined) }, args);
+      return upstreamError(tool, api, { status, headers, body: body ?? (bodyText || undefined) }, args, now, env);
     }
     case "transport": {
       const { kind } = failure.error;
-      if (kind === "timeout") return upstreamError(tool, api, { failure: "timeout", timeout_ms: timeoutMs }, args);
+      if (kind === "timeout")
+        return upstreamError(tool, api, { failure: "timeout", timeout_ms: timeoutMs }, args, now, env);
       if (kind === "network")
-        return upstreamError(tool, api, { failure: "network", message: failure.error.message }, args);
+        return upstreamError(tool, api, { failure: "network", message: failure.error.message }, args, now, env);
       if (kind === "circuit_open")
         return circuitOpenError(
           tool,
@@ -221,13 +226,13 @@ export function failureError(
     case "missing_credentials":
       return missingCredentialsError(tool, api, failure.envVars);
     case "invalid_request":
-      return invalidRequestError(tool, api, failure, args);
+      return invalidRequestError(tool, api, failure, args, env);
     case "handler_error": {
       const e = baseError(
         tool,
         "HANDLER_ERROR",
         "high",
-        `'${tool.name}' failed in its handler: ${redactSecrets(message(failure.error), api)}`,
+        `'${tool.name}' failed in its handler: ${redactSecrets(message(failure.error), api, env)}`,
       );
       e.recovery_actions = [
         "check the arguments against the tool's schema",
@@ -258,7 +263,7 @@ export function failureError(
         tool,
         "INTERNAL_ERROR",
         "high",
-        `'${tool.name}' failed unexpectedly inside the MCP server: ${redactSecrets(message(failure.error), api)}`,
+        `'${tool.name}' failed unexpectedly inside the MCP server: ${redactSecrets(message(failure.error), api, env)}`,
       );
       e.recovery_actions = ["retry once", "report the failure to the user"];
       return e;
@@ -309,7 +314,10 @@ export const guidedOutcomes: Outcomes = {
   },
 
   onFailure(tool, call, failure, context) {
-    const error = addResilienceDetails(failureError(tool, context.api, failure, call.args, context.timeoutMs), failure);
+    const error = addResilienceDetails(
+      failureError(tool, context.api, failure, call.args, context.timeoutMs, context.env),
+      failure,
+    );
     if (call.corrections.length) error.corrections = call.corrections;
     if (call.warnings.length) error.warnings = [...(error.warnings ?? []), ...call.warnings];
     return errorResult(error);

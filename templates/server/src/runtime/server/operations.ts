@@ -284,7 +284,7 @@ async function statusRequest(
 
 /** The operation finished: its final result in the envelope, or OPERATION_FAILED. */
 function finishedResult(
-  { api, outcomes, outcomeContext }: RuntimeParts,
+  { api, env, outcomes, outcomeContext }: RuntimeParts,
   entry: PendingOperation,
   response: UpstreamResponse,
 ): CallToolResult {
@@ -292,7 +292,7 @@ function finishedResult(
   if (entry.state === "failed") {
     const body = response.body;
     const text = typeof body === "string" ? body : JSON.stringify(body ?? null);
-    const upstreamBody = redactSecrets(text.length > 2000 ? `${text.slice(0, 2000)}…` : text, api);
+    const upstreamBody = redactSecrets(text.length > 2000 ? `${text.slice(0, 2000)}…` : text, api, env);
     return errorResult(operationFailedError(entry, upstreamBody));
   }
   const data = finalResult(response.body);
