@@ -165,8 +165,10 @@ async function send(
   let fetched: Map<string, string>;
   try {
     fetched = forwardedToken === undefined ? await tokens.forCall(api, operation, refused) : new Map();
-    request = buildRequest(api, operation, context.args, env, fetched);
-    if (forwardedToken !== undefined) request.headers["authorization"] = `Bearer ${forwardedToken}`;
+    request = buildRequest(api, operation, context.args, env, {
+      accessTokens: fetched,
+      ...(forwardedToken !== undefined && { forwardedToken }),
+    });
   } catch (error) {
     if (error instanceof RequestBuildError) return { ok: false, execution: fail({ kind: "invalid_request", error }) };
     if (error instanceof UpstreamError)

@@ -16,7 +16,7 @@ import { redactSecrets } from "../guidance/upstream-errors.js";
 import { isPlainObject } from "../shared/json.js";
 import { parseRetryAfter } from "../shared/parse.js";
 import type { ToolData } from "../shared/tool-data.js";
-import { resolveCredentials, withForwardedToken } from "../upstream/auth.js";
+import { applyCredentials } from "../upstream/auth.js";
 import type { BuiltRequest } from "../upstream/request.js";
 import { UpstreamError, type UpstreamResponse } from "../upstream/upstream.js";
 import type { CallSession, RuntimeParts } from "./context.js";
@@ -264,22 +264,19 @@ async function statusRequest(
   entry: PendingOperation,
   forwardedToken: string | undefined,
 ): Promise<BuiltRequest> {
-  const url = new URL(entry.statusUrl.href);
-  const headers: Record<string, string> = {
-    accept: "application/json, */*;q=0.1",
-    "user-agent": `${api.name} (create-guided-mcp)`,
+  const request: BuiltRequest = {
+    url: new URL(entry.statusUrl.href),
+    method: "GET",
+    headers: { accept: "application/json, */*;q=0.1", "user-agent": `${api.name} (create-guided-mcp)` },
   };
-  if (entry.tool.operation) {
-    const operation = entry.tool.operation;
-    const fetched = forwardedToken ? undefined : await tokens.forCall(api, operation).catch(() => undefined);
-    const credentials = resolveCredentials(api, operation, withForwardedToken(api, env, forwardedToken), fetched);
-    Object.assign(headers, credentials.headers);
-    for (const [name, value] of credentials.query) url.searchParams.set(name, value);
-    if (credentials.cookies.length)
-      headers["cookie"] = credentials.cookies.map(([name, value]) => `${name}=${value}`).join("; ");
-  }
-  if (forwardedToken !== undefined) headers["authorization"] = `Bearer ${forwardedToken}`;
-  return { url, method: "GET", headers };
+  const operation = entry.tool.operation;
+  const fetched =
+    operation && !forwardedToken ? await tokens.forCall(api, operation).catch(() => undefined) : undefined;
+  applyCredentials(request, api, operation, env, {
+    ...(fetched !== undefined && { accessTokens: fetched }),
+    ...(forwardedToken !== undefined && { forwardedToken }),
+  });
+  return request;
 }
 
 /** The operation finished: its final result in the envelope, or OPERATION_FAILED. */
