@@ -4,7 +4,7 @@ import {
   argumentErrorCode,
   unknownToolError,
 } from "../../templates/server/src/runtime/guidance/errors.js";
-import { errorResult } from "../../templates/server/src/runtime/guidance/render.js";
+import { errorResult } from "../../templates/server/src/runtime/guidance/result.js";
 import { upstreamError } from "../../templates/server/src/runtime/guidance/upstream-errors.js";
 import { parseRetryAfter } from "../../templates/server/src/runtime/shared/parse.js";
 import { prepareArguments } from "../../templates/server/src/runtime/guidance/correct.js";

@@ -28,7 +28,7 @@ export function guardCallTool<S>(
   env: Env,
   settings: HardeningSettings,
   log: (line: string) => void,
-  outcomes: Pick<Outcomes, "onArgumentsTooLarge">,
+  outcomes: Pick<Outcomes, "onArgumentsTooLarge" | "render">,
   tokens?: Pick<ClientCredentialsTokens, "current">,
 ): CallTool<S> {
   const secrets = credentialSecrets(api, env, extraSecretEnv(api));
@@ -68,7 +68,7 @@ export function guardCallTool<S>(
       log(
         `${api.name}: ${JSON.stringify(name.slice(0, 64))} refused: ${bytes} bytes of arguments (limit ${settings.maxArgumentBytes})`,
       );
-      result = outcomes.onArgumentsTooLarge(name, bytes, settings.maxArgumentBytes, api);
+      result = outcomes.render(outcomes.onArgumentsTooLarge(name, bytes, settings.maxArgumentBytes, api));
     } else {
       try {
         result = await callTool(name, args, session);

@@ -5,7 +5,6 @@
  * runtime's own failure kinds (missing credentials, unsafe requests, handler
  * errors, unimplemented tools, internal bugs).
  */
-import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { ErrorObject } from "ajv";
 import type {
   CallFailure,
@@ -18,10 +17,10 @@ import type {
 import type { ApiData, JsonSchema, ToolData } from "../shared/tool-data.js";
 import { schemeEnvNames } from "../shared/credentials.js";
 import type { Env } from "../upstream/auth.js";
-import { buildEnvelope, envelopeResult } from "./envelope.js";
+import { buildEnvelope } from "./envelope.js";
 import { addResilienceDetails, argumentsTooLargeError, circuitOpenError } from "./hardening.js";
 import { confirmationRequiredError, resolvedPath, unknownToolError } from "./errors.js";
-import { errorResult } from "./render.js";
+import { renderOutcome } from "./result.js";
 import { redactSecrets, toolSchemes, upstreamError } from "./upstream-errors.js";
 import { isPlainObject } from "../shared/json.js";
 import { INFO_TOOL, type GuidedError, type Issue, type Severity } from "../call/types.js";
@@ -293,24 +292,25 @@ function declinedError(tool: ToolData, call: PreparedCall, answer: ConfirmationA
 
 export const guidedOutcomes: Outcomes = {
   outputSchema: envelopeOutputSchema,
+  render: renderOutcome,
 
   onUnknownTool(name, args, context) {
-    return errorResult(unknownToolError(name, context.tools, args));
+    return { kind: "error", error: unknownToolError(name, context.tools, args) };
   },
 
   onArgumentsTooLarge(name, bytes, maxBytes, api) {
-    return errorResult(argumentsTooLargeError(name, bytes, maxBytes, api.envPrefix));
+    return { kind: "error", error: argumentsTooLargeError(name, bytes, maxBytes, api.envPrefix) };
   },
 
   onInvalidArguments(_tool, _args, error) {
-    return errorResult(error);
+    return { kind: "error", error: error };
   },
 
   onConfirmationRequired(tool, call, answer, _context) {
     const error = answer ? declinedError(tool, call, answer) : confirmationRequiredError(tool, call.args);
     if (!answer && call.corrections.length) error.corrections = call.corrections;
     if (!answer && call.warnings.length) error.warnings = call.warnings;
-    return errorResult(error);
+    return { kind: "error", error: error };
   },
 
   onFailure(tool, call, failure, context) {
@@ -320,10 +320,10 @@ export const guidedOutcomes: Outcomes = {
     );
     if (call.corrections.length) error.corrections = call.corrections;
     if (call.warnings.length) error.warnings = [...(error.warnings ?? []), ...call.warnings];
-    return errorResult(error);
+    return { kind: "error", error: error };
   },
 
-  onSuccess(tool, call, success, context): CallToolResult {
+  onSuccess(tool, call, success, context) {
     const response = success.response
       ? { status: success.response.status, headers: success.response.headers, body: success.data }
       : { status: 200, body: success.data };
@@ -344,7 +344,7 @@ export const guidedOutcomes: Outcomes = {
       delete envelope.data;
       envelope.suggestion = `No content returned${success.response ? ` (HTTP ${success.response.status})` : ""}. ${envelope.suggestion}`;
     }
-    return envelopeResult(envelope);
+    return { kind: "envelope", envelope };
   },
 };
 
