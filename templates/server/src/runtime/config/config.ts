@@ -1,8 +1,8 @@
 /**
- * Runtime configuration, resolved once at start-up from the settings table
- * (settings.ts): command-line flags win over `<PREFIX>_*` environment
- * variables, which win over the defaults. The entry passes the result down;
- * no other module reads flags or the environment's settings.
+ * Runtime configuration: command-line flags win over `<PREFIX>_*` environment
+ * variables, which win over the defaults, all from the settings table
+ * (settings.ts). Resolved once at start-up; the entry passes the result down,
+ * and no other module reads flags or the environment's settings.
  */
 import { parseArgs } from "node:util";
 import type { Env } from "../upstream/auth.js";
