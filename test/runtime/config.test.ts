@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadRuntimeConfig } from "../../templates/server/src/runtime/config/config.js";
 import { SETTINGS, type SettingDefinition } from "../../templates/server/src/runtime/config/settings.js";
@@ -114,5 +116,26 @@ describe("loadRuntimeConfig", () => {
       expect(() => loadRuntimeConfig(argv, {}, api), setting.flag).not.toThrow();
     }
     expect(() => loadRuntimeConfig(["--retries", "1"], {}, api)).toThrowError(/Unknown option '--retries'/);
+  });
+});
+
+describe("configuration resolved once", () => {
+  const server = join(import.meta.dirname, "..", "..", "templates", "server", "src");
+  const sources = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+      entry.isDirectory()
+        ? sources(join(dir, entry.name))
+        : /\.ts(\.hbs)?$/.test(entry.name)
+          ? [join(dir, entry.name)]
+          : [],
+    );
+
+  it("no runtime module reads process.env or process.argv; the entry reads each once", () => {
+    const code = (file: string) => readFileSync(file, "utf8").replace(/^\s*(\/\/|\/?\*).*$/gm, "");
+    const readers = sources(join(server, "runtime")).filter((file) => /process\.(env|argv)\b/.test(code(file)));
+    expect(readers).toEqual([]);
+    const entry = code(join(server, "index.ts"));
+    expect(entry.match(/process\.env\b/g)).toHaveLength(1);
+    expect(entry.match(/process\.argv\b/g)).toHaveLength(1);
   });
 });
