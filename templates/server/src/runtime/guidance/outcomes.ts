@@ -165,6 +165,28 @@ function invalidRequestError(
   return e;
 }
 
+/** The upstream body was over `<PREFIX>_MAX_RESPONSE_BYTES`: ask for less (half the page when the tool pages). */
+function tooLargeError(tool: ToolData, api: ApiData, message: string, args: Record<string, unknown>): GuidedError {
+  const e = baseError(
+    tool,
+    "UPSTREAM_ERROR",
+    "medium",
+    `${message} Ask for less data (a smaller page or narrower filters); the ` +
+      `operator can raise ${api.envPrefix}_MAX_RESPONSE_BYTES.`,
+  );
+  const limitArg = tool.guidance.pagination?.limitArg;
+  const limit = limitArg ? args[limitArg] : undefined;
+  e.recovery_actions = ["ask for less data", "retry"];
+  if (limitArg && typeof limit === "number" && limit > 1)
+    e.next_steps.push({
+      tool: tool.name,
+      params: { ...args, [limitArg]: Math.max(1, Math.floor(limit / 2)) },
+      note: "Smaller page",
+    });
+  e.details = { reason: "too_large", max_bytes_env: `${api.envPrefix}_MAX_RESPONSE_BYTES` };
+  return e;
+}
+
 /** Maps any runtime failure to the guided error contract; credential values in `env` never reach the text. */
 export function failureError(
   tool: ToolData,
@@ -193,26 +215,7 @@ export function failureError(
           failure.error.circuit ?? { state: "open", failures: 0, retry_after_ms: 0 },
           args,
         );
-      if (kind === "too_large") {
-        const e = baseError(
-          tool,
-          "UPSTREAM_ERROR",
-          "medium",
-          `${failure.error.message} Ask for less data (a smaller page or narrower filters); the ` +
-            `operator can raise ${api.envPrefix}_MAX_RESPONSE_BYTES.`,
-        );
-        const limitArg = tool.guidance.pagination?.limitArg;
-        const limit = limitArg ? args[limitArg] : undefined;
-        e.recovery_actions = ["ask for less data", "retry"];
-        if (limitArg && typeof limit === "number" && limit > 1)
-          e.next_steps.push({
-            tool: tool.name,
-            params: { ...args, [limitArg]: Math.max(1, Math.floor(limit / 2)) },
-            note: "Smaller page",
-          });
-        e.details = { reason: "too_large", max_bytes_env: `${api.envPrefix}_MAX_RESPONSE_BYTES` };
-        return e;
-      }
+      if (kind === "too_large") return tooLargeError(tool, api, failure.error.message, args);
       const e = baseError(
         tool,
         "CANCELLED",

@@ -38,7 +38,7 @@ export function createCallTool(
   surface: Surface,
   reserved: ReadonlyMap<string, ToolData>,
 ): CallTool {
-  const { api, env, tools, toolsByName, outcomes, outcomeContext, validators, cache, log, confirmDestructive } = parts;
+  const { api, env, toolsByName, outcomes, outcomeContext, validators, log, confirmDestructive } = parts;
   const executor = createExecutor(parts);
   const operations = createOperations(parts);
   const callParts: CallParts = { executor, operations, outcomes, outcomeContext };
@@ -74,10 +74,7 @@ export function createCallTool(
           name,
           outcomes.render(outcomes.onInvalidArguments(builtIn, rawArgs, prepared.error, outcomeContext)),
         );
-      if (name === OPERATION_STATUS_TOOL) return answer(name, await operations.status(prepared.args, session));
-      const outcome =
-        name === INFO_TOOL ? callInfo(prepared.args, tools, toolsByName) : callReadResponse(prepared.args, cache);
-      return answer(name, outcome);
+      return answer(name, await builtInAnswer(parts, operations, name, prepared.args, session));
     }
 
     const front = frontTools.get(name);
@@ -146,6 +143,18 @@ export function createCallTool(
   }
 
   return callTool;
+}
+
+/** `info`, `read_response` or `operation_status`, on prepared (validated) arguments. */
+async function builtInAnswer(
+  { tools, toolsByName, cache }: RuntimeParts,
+  operations: LongRunningOperations,
+  name: string,
+  args: Record<string, unknown>,
+  session: CallSession,
+): Promise<ToolOutcome> {
+  if (name === OPERATION_STATUS_TOOL) return operations.status(args, session);
+  return name === INFO_TOOL ? callInfo(args, tools, toolsByName) : callReadResponse(args, cache);
 }
 
 /**
