@@ -23,8 +23,10 @@ interface Common {
   flag?: string;
   /** One line for `--help`. */
   help: string;
-  /** The README's description (Markdown; `{PREFIX}` stands for the env prefix). */
+  /** The README's description (Markdown). */
   doc: string;
+  /** Its value is a secret: scrubbed from results, errors and the audit trail like a credential (call/guard.ts). */
+  secret?: true;
 }
 
 export interface IntegerSetting extends Common {
@@ -118,6 +120,7 @@ export const SETTINGS = {
     env: "MCP_TOKEN",
     flag: "mcp-token",
     placeholder: "TOKEN",
+    secret: true,
     help: 'HTTP only: require "Authorization: Bearer TOKEN" on /mcp',
     doc:
       "HTTP only: every request to `/mcp` must carry `Authorization: Bearer <token>`, else 401. " +
@@ -127,6 +130,7 @@ export const SETTINGS = {
     kind: "external",
     env: "HANDLE_KEY",
     readBy: "runtime/stateless/handles.ts",
+    secret: true,
     help: "signing key (32+ characters) for read_response and operation_status handles",
     doc:
       "Signing key (32+ random characters) for `read_response` and `operation_status` handles. Set the same key " +
@@ -322,6 +326,13 @@ export function settingDefault<K extends SettingKey>(key: K): FixedDefault<K> {
 /** `<PREFIX>_PORT`... */
 export function settingEnv(setting: SettingDefinition, envPrefix: string): string {
   return `${envPrefix}_${setting.env}`;
+}
+
+/** The env vars whose values are secrets (`<PREFIX>_MCP_TOKEN`, `<PREFIX>_HANDLE_KEY`). */
+export function secretSettingEnv(envPrefix: string): string[] {
+  return (Object.values(SETTINGS) as SettingDefinition[])
+    .filter((setting) => setting.secret)
+    .map((setting) => settingEnv(setting, envPrefix));
 }
 
 /** The default as a reader sees it: `3000`, `stdio`, `true`; undefined when the setting is off unless given. */

@@ -17,6 +17,7 @@ import type {
 import type { ApiData, JsonSchema, ToolData } from "../shared/tool-data.js";
 import { schemeEnvNames } from "../shared/credentials.js";
 import type { Env } from "../upstream/auth.js";
+import { SETTINGS, settingEnv } from "../config/settings.js";
 import { buildEnvelope } from "./envelope.js";
 import { addResilienceDetails, argumentsTooLargeError, circuitOpenError } from "./hardening.js";
 import { confirmationRequiredError, resolvedPath, unknownToolError } from "./errors.js";
@@ -167,12 +168,12 @@ function invalidRequestError(
 
 /** The upstream body was over `<PREFIX>_MAX_RESPONSE_BYTES`: ask for less (half the page when the tool pages). */
 function tooLargeError(tool: ToolData, api: ApiData, message: string, args: Record<string, unknown>): GuidedError {
+  const limitEnv = settingEnv(SETTINGS.maxResponseBytes, api.envPrefix);
   const e = baseError(
     tool,
     "UPSTREAM_ERROR",
     "medium",
-    `${message} Ask for less data (a smaller page or narrower filters); the ` +
-      `operator can raise ${api.envPrefix}_MAX_RESPONSE_BYTES.`,
+    `${message} Ask for less data (a smaller page or narrower filters); the ` + `operator can raise ${limitEnv}.`,
   );
   const limitArg = tool.guidance.pagination?.limitArg;
   const limit = limitArg ? args[limitArg] : undefined;
@@ -183,7 +184,7 @@ function tooLargeError(tool: ToolData, api: ApiData, message: string, args: Reco
       params: { ...args, [limitArg]: Math.max(1, Math.floor(limit / 2)) },
       note: "Smaller page",
     });
-  e.details = { reason: "too_large", max_bytes_env: `${api.envPrefix}_MAX_RESPONSE_BYTES` };
+  e.details = { reason: "too_large", max_bytes_env: limitEnv };
   return e;
 }
 
