@@ -12,8 +12,6 @@
 import { handlers } from "./runtime/handlers.js";
 import { hooks } from "./hooks.js";
 import { ConfigError, loadRuntimeConfig, type RuntimeConfig } from "./runtime/config/config.js";
-import { hardeningOptions } from "./runtime/config/hardening.js";
-import type { Env } from "./runtime/upstream/auth.js";
 import { loadToolsFile, type ToolsFile } from "./runtime/shared/tool-data.js";
 import { createServerFromRuntime } from "./runtime/mcp/server.js";
 import { createToolRuntime, type ToolRuntime } from "./runtime/server/runtime.js";
@@ -21,6 +19,11 @@ import { ResponseCache } from "./runtime/call/response-cache.js";
 import { createHandleCodec, HandleKeyError, type HandleCodec } from "./runtime/stateless/handles.js";
 import { responseHandleMinter, withStatelessReads } from "./runtime/stateless/reads.js";
 import { StatelessOperationRegistry } from "./runtime/stateless/operations.js";
+import { hardeningOptions } from "./runtime/config/hardening.js";
+import type { Env } from "./runtime/upstream/auth.js";
+
+// Read here only: settings are resolved from it once (below), credentials and the base URL override looked up in it.
+const env: Env = process.env;
 
 function logLine(line: string): void {
   process.stderr.write(`${line}\n`);
@@ -29,8 +32,6 @@ function logLine(line: string): void {
 async function main(): Promise<void> {
   // dist/index.js -> data/tools.json at the project root.
   const toolsFile = loadToolsFile(new URL("../data/tools.json", import.meta.url));
-  // Credentials and the base URL override are looked up in it per call; settings are resolved from it below.
-  const env: Env = process.env;
 
   let config: RuntimeConfig;
   try {
@@ -59,7 +60,7 @@ async function main(): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  const getRuntime = lazyRuntime(toolsFile, config, env, codec);
+  const getRuntime = lazyRuntime(toolsFile, config, codec);
 
   if (config.transport === "stdio") await serveOnStdio(getRuntime, toolsFile.api.name);
   else await serveHttp(getRuntime(), config);
@@ -70,7 +71,7 @@ async function main(): Promise<void> {
  * with server/discover in a throwaway copy of the process, which must start fast and touch nothing
  * (no audit file opened, no validators compiled).
  */
-function lazyRuntime(toolsFile: ToolsFile, config: RuntimeConfig, env: Env, codec: HandleCodec): () => ToolRuntime {
+function lazyRuntime(toolsFile: ToolsFile, config: RuntimeConfig, codec: HandleCodec): () => ToolRuntime {
   let runtime: ToolRuntime | undefined;
   const build = (): ToolRuntime =>
     createToolRuntime(toolsFile, {
