@@ -15,7 +15,7 @@ import { parseShipList, REGISTRY_NAME_PATTERN, SHIP_TARGETS, type ShipTarget } f
 import { DEFAULT_TEMPLATES } from "./emit/templates.js";
 import { isEmptyFilter, parseList, type ToolFilter } from "../templates/server/src/runtime/shared/filter.js";
 import type { ToolMode } from "../templates/server/src/runtime/shared/tool-data.js";
-import { DEFAULT_AUTO_THRESHOLD } from "../templates/server/src/runtime/shared/defaults.js";
+import { DEFAULT_AUTO_THRESHOLD } from "../templates/server/src/runtime/config/settings.js";
 import { generate, regenerationOptions, type GenerateOptions } from "./generate.js";
 import { askMissing, currentPromptContext, PromptCancelled, whyNotInteractive } from "./interactive.js";
 import { detectPackageManager, installAndBuild, type PackageManager } from "./install.js";

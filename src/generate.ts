@@ -17,7 +17,7 @@ import { isUrl, loadSpec } from "./load/index.js";
 import { buildModel } from "./model/index.js";
 import type { ApiModel, Diagnostic, GuidedApiModel, ToolData } from "./model/ir.js";
 import { filterTools, isEmptyFilter, type ToolFilter } from "../templates/server/src/runtime/shared/filter.js";
-import { DEFAULT_AUTO_THRESHOLD } from "../templates/server/src/runtime/shared/defaults.js";
+import { DEFAULT_AUTO_THRESHOLD } from "../templates/server/src/runtime/config/settings.js";
 import type { ToolMode } from "../templates/server/src/runtime/shared/tool-data.js";
 import { compileInputValidators, uncompilableSchema } from "./model/validators.js";
 import { normaliseSpec } from "./normalise/index.js";

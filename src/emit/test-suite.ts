@@ -1,6 +1,6 @@
 /**
  * The generated project's own test suite: its code is a template
- * (templates/server/test/generated/), its expectations are data derived here,
+ * (templates/server/src/runtime/test/), its expectations are data derived here,
  * at generation time, from the model — independently of the runtime's request
  * builder, so the suite catches a runtime, hook or data edit that changes what
  * goes on the wire.
@@ -14,7 +14,7 @@
 import type { GuidedApiModel, GuidedTool } from "../model/ir.js";
 import type { OperationBinding, ParameterBinding } from "../../templates/server/src/runtime/shared/tool-data.js";
 
-export const TEST_EXPECTATIONS_PATH = "test/generated/expectations.json";
+export const TEST_EXPECTATIONS_PATH = "src/runtime/test/expectations.json";
 /** Above this many tools the suite checks an evenly spread sample, and says so. */
 export const MAX_TESTED_TOOLS = 25;
 

@@ -5,7 +5,7 @@
  * request builder makes it fail: the expectations are not the runtime's own output.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -41,6 +41,36 @@ describe("the generated test suite", () => {
     expect(output).toMatch(/list_pets: the example builds the expected HTTP request/);
     expect(output).toMatch(/Tests\s+\d+ passed/);
     expect(output).not.toMatch(/failed/);
+  });
+
+  it("keeps the generated suite in src/runtime/test/ (out of the build) and runs the user's own tests under test/, which a regeneration leaves alone", async () => {
+    const spec = join(SAMPLES, "petstore.yaml");
+    const dir = await generated(spec);
+    expect(existsSync(join(dir, "src", "runtime", "test", "tools.test.ts"))).toBe(true);
+    expect(existsSync(join(dir, "src", "runtime", "test", "expectations.json"))).toBe(true);
+    expect(existsSync(join(dir, "test"))).toBe(false);
+    const mine = join(dir, "test", "mine.test.ts");
+    const own = [
+      'import { readFileSync } from "node:fs";',
+      'import { expect, it } from "vitest";',
+      'it("my own check: the data file names the API", () => {',
+      '  const data = JSON.parse(readFileSync(new URL("../data/tools.json", import.meta.url), "utf8"));',
+      '  expect(data.api.envPrefix).toBe("PETSTORE");',
+      "});",
+      "",
+    ].join("\n");
+    mkdirSync(join(dir, "test"));
+    writeFileSync(mine, own);
+    const { code, output } = npmTest(dir);
+    expect(code, output).toBe(0);
+    expect(output).toMatch(/✓ .*my own check: the data file names the API/);
+    expect(output).toMatch(/✓ .*list_pets: the example builds the expected HTTP request/);
+    expect(existsSync(join(dir, "dist", "runtime", "test"))).toBe(false);
+    await generate({ from: spec, out: dir });
+    expect(readFileSync(mine, "utf8")).toBe(own);
+    const manifest = readFileSync(join(dir, ".guided-mcp", "manifest.json"), "utf8");
+    expect(manifest).toContain("src/runtime/test/tools.test.ts");
+    expect(manifest).not.toContain("test/mine.test.ts");
   });
 
   it("fails when the runtime builds a different request than the one derived at generation time", async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { buildEnvelope, envelopeResult } from "../../templates/server/src/runtime/guidance/envelope.js";
+import { buildEnvelope } from "../../templates/server/src/runtime/guidance/envelope.js";
+import { envelopeResult } from "../../templates/server/src/runtime/guidance/result.js";
 import { ResponseCache } from "../../templates/server/src/runtime/call/response-cache.js";
 import { parseLinkHeader, resolveExpression } from "../../templates/server/src/runtime/guidance/links.js";
 import { prepareArguments } from "../../templates/server/src/runtime/guidance/correct.js";

@@ -1,10 +1,10 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   confirmationRequiredError,
   argumentErrorCode,
   unknownToolError,
 } from "../../templates/server/src/runtime/guidance/errors.js";
-import { errorResult } from "../../templates/server/src/runtime/guidance/render.js";
+import { errorResult } from "../../templates/server/src/runtime/guidance/result.js";
 import { upstreamError } from "../../templates/server/src/runtime/guidance/upstream-errors.js";
 import { parseRetryAfter } from "../../templates/server/src/runtime/shared/parse.js";
 import { prepareArguments } from "../../templates/server/src/runtime/guidance/correct.js";
@@ -62,18 +62,15 @@ describe("parseRetryAfter", () => {
 });
 
 describe("upstreamError", () => {
-  afterEach(() => {
-    delete process.env["PETSTORE_API_KEY"];
-  });
-
   it("401 names the env var, never the value", () => {
-    process.env["PETSTORE_API_KEY"] = "sk-live-SECRET123";
+    const env = { PETSTORE_API_KEY: "sk-live-SECRET123" };
     const e = upstreamError(
       getPet,
       api,
       { status: 401, headers: {}, body: { message: "bad key sk-live-SECRET123" } },
       { petId: 1 },
       NOW,
+      env,
     );
     expect(e.code).toBe("UPSTREAM_UNAUTHORIZED");
     expect(e.message).toContain("PETSTORE_API_KEY");

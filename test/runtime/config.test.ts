@@ -1,5 +1,8 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadRuntimeConfig } from "../../templates/server/src/runtime/config/config.js";
+import { SETTINGS, type SettingDefinition } from "../../templates/server/src/runtime/config/settings.js";
 
 const api = { name: "pets-mcp", envPrefix: "PETS", baseUrlEnv: "PETS_BASE_URL", timeoutMs: 30_000 };
 
@@ -20,7 +23,32 @@ describe("loadRuntimeConfig", () => {
       responseBudgetChars: 20_000,
       confirmDestructive: true,
       waitTimeoutMs: 60_000,
+      maxArgumentBytes: 1024 * 1024,
+      retries: 2,
+      retryMaxDelayMs: 5000,
+      circuitThreshold: 5,
+      circuitCooldownMs: 30_000,
     });
+  });
+
+  it("resolves the hardening settings once, from the same table", () => {
+    const env = {
+      PETS_MAX_ARGUMENT_BYTES: "2000",
+      PETS_RETRIES: "0",
+      PETS_RETRY_MAX_DELAY_MS: "100",
+      PETS_CIRCUIT_THRESHOLD: "3",
+      PETS_CIRCUIT_COOLDOWN_MS: "1500",
+      PETS_AUDIT_LOG: " /tmp/audit.jsonl ",
+    };
+    expect(config([], env)).toMatchObject({
+      maxArgumentBytes: 2000,
+      retries: 0,
+      retryMaxDelayMs: 100,
+      circuitThreshold: 3,
+      circuitCooldownMs: 1500,
+      auditLog: "/tmp/audit.jsonl",
+    });
+    expect(() => config([], { PETS_RETRIES: "11" })).toThrowError(/PETS_RETRIES must be an integer from 0 to 10/);
   });
 
   it("reads the response budget and the destructive-confirmation switch", () => {
@@ -66,5 +94,48 @@ describe("loadRuntimeConfig", () => {
     expect(result.kind === "help" && result.text).toContain("PETS_TIMEOUT_MS");
     expect(result.kind === "help" && result.text).toContain("PETS_RESPONSE_BUDGET_CHARS");
     expect(result.kind === "help" && result.text).toContain("--no-confirm");
+  });
+
+  it("--help names every setting of the table, its flag and its default", () => {
+    const result = loadRuntimeConfig(["--help"], {}, api);
+    const text = result.kind === "help" ? result.text : "";
+    for (const setting of Object.values(SETTINGS) as SettingDefinition[]) {
+      expect(text).toContain(`PETS_${setting.env}`);
+      if (setting.flag) expect(text).toContain(`--${setting.flag}`);
+    }
+    expect(text).toMatch(/--port N +HTTP port; default 3000, range 0–65535/);
+    expect(text).toMatch(/--timeout-ms N +.*default 30000/);
+  });
+
+  it("every flag the table names is accepted, and nothing else", () => {
+    for (const setting of Object.values(SETTINGS) as SettingDefinition[]) {
+      if (!setting.flag) continue;
+      const value =
+        setting.kind === "integer" ? `=${setting.min}` : setting.kind === "choice" ? `=${setting.choices[0]}` : "=x";
+      const argv = [`--${setting.flag}${setting.kind === "boolean" ? "" : value}`];
+      expect(() => loadRuntimeConfig(argv, {}, api), setting.flag).not.toThrow();
+    }
+    expect(() => loadRuntimeConfig(["--retries", "1"], {}, api)).toThrowError(/Unknown option '--retries'/);
+  });
+});
+
+describe("configuration resolved once", () => {
+  const server = join(import.meta.dirname, "..", "..", "templates", "server", "src");
+  const sources = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+      entry.isDirectory()
+        ? sources(join(dir, entry.name))
+        : /\.ts(\.hbs)?$/.test(entry.name)
+          ? [join(dir, entry.name)]
+          : [],
+    );
+
+  it("no runtime module reads process.env or process.argv; the entry reads each once", () => {
+    const code = (file: string) => readFileSync(file, "utf8").replace(/^\s*(\/\/|\/?\*).*$/gm, "");
+    const readers = sources(join(server, "runtime")).filter((file) => /process\.(env|argv)\b/.test(code(file)));
+    expect(readers).toEqual([]);
+    const entry = code(join(server, "index.ts"));
+    expect(entry.match(/process\.env\b/g)).toHaveLength(1);
+    expect(entry.match(/process\.argv\b/g)).toHaveLength(1);
   });
 });

@@ -24,7 +24,7 @@ const FILES_ALLOWED_OVER = 1;
 /** `file#function` or `file` -> lines today. */
 const KNOWN_DEBT: Record<string, number> = {
   // Runtime files still over 400 lines (issue 10 follow-up).
-  "templates/server/src/runtime/guidance/envelope.ts": 445,
+  "templates/server/src/runtime/guidance/envelope.ts": 424,
 };
 
 const shape = measure() as Measured;

@@ -4,6 +4,11 @@ import { emitProject } from "../../src/emit/index.js";
 import { codeLiteral, markdownText } from "../../src/emit/escape.js";
 import { addGuidance } from "../../src/guidance/index.js";
 import { modelFrom, SAMPLES } from "../helpers/pipeline.js";
+import {
+  describeSettingDefault,
+  SETTINGS,
+  type SettingDefinition,
+} from "../../templates/server/src/runtime/config/settings.js";
 
 describe("emit", async () => {
   const model = addGuidance(await modelFrom(join(SAMPLES, "petstore.yaml")), { seed: 1 });
@@ -45,6 +50,23 @@ describe("emit", async () => {
     expect(readme).toContain("`PETSTORE_BEARER_AUTH_TOKEN`");
     for (const client of ["Claude Desktop", "Claude Code", "Cursor", "VS Code"]) expect(readme).toContain(client);
     expect(readme).toContain("| `list_pets` | pets | GET /pets | List pets |");
+  });
+
+  it("writes the README's configuration table from the runtime's settings table: every variable, flag and default", () => {
+    const readme = byPath.get("README.md")!.content;
+    const rows = readme.split("\n").filter((line) => line.startsWith("| `PETSTORE_"));
+    for (const setting of Object.values(SETTINGS) as SettingDefinition[]) {
+      const row = rows.find((line) => line.startsWith(`| \`PETSTORE_${setting.env}\` |`));
+      expect(row, setting.env).toBeDefined();
+      if (setting.flag) expect(row).toContain(`\`--${setting.flag}\``);
+      const fallback = describeSettingDefault(setting, model.api);
+      if (fallback !== undefined) expect(row).toContain(`\`${fallback}\``);
+    }
+    expect(rows.find((line) => line.startsWith("| `PETSTORE_PORT` |"))).toBe(
+      "| `PETSTORE_PORT` | `--port` | `3000` | `0–65535` | HTTP port |",
+    );
+    // Every row has the table's five cells: no `|` inside a cell splits it.
+    for (const row of rows) expect(row.split("|").length - 2, row).toBe(5);
   });
 
   it("parses only what a run can change: checking every file emits the same project", () => {

@@ -3,6 +3,9 @@
  * Entry point: `node dist/index.js [--transport stdio|http] [--port N] [--host H]
  * [--tools per-operation|dispatch|discovery|auto] [--include-tags a,b] ...` (see `--help`).
  *
+ * The only module that reads `process.argv` and `process.env`, once: the
+ * configuration is resolved here (runtime/config/) and passed down.
+ *
  * Logs go to stderr only: with the stdio transport, stdout IS the protocol
  * channel and a stray line there breaks the client.
  */
@@ -16,6 +19,11 @@ import { ResponseCache } from "./runtime/call/response-cache.js";
 import { createHandleCodec, HandleKeyError, type HandleCodec } from "./runtime/stateless/handles.js";
 import { responseHandleMinter, withStatelessReads } from "./runtime/stateless/reads.js";
 import { StatelessOperationRegistry } from "./runtime/stateless/operations.js";
+import { hardeningOptions } from "./runtime/config/hardening.js";
+import type { Env } from "./runtime/upstream/auth.js";
+
+// Read here only: settings are resolved from it once (below), credentials and the base URL override looked up in it.
+const env: Env = process.env;
 
 function logLine(line: string): void {
   process.stderr.write(`${line}\n`);
@@ -27,7 +35,7 @@ async function main(): Promise<void> {
 
   let config: RuntimeConfig;
   try {
-    const parsed = loadRuntimeConfig(process.argv.slice(2), process.env, toolsFile.api);
+    const parsed = loadRuntimeConfig(process.argv.slice(2), env, toolsFile.api);
     if (parsed.kind === "help") {
       process.stdout.write(`${parsed.text}\n`);
       return;
@@ -45,7 +53,7 @@ async function main(): Promise<void> {
   let codec: HandleCodec;
   try {
     // Signed handles (read_response pages) that any instance sharing <PREFIX>_HANDLE_KEY can serve.
-    codec = createHandleCodec(toolsFile.api.envPrefix, process.env);
+    codec = createHandleCodec(toolsFile.api.envPrefix, env);
   } catch (error) {
     if (!(error instanceof HandleKeyError)) throw error;
     logLine(error.message);
@@ -69,6 +77,8 @@ function lazyRuntime(toolsFile: ToolsFile, config: RuntimeConfig, codec: HandleC
     createToolRuntime(toolsFile, {
       handlers,
       hooks,
+      env,
+      ...hardeningOptions(config),
       timeoutMs: config.timeoutMs,
       maxResponseBytes: config.maxResponseBytes,
       responseBudgetChars: config.responseBudgetChars,

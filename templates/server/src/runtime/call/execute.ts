@@ -23,6 +23,7 @@ import type { ResilientUpstream } from "../upstream/resilience.js";
 import { UpstreamError, type UpstreamResponse } from "../upstream/upstream.js";
 import { findStatusLink } from "./long-running.js";
 import type { CallFailure, CallSuccess, OutcomeContext, Outcomes, PreparedCall } from "./outcomes.js";
+import type { ToolOutcome } from "./types.js";
 
 /** How an execution ended; `statusUrl` is set when the upstream accepted a long-running operation (202). */
 export type Execution = { ok: true; success: CallSuccess; statusUrl?: URL } | { ok: false; failure: CallFailure };
@@ -45,12 +46,7 @@ export interface Executor {
   /** `forwardedToken`: the MCP request's bearer token, sent upstream as Authorization (`api.forwardAuthorization`). */
   execute(tool: ToolData, context: HookContext, forwardedToken?: string): Promise<Execution>;
   /** The onError hooks' replacement for a failure, else the outcome layer's result. */
-  failureResult(
-    tool: ToolData,
-    call: PreparedCall,
-    failure: CallFailure,
-    context: HookContext,
-  ): Promise<CallToolResult>;
+  failureResult(tool: ToolData, call: PreparedCall, failure: CallFailure, context: HookContext): Promise<ToolOutcome>;
   /** The transformResult hooks, in order; one that throws turns the result into an internal error. */
   transformResult(result: CallToolResult, context: HookContext): Promise<CallToolResult>;
 }
@@ -113,12 +109,12 @@ export function createExecutor(options: ExecutorOptions): Executor {
     call: PreparedCall,
     failure: CallFailure,
     context: HookContext,
-  ): Promise<CallToolResult> {
+  ): Promise<ToolOutcome> {
     // The tool's own onError is more specific than the global one, so it is asked first.
     for (const hook of hooksFor(tool).reverse()) {
       try {
         const replacement = await hook.onError?.(failure, context);
-        if (replacement) return replacement;
+        if (replacement) return { kind: "rendered", result: replacement };
       } catch (error) {
         log(
           `${api.name}: onError hook for ${tool.name} threw: ${error instanceof Error ? error.message : String(error)}`,
@@ -134,7 +130,9 @@ export function createExecutor(options: ExecutorOptions): Executor {
       try {
         current = (await hook.transformResult?.(current, context)) ?? current;
       } catch (error) {
-        return outcomes.onFailure(context.tool, plainCall(context.args), { kind: "internal", error }, outcomeContext);
+        // Hooks see the rendered result, so their failure is rendered here too (not presented in the mode again).
+        const failure: CallFailure = { kind: "internal", error };
+        return outcomes.render(outcomes.onFailure(context.tool, plainCall(context.args), failure, outcomeContext));
       }
     }
     return current;
@@ -165,8 +163,10 @@ async function send(
   let fetched: Map<string, string>;
   try {
     fetched = forwardedToken === undefined ? await tokens.forCall(api, operation, refused) : new Map();
-    request = buildRequest(api, operation, context.args, env, fetched);
-    if (forwardedToken !== undefined) request.headers["authorization"] = `Bearer ${forwardedToken}`;
+    request = buildRequest(api, operation, context.args, env, {
+      accessTokens: fetched,
+      ...(forwardedToken !== undefined && { forwardedToken }),
+    });
   } catch (error) {
     if (error instanceof RequestBuildError) return { ok: false, execution: fail({ kind: "invalid_request", error }) };
     if (error instanceof UpstreamError)

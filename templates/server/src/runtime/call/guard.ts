@@ -10,6 +10,7 @@ import type { CallToolResult } from "@modelcontextprotocol/server";
 import { addSecret, AuditTrail, bySecretLength, credentialSecrets, scrubResult, type Secret } from "./audit.js";
 import type { Env } from "../upstream/auth.js";
 import type { HardeningSettings } from "../config/hardening.js";
+import { secretSettingEnv } from "../config/settings.js";
 import type { ToolArguments } from "../hook-types.js";
 import type { Outcomes } from "./outcomes.js";
 import type { ApiData } from "../shared/tool-data.js";
@@ -17,9 +18,9 @@ import type { ClientCredentialsTokens } from "../upstream/oauth.js";
 
 export type CallTool<S> = (name: string, args: ToolArguments | undefined, session?: S) => Promise<CallToolResult>;
 
-/** Env vars whose values are secret besides the security schemes': the MCP endpoint token, the handle signing key. */
+/** Env vars whose values are secret besides the security schemes': the settings table's secrets (MCP token, handle key). */
 export function extraSecretEnv(api: Pick<ApiData, "envPrefix">): string[] {
-  return [`${api.envPrefix}_MCP_TOKEN`, `${api.envPrefix}_HANDLE_KEY`];
+  return secretSettingEnv(api.envPrefix);
 }
 
 export function guardCallTool<S>(
@@ -28,7 +29,7 @@ export function guardCallTool<S>(
   env: Env,
   settings: HardeningSettings,
   log: (line: string) => void,
-  outcomes: Pick<Outcomes, "onArgumentsTooLarge">,
+  outcomes: Pick<Outcomes, "onArgumentsTooLarge" | "render">,
   tokens?: Pick<ClientCredentialsTokens, "current">,
 ): CallTool<S> {
   const secrets = credentialSecrets(api, env, extraSecretEnv(api));
@@ -68,7 +69,7 @@ export function guardCallTool<S>(
       log(
         `${api.name}: ${JSON.stringify(name.slice(0, 64))} refused: ${bytes} bytes of arguments (limit ${settings.maxArgumentBytes})`,
       );
-      result = outcomes.onArgumentsTooLarge(name, bytes, settings.maxArgumentBytes, api);
+      result = outcomes.render(outcomes.onArgumentsTooLarge(name, bytes, settings.maxArgumentBytes, api));
     } else {
       try {
         result = await callTool(name, args, session);

@@ -1,6 +1,8 @@
 /**
- * The swap point between the runtime core (server.ts) and the layer that
- * turns each end of a tool call into an MCP `CallToolResult`.
+ * The swap point between the runtime core and the layer that turns each end
+ * of a tool call into a value (`ToolOutcome`: an envelope or a guided error),
+ * and that value, once presented in the tool mode, into the MCP
+ * `CallToolResult` (`render`, called exactly once per call).
  *
  * The default implementation is the guidance layer (`guidance/outcomes.ts`):
  * directive envelopes on success, self-healing `{ error }` results on
@@ -11,10 +13,11 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { ResponseCache } from "./response-cache.js";
-import type { Correction, GuidedError } from "./types.js";
+import type { Correction, GuidedError, ToolOutcome } from "./types.js";
 import type { RequestBuildError } from "../upstream/errors.js";
 import type { BuiltRequest } from "../upstream/request.js";
 import type { ApiData, ToolData } from "../shared/tool-data.js";
+import type { Env } from "../upstream/auth.js";
 import type { UpstreamError, UpstreamResponse } from "../upstream/upstream.js";
 import type { ToolValidators } from "./validation.js";
 
@@ -53,6 +56,8 @@ export interface PreparedCall {
 
 export interface OutcomeContext {
   api: ApiData;
+  /** The environment the runtime was given: credential values, redacted from error texts. */
+  env: Env;
   /** The API's tools (the reserved `info`/`read_response` are not among them). */
   tools: readonly ToolData[];
   toolsByName: ReadonlyMap<string, ToolData>;
@@ -73,18 +78,20 @@ export type OutputSchema = { type: "object"; [keyword: string]: unknown };
 
 export interface Outcomes {
   outputSchema(tool: ToolData): OutputSchema;
-  onUnknownTool(name: string, args: unknown, context: OutcomeContext): CallToolResult;
+  onUnknownTool(name: string, args: unknown, context: OutcomeContext): ToolOutcome;
   /** The arguments were larger than the configured limit; nothing ran (see call/guard.ts). */
-  onArgumentsTooLarge(name: string, bytes: number, maxBytes: number, api: ApiData): CallToolResult;
+  onArgumentsTooLarge(name: string, bytes: number, maxBytes: number, api: ApiData): ToolOutcome;
   /** The arguments failed preparation (see guidance/correct.ts); `error` explains it. */
-  onInvalidArguments(tool: ToolData, args: unknown, error: GuidedError, context: OutcomeContext): CallToolResult;
+  onInvalidArguments(tool: ToolData, args: unknown, error: GuidedError, context: OutcomeContext): ToolOutcome;
   /** A destructive call was not confirmed; `answer` is set when the user was asked and said no. */
   onConfirmationRequired(
     tool: ToolData,
     call: PreparedCall,
     answer: ConfirmationAnswer | undefined,
     context: OutcomeContext,
-  ): CallToolResult;
-  onFailure(tool: ToolData, call: PreparedCall, failure: CallFailure, context: OutcomeContext): CallToolResult;
-  onSuccess(tool: ToolData, call: PreparedCall, success: CallSuccess, context: OutcomeContext): CallToolResult;
+  ): ToolOutcome;
+  onFailure(tool: ToolData, call: PreparedCall, failure: CallFailure, context: OutcomeContext): ToolOutcome;
+  onSuccess(tool: ToolData, call: PreparedCall, success: CallSuccess, context: OutcomeContext): ToolOutcome;
+  /** The one render: a value, already presented in the tool mode, as the result the client receives. */
+  render(outcome: ToolOutcome): CallToolResult;
 }

@@ -10,7 +10,7 @@
  * the exact call that re-creates the response).
  */
 import { randomBytes } from "node:crypto";
-import { DEFAULT_RESPONSE_BUDGET_CHARS } from "../shared/defaults.js";
+import { settingDefault } from "../config/settings.js";
 import { READ_RESPONSE_TOOL, type GuidedError, type ToolCall } from "./types.js";
 
 export interface CachedResponse {
@@ -72,7 +72,7 @@ export class ResponseCache {
     this.maxEntries = options.maxEntries ?? 50;
     this.ttlMs = options.ttlMs ?? 15 * 60_000;
     this.maxChars = options.maxChars ?? 20_000_000;
-    this.pageBudgetChars = options.pageBudgetChars ?? DEFAULT_RESPONSE_BUDGET_CHARS;
+    this.pageBudgetChars = options.pageBudgetChars ?? settingDefault("responseBudgetChars");
     this.now = options.now ?? Date.now;
     this.mintHandle = options.mintHandle ?? (() => `resp_${randomBytes(9).toString("base64url")}`);
   }

@@ -1,8 +1,10 @@
 /**
  * The vocabulary of a tool call: the names the server reserves, the error
- * value (`GuidedError`) every failure becomes, and the upstream response
- * shape. Core modules and the guidance layer both speak it; it imports nothing.
+ * value (`GuidedError`) every failure becomes, the success envelope, the
+ * `ToolOutcome` value a call produces, and the upstream response shape. Core
+ * modules and the guidance layer both speak it; it imports only types.
  */
+import type { CallToolResult } from "@modelcontextprotocol/server";
 
 /** Reserved tool the server exposes for paging through a cached oversized response. */
 export const READ_RESPONSE_TOOL = "read_response";
@@ -144,6 +146,46 @@ export interface GuidedError {
   corrections?: Correction[];
   warnings?: string[];
 }
+
+/** A link resolved into an exact call: `name` is the link's. */
+export interface ResolvedAction extends ToolCall {
+  name: string;
+}
+
+/** The success envelope (guidance/envelope.ts builds it). */
+export interface Envelope {
+  data?: unknown;
+  unvalidated_data?: unknown;
+  next_actions: string[];
+  suggestion: string;
+  context: Record<string, unknown>;
+  available_actions: ResolvedAction[];
+  resolved_inputs: Record<string, unknown>;
+  next_steps?: ToolCall[];
+  tips?: string[];
+  warnings?: string[];
+  corrections?: Correction[];
+  summary?: Record<string, unknown>;
+  detail_available?: true;
+  detail?: { handle: string; tool: string; params: Record<string, unknown>; total_items?: number; total_chars: number };
+  /** A long-running operation's handle, state and exact status call (server/operations.ts). */
+  operation?: Record<string, unknown>;
+}
+
+/**
+ * What a tool call produced, as a value: the outcome layer and the built-in tools make one, the tool mode's
+ * presentation rewrites its calls, and `Outcomes.render` turns it into the `CallToolResult` once, at the edge.
+ *
+ * - `envelope`: a success (directive envelope);
+ * - `error`: a guided error;
+ * - `answer`: a built-in tool's answer (info, read_response, search...), its text written with it;
+ * - `rendered`: a result a user hook built itself (`onError`), passed on as it is.
+ */
+export type ToolOutcome =
+  | { kind: "envelope"; envelope: Envelope }
+  | { kind: "error"; error: GuidedError }
+  | { kind: "answer"; text: string; structured: Record<string, unknown> }
+  | { kind: "rendered"; result: CallToolResult };
 
 /** Response headers as the fetch API or a plain object gives them. */
 export type HeadersLike = Headers | Record<string, string | string[] | undefined>;

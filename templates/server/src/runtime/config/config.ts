@@ -1,14 +1,18 @@
 /**
  * Runtime configuration: command-line flags win over `<PREFIX>_*` environment
- * variables, which win over defaults baked into the data file.
+ * variables, which win over the defaults, all from the settings table
+ * (settings.ts). Resolved once at start-up; the entry passes the result down,
+ * and no other module reads flags or the environment's settings.
  */
 import { parseArgs } from "node:util";
 import type { Env } from "../upstream/auth.js";
 import { isEmptyFilter, parseList, type ToolFilter } from "../shared/filter.js";
-import { readHardeningSettings } from "./hardening.js";
-import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_RESPONSE_BUDGET_CHARS } from "../shared/defaults.js";
 import { parseIntegerSetting, SettingError } from "../shared/parse.js";
-import type { ApiData, ToolMode } from "../shared/tool-data.js";
+import type { ToolMode } from "../shared/tool-data.js";
+import { usage, type UsageApi } from "./help.js";
+import { SETTINGS, settingEnv, type SettingDefinition, type SettingKey, type SettingsApi } from "./settings.js";
+
+export { TOOL_MODES } from "./settings.js";
 
 export type Transport = "stdio" | "http";
 
@@ -26,14 +30,23 @@ export interface RuntimeConfig {
   toolMode?: ToolMode;
   /** Start-up filter (`--include-tags`... / `<PREFIX>_INCLUDE_TAGS`...); absent when nothing is filtered. */
   filter?: ToolFilter;
-  /** How long `wait: true` waits for a long-running operation; default 60 000 ms. */
+  /** How long `wait: true` waits for a long-running operation. */
   waitTimeoutMs: number;
   /** `--mcp-token` / `<PREFIX>_MCP_TOKEN`: the HTTP endpoint then requires `Authorization: Bearer <token>`. */
   mcpToken?: string;
+  /** Larger tools/call arguments (JSON bytes) are refused. */
+  maxArgumentBytes: number;
+  /** Retries of idempotent upstream calls; 0 = off. */
+  retries: number;
+  retryMaxDelayMs: number;
+  /** Consecutive failed calls that open a host's circuit; 0 = off. */
+  circuitThreshold: number;
+  circuitCooldownMs: number;
+  /** JSON-lines audit trail of tool calls; absent: none. */
+  auditLog?: string;
 }
 
-export const TOOL_MODES: readonly ToolMode[] = ["per-operation", "dispatch", "discovery", "auto"];
-export const DEFAULT_WAIT_TIMEOUT_MS = 60_000;
+export type ConfigApi = UsageApi & SettingsApi;
 
 export type ConfigResult = { kind: "config"; config: RuntimeConfig } | { kind: "help"; text: string };
 
@@ -42,209 +55,133 @@ export class ConfigError extends Error {
   override readonly name = "ConfigError";
 }
 
-const DEFAULT_PORT = 3000;
-// Loopback by default: an MCP server holding API credentials must not be reachable from the network by accident.
-const DEFAULT_HOST = "127.0.0.1";
-
-export function usage(api: Pick<ApiData, "name" | "envPrefix" | "baseUrlEnv">): string {
-  const prefix = api.envPrefix;
-  return [
-    `Usage: ${api.name} [--transport stdio|http] [--port N] [--host ADDRESS] [--timeout-ms N] [--response-budget-chars N] [--no-confirm]`,
-    "",
-    "Options:",
-    `  --transport  stdio (default) or http (Streamable HTTP on /mcp)   env ${prefix}_TRANSPORT`,
-    `  --port       HTTP port, default ${DEFAULT_PORT}                          env ${prefix}_PORT`,
-    `  --host       HTTP bind address, default ${DEFAULT_HOST}             env ${prefix}_HOST`,
-    `  --timeout-ms upstream request timeout in milliseconds         env ${prefix}_TIMEOUT_MS`,
-    `  --response-budget-chars N  larger results are summarised, the rest read with read_response;`,
-    `               default ${DEFAULT_RESPONSE_BUDGET_CHARS}                                env ${prefix}_RESPONSE_BUDGET_CHARS`,
-    `  --no-confirm run destructive tools without "_confirm": true     env ${prefix}_CONFIRM_DESTRUCTIVE=false`,
-    `  --tools MODE per-operation | dispatch | discovery | auto (per-operation up to the`,
-    `               threshold, discovery above)                        env ${prefix}_TOOLS`,
-    `  --include-tags a,b / --exclude-tags a,b  keep / drop operations by tag      env ${prefix}_INCLUDE_TAGS / ${prefix}_EXCLUDE_TAGS`,
-    `  --include-ops g1,g2 / --exclude-ops g1,g2  globs over tool names and operationIds  env ` +
-      `${prefix}_INCLUDE_OPS / ${prefix}_EXCLUDE_OPS`,
-    `  --methods get,post  keep these HTTP methods only                env ${prefix}_METHODS`,
-    `  --read-only  keep only operations that change nothing          env ${prefix}_READ_ONLY=true`,
-    `  --wait-timeout-ms N  how long "wait": true waits for a long-running (202) operation;`,
-    `               default ${DEFAULT_WAIT_TIMEOUT_MS}                                env ${prefix}_WAIT_TIMEOUT_MS`,
-    `  --mcp-token T  HTTP only: require "Authorization: Bearer T" on /mcp  env ${prefix}_MCP_TOKEN`,
-    `  --help       show this message`,
-    "",
-    `Other environment: ${api.baseUrlEnv} overrides the upstream base URL; ${prefix}_MAX_RESPONSE_BYTES caps upstream bodies;`,
-    `${prefix}_MAX_ARGUMENT_BYTES caps tool arguments (default 1048576); ${prefix}_RETRIES ` +
-      `(default 2), ${prefix}_RETRY_MAX_DELAY_MS (5000),`,
-    `${prefix}_CIRCUIT_THRESHOLD (5) and ${prefix}_CIRCUIT_COOLDOWN_MS (30000) tune retries and the circuit breaker;`,
-    `${prefix}_AUDIT_LOG=/path/file.jsonl appends one JSON line per tool call.`,
-  ].join("\n");
-}
-
-export function loadRuntimeConfig(
-  argv: string[],
-  env: Env,
-  api: Pick<ApiData, "name" | "envPrefix" | "baseUrlEnv" | "timeoutMs">,
-): ConfigResult {
-  const values = parseFlags(argv, api);
-  if (values.help) return { kind: "help", text: usage(api) };
-
-  const prefix = api.envPrefix;
-  type Setting = { value: string; source: string };
-  const setting = (flag: keyof typeof values | undefined, envName: string): Setting | undefined => {
-    const fromFlag = flag ? values[flag] : undefined;
-    if (typeof fromFlag === "string") return { value: fromFlag, source: `--${flag}` };
-    const fromEnv = env[envName];
-    return fromEnv === undefined || fromEnv === "" ? undefined : { value: fromEnv, source: envName };
-  };
-
-  const transportSetting = setting("transport", `${prefix}_TRANSPORT`);
-  const transport = transportSetting?.value ?? "stdio";
-  if (transport !== "stdio" && transport !== "http") {
-    throw new ConfigError(`${transportSetting?.source} must be "stdio" or "http", got ${JSON.stringify(transport)}.`);
-  }
-
-  const modeSetting = setting("tools", `${prefix}_TOOLS`);
-  const toolMode = modeSetting?.value.trim().toLowerCase();
-  if (toolMode !== undefined && !(TOOL_MODES as readonly string[]).includes(toolMode)) {
-    throw new ConfigError(
-      `${modeSetting?.source} must be one of ${TOOL_MODES.join(", ")}, got ${JSON.stringify(modeSetting?.value)}.`,
-    );
-  }
-  const filter = readFilter(setting, values["read-only"] === true, prefix);
-
+export function loadRuntimeConfig(argv: string[], env: Env, api: ConfigApi): ConfigResult {
+  const flags = parseFlags(argv, api);
+  if (flags["help"] === true) return { kind: "help", text: usage(api) };
+  const read = settingReader(flags, env, api);
   try {
-    readHardeningSettings(prefix, env); // read again by the runtime; a bad value is a usage error here
+    // Read in this order so that, of several bad values, the same one is reported first as before.
+    const transport = read.choice("transport") as Transport;
+    const toolMode = read.choice("toolMode") as ToolMode | undefined;
+    const filter = readFilter(read);
+    const maxArgumentBytes = read.integer("maxArgumentBytes");
+    const retries = read.integer("retries");
+    const retryMaxDelayMs = read.integer("retryMaxDelayMs");
+    const circuitThreshold = read.integer("circuitThreshold");
+    const circuitCooldownMs = read.integer("circuitCooldownMs");
+    const auditLog = read.text("auditLog")?.trim() || undefined;
+    const mcpToken = read.text("mcpToken");
+    const config: RuntimeConfig = {
+      ...(mcpToken !== undefined && { mcpToken }),
+      ...(toolMode !== undefined && { toolMode }),
+      ...(!isEmptyFilter(filter) && { filter }),
+      waitTimeoutMs: read.integer("waitTimeoutMs"),
+      transport,
+      port: read.integer("port"),
+      host: read.text("host") ?? SETTINGS.host.default,
+      timeoutMs: read.integer("timeoutMs"),
+      maxResponseBytes: read.integer("maxResponseBytes"),
+      responseBudgetChars: read.integer("responseBudgetChars"),
+      confirmDestructive: read.boolean("confirmDestructive"),
+      maxArgumentBytes,
+      retries,
+      retryMaxDelayMs,
+      circuitThreshold,
+      circuitCooldownMs,
+      ...(auditLog !== undefined && { auditLog }),
+    };
+    return { kind: "config", config };
   } catch (error) {
     throw error instanceof SettingError ? new ConfigError(error.message) : error;
   }
-  const mcpToken = setting("mcp-token", `${prefix}_MCP_TOKEN`)?.value;
+}
 
+type KeysOfKind<K extends SettingDefinition["kind"]> = {
+  [P in SettingKey]: (typeof SETTINGS)[P]["kind"] extends K ? P : never;
+}[SettingKey];
+
+type Flags = Record<string, string | boolean | undefined>;
+
+/** Reads each setting by its kind: flag, else env var, else default; a bad value throws SettingError naming its source. */
+function settingReader(flags: Flags, env: Env, api: SettingsApi) {
+  const given = (setting: SettingDefinition): { value: string; source: string } | undefined => {
+    const fromFlag = setting.flag === undefined ? undefined : flags[setting.flag];
+    if (typeof fromFlag === "string") return { value: fromFlag, source: `--${setting.flag}` };
+    const name = settingEnv(setting, api.envPrefix);
+    const fromEnv = env[name];
+    return fromEnv === undefined || fromEnv === "" ? undefined : { value: fromEnv, source: name };
+  };
   return {
-    kind: "config",
-    config: {
-      ...(mcpToken !== undefined && { mcpToken }),
-      ...(toolMode !== undefined && { toolMode: toolMode as ToolMode }),
-      ...(!isEmptyFilter(filter) && { filter }),
-      waitTimeoutMs: integerSetting(
-        setting("wait-timeout-ms", `${prefix}_WAIT_TIMEOUT_MS`),
-        DEFAULT_WAIT_TIMEOUT_MS,
-        1,
-        24 * 60 * 60 * 1000,
-      ),
-      transport,
-      port: integerSetting(setting("port", `${prefix}_PORT`), DEFAULT_PORT, 0, 65535),
-      host: setting("host", `${prefix}_HOST`)?.value ?? DEFAULT_HOST,
-      timeoutMs: integerSetting(setting("timeout-ms", `${prefix}_TIMEOUT_MS`), api.timeoutMs, 1, 24 * 60 * 60 * 1000),
-      maxResponseBytes: integerSetting(
-        setting(undefined, `${prefix}_MAX_RESPONSE_BYTES`),
-        DEFAULT_MAX_RESPONSE_BYTES,
-        1,
-        Number.MAX_SAFE_INTEGER,
-      ),
-      responseBudgetChars: integerSetting(
-        setting("response-budget-chars", `${prefix}_RESPONSE_BUDGET_CHARS`),
-        DEFAULT_RESPONSE_BUDGET_CHARS,
-        500,
-        Number.MAX_SAFE_INTEGER,
-      ),
-      confirmDestructive: values["no-confirm"]
-        ? false
-        : booleanSetting(setting(undefined, `${prefix}_CONFIRM_DESTRUCTIVE`), true),
+    integer(key: KeysOfKind<"integer">): number {
+      const setting = SETTINGS[key];
+      const raw = given(setting);
+      if (raw) return parseIntegerSetting(raw.source, raw.value, setting.min, setting.max);
+      return typeof setting.default === "function" ? setting.default(api) : setting.default;
+    },
+    boolean(key: KeysOfKind<"boolean">): boolean {
+      const setting = SETTINGS[key];
+      if (flags[setting.flag] === true) return setting.flagSets;
+      const raw = given(setting);
+      return raw ? parseBoolean(raw.source, raw.value) : setting.default;
+    },
+    text(key: KeysOfKind<"text">): string | undefined {
+      return given(SETTINGS[key])?.value;
+    },
+    choice(key: KeysOfKind<"choice">): string | undefined {
+      const setting: (typeof SETTINGS)[typeof key] & { caseInsensitive?: boolean; default?: string } = SETTINGS[key];
+      const raw = given(setting);
+      if (!raw) return setting.default;
+      const value = setting.caseInsensitive ? raw.value.trim().toLowerCase() : raw.value;
+      if ((setting.choices as readonly string[]).includes(value)) return value;
+      const expected =
+        setting.choices.length === 2
+          ? setting.choices.map((choice) => JSON.stringify(choice)).join(" or ")
+          : `one of ${setting.choices.join(", ")}`;
+      throw new SettingError(`${raw.source} must be ${expected}, got ${JSON.stringify(raw.value)}.`);
+    },
+    list(key: KeysOfKind<"list">): string[] | undefined {
+      const setting: (typeof SETTINGS)[typeof key] & { lowerCase?: boolean } = SETTINGS[key];
+      const items = parseList(given(setting)?.value);
+      return setting.lowerCase ? items?.map((item) => item.toLowerCase()) : items;
     },
   };
 }
 
-function booleanSetting(setting: { value: string; source: string } | undefined, fallback: boolean): boolean {
-  if (!setting) return fallback;
-  const value = setting.value.trim().toLowerCase();
+function parseBoolean(source: string, text: string): boolean {
+  const value = text.trim().toLowerCase();
   if (["true", "1", "yes", "on"].includes(value)) return true;
   if (["false", "0", "no", "off"].includes(value)) return false;
-  throw new ConfigError(`${setting.source} must be true or false, got ${JSON.stringify(setting.value)}.`);
+  throw new SettingError(`${source} must be true or false, got ${JSON.stringify(text)}.`);
 }
-
-function integerSetting(
-  setting: { value: string; source: string } | undefined,
-  fallback: number,
-  min: number,
-  max: number,
-): number {
-  if (!setting) return fallback;
-  try {
-    return parseIntegerSetting(setting.source, setting.value, min, max);
-  } catch (error) {
-    throw error instanceof SettingError ? new ConfigError(error.message) : error;
-  }
-}
-
-/** The command-line flags, as given. */
-type Flags = {
-  transport?: string;
-  port?: string;
-  host?: string;
-  "timeout-ms"?: string;
-  "response-budget-chars"?: string;
-  "no-confirm"?: boolean;
-  tools?: string;
-  "include-tags"?: string;
-  "exclude-tags"?: string;
-  "include-ops"?: string;
-  "exclude-ops"?: string;
-  methods?: string;
-  "read-only"?: boolean;
-  "wait-timeout-ms"?: string;
-  "mcp-token"?: string;
-  help?: boolean;
-};
-
-function parseFlags(argv: string[], api: Pick<ApiData, "name" | "envPrefix" | "baseUrlEnv">): Flags {
-  let values: Flags;
-
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        transport: { type: "string" },
-        port: { type: "string" },
-        host: { type: "string" },
-        "timeout-ms": { type: "string" },
-        "response-budget-chars": { type: "string" },
-        "no-confirm": { type: "boolean" },
-        tools: { type: "string" },
-        "include-tags": { type: "string" },
-        "exclude-tags": { type: "string" },
-        "include-ops": { type: "string" },
-        "exclude-ops": { type: "string" },
-        methods: { type: "string" },
-        "read-only": { type: "boolean" },
-        "wait-timeout-ms": { type: "string" },
-        "mcp-token": { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (error) {
-    throw new ConfigError(`${error instanceof Error ? error.message : String(error)}\n\n${usage(api)}`);
-  }
-  return values;
-}
-
-type SettingOf = (flag: keyof Flags | undefined, envName: string) => { value: string; source: string } | undefined;
 
 /** The start-up filter from `--include-tags`... / `<PREFIX>_INCLUDE_TAGS`...; empty when nothing is filtered. */
-function readFilter(setting: SettingOf, readOnlyFlag: boolean, prefix: string): ToolFilter {
-  const list = (flag: "include-tags" | "exclude-tags" | "include-ops" | "exclude-ops" | "methods", envName: string) =>
-    parseList(setting(flag, `${prefix}_${envName}`)?.value);
+function readFilter(read: ReturnType<typeof settingReader>): ToolFilter {
   const filter: ToolFilter = {};
-  const includeTags = list("include-tags", "INCLUDE_TAGS");
-  const excludeTags = list("exclude-tags", "EXCLUDE_TAGS");
-  const includeOperations = list("include-ops", "INCLUDE_OPS");
-  const excludeOperations = list("exclude-ops", "EXCLUDE_OPS");
-  const methods = list("methods", "METHODS")?.map((method) => method.toLowerCase());
+  const includeTags = read.list("includeTags");
+  const excludeTags = read.list("excludeTags");
+  const includeOperations = read.list("includeOperations");
+  const excludeOperations = read.list("excludeOperations");
+  const methods = read.list("methods");
   if (includeTags) filter.includeTags = includeTags;
   if (excludeTags) filter.excludeTags = excludeTags;
   if (includeOperations) filter.includeOperations = includeOperations;
   if (excludeOperations) filter.excludeOperations = excludeOperations;
   if (methods) filter.methods = methods;
-  if (readOnlyFlag || booleanSetting(setting(undefined, `${prefix}_READ_ONLY`), false)) filter.readOnly = true;
+  if (read.boolean("readOnly")) filter.readOnly = true;
   return filter;
+}
+
+/** The command-line flags, as given; the options come from the settings table. */
+function parseFlags(argv: string[], api: UsageApi): Flags {
+  const options: Record<string, { type: "string" | "boolean"; short?: string }> = {
+    help: { type: "boolean", short: "h" },
+  };
+  for (const setting of Object.values(SETTINGS) as SettingDefinition[]) {
+    if (setting.flag !== undefined) options[setting.flag] = { type: setting.kind === "boolean" ? "boolean" : "string" };
+  }
+  try {
+    return parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values as Flags;
+  } catch (error) {
+    throw new ConfigError(`${error instanceof Error ? error.message : String(error)}\n\n${usage(api)}`);
+  }
 }

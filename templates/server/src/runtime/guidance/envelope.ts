@@ -18,18 +18,19 @@
  * the tool's response schema (MCP clients check structuredContent against the
  * advertised outputSchema).
  */
-import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { ToolData } from "../shared/tool-data.js";
 import type { ResponseCache } from "../call/response-cache.js";
-import { DEFAULT_RESPONSE_BUDGET_CHARS } from "../shared/defaults.js";
+import { settingDefault } from "../config/settings.js";
 import { driftWarning, renderCall, renderCallWithNote } from "./text.js";
-import { argsFromUrl, parseLinkHeader, resolveLink, type ResolvedAction } from "./links.js";
+import { argsFromUrl, parseLinkHeader, resolveLink } from "./links.js";
 import { getAt } from "./pointer.js";
 import { isPlainObject, parsePointer } from "../shared/json.js";
 import {
   READ_RESPONSE_TOOL,
   headerValue,
   type Correction,
+  type Envelope,
+  type ResolvedAction,
   type ToolCall,
   type UpstreamResponse,
 } from "../call/types.js";
@@ -51,22 +52,7 @@ export interface EnvelopeOptions {
   cache: ResponseCache;
 }
 
-export interface Envelope {
-  data?: unknown;
-  unvalidated_data?: unknown;
-  next_actions: string[];
-  suggestion: string;
-  context: Record<string, unknown>;
-  available_actions: ResolvedAction[];
-  resolved_inputs: Record<string, unknown>;
-  next_steps?: ToolCall[];
-  tips?: string[];
-  warnings?: string[];
-  corrections?: Correction[];
-  summary?: Record<string, unknown>;
-  detail_available?: true;
-  detail?: { handle: string; tool: string; params: Record<string, unknown>; total_items?: number; total_chars: number };
-}
+export type { Envelope } from "../call/types.js";
 
 export type ToolLookup = ReadonlyMap<string, ToolData> | Readonly<Record<string, ToolData>>;
 
@@ -322,7 +308,7 @@ function sentence(
 export function buildEnvelope(tool: ToolData, toolsByName: ToolLookup, options: EnvelopeOptions): Envelope {
   const { args, response } = options;
   const body = response.body;
-  const budget = options.budgetChars ?? DEFAULT_RESPONSE_BUDGET_CHARS;
+  const budget = options.budgetChars ?? settingDefault("responseBudgetChars");
   const resolved = options.resolvedInputs ?? args;
   const linkCtx = options.url !== undefined ? { tool, args, response, url: options.url } : { tool, args, response };
 
@@ -406,7 +392,7 @@ export function buildEnvelope(tool: ToolData, toolsByName: ToolLookup, options: 
   return envelope;
 }
 
-/** Compact text for the model plus the full envelope as structuredContent. */
+/** The envelope's text for the model (guidance/result.ts puts it beside the envelope as structuredContent). */
 export function renderEnvelope(envelope: Envelope): string {
   const out: string[] = [];
   const payload =
@@ -434,11 +420,4 @@ export function renderEnvelope(envelope: Envelope): string {
   if (envelope.warnings?.length) out.push(`Warnings:\n${envelope.warnings.map((w) => `- ${w}`).join("\n")}`);
   if (envelope.tips?.length) out.push(`Tips:\n${envelope.tips.map((t) => `- ${t}`).join("\n")}`);
   return out.join("\n\n");
-}
-
-export function envelopeResult(envelope: Envelope): CallToolResult {
-  return {
-    content: [{ type: "text", text: renderEnvelope(envelope) }],
-    structuredContent: envelope as unknown as Record<string, unknown>,
-  };
 }

@@ -7,6 +7,7 @@ import type { CallFailure } from "../call/outcomes.js";
 import type { ApiData, ToolData } from "../shared/tool-data.js";
 import type { CircuitSnapshot } from "../upstream/upstream.js";
 import { INFO_TOOL, type GuidedError } from "../call/types.js";
+import { SETTINGS, settingEnv } from "../config/settings.js";
 
 /** The arguments' JSON is larger than `<PREFIX>_MAX_ARGUMENT_BYTES`: nothing was validated or sent. */
 export function argumentsTooLargeError(
@@ -15,13 +16,14 @@ export function argumentsTooLargeError(
   maxBytes: number,
   envPrefix: string,
 ): GuidedError {
+  const limitEnv = settingEnv(SETTINGS.maxArgumentBytes, envPrefix);
   return {
     code: "INVALID_ARGUMENTS",
     message:
       `The arguments of '${toolName.slice(0, 64)}' are ${bytes} bytes of JSON, over this ` +
       `server's limit of ${maxBytes} bytes; nothing was sent. ` +
       `Send less data per call (split it up, or reference it instead of inlining it). The ` +
-      `operator can raise ${envPrefix}_MAX_ARGUMENT_BYTES.`,
+      `operator can raise ${limitEnv}.`,
     severity: "high",
     ...(toolName !== "" && { tool: toolName.slice(0, 64) }),
     issues: [
@@ -40,7 +42,7 @@ export function argumentsTooLargeError(
       reason: "arguments_too_large",
       bytes,
       max_bytes: maxBytes,
-      max_bytes_env: `${envPrefix}_MAX_ARGUMENT_BYTES`,
+      max_bytes_env: limitEnv,
     },
   };
 }

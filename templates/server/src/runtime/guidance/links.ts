@@ -13,7 +13,7 @@
 import type { ToolData, ToolLink } from "../shared/tool-data.js";
 import { getAt } from "./pointer.js";
 import { isPlainObject, parsePointer } from "../shared/json.js";
-import { headerValue, type ToolCall, type UpstreamResponse } from "../call/types.js";
+import { headerValue, type ResolvedAction, type ToolCall, type UpstreamResponse } from "../call/types.js";
 
 export interface LinkContext {
   tool: ToolData;
@@ -112,9 +112,7 @@ export function resolveExpression(expression: unknown, ctx: LinkContext): unknow
   return compileValue(expression)(ctx);
 }
 
-export interface ResolvedAction extends ToolCall {
-  name: string;
-}
+export type { ResolvedAction } from "../call/types.js";
 
 /**
  * The link as an exact call, or `undefined` when a parameter the target tool

@@ -5,7 +5,6 @@
  * runtime's own failure kinds (missing credentials, unsafe requests, handler
  * errors, unimplemented tools, internal bugs).
  */
-import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { ErrorObject } from "ajv";
 import type {
   CallFailure,
@@ -17,10 +16,12 @@ import type {
 } from "../call/outcomes.js";
 import type { ApiData, JsonSchema, ToolData } from "../shared/tool-data.js";
 import { schemeEnvNames } from "../shared/credentials.js";
-import { buildEnvelope, envelopeResult } from "./envelope.js";
+import type { Env } from "../upstream/auth.js";
+import { SETTINGS, settingEnv } from "../config/settings.js";
+import { buildEnvelope } from "./envelope.js";
 import { addResilienceDetails, argumentsTooLargeError, circuitOpenError } from "./hardening.js";
 import { confirmationRequiredError, resolvedPath, unknownToolError } from "./errors.js";
-import { errorResult } from "./render.js";
+import { renderOutcome } from "./result.js";
 import { redactSecrets, toolSchemes, upstreamError } from "./upstream-errors.js";
 import { isPlainObject } from "../shared/json.js";
 import { INFO_TOOL, type GuidedError, type Issue, type Severity } from "../call/types.js";
@@ -113,9 +114,10 @@ function invalidRequestError(
   api: ApiData,
   failure: Extract<CallFailure, { kind: "invalid_request" }>,
   args: Record<string, unknown>,
+  env: Env,
 ): GuidedError {
   const { code, subject } = failure.error;
-  const text = redactSecrets(failure.error.message, api);
+  const text = redactSecrets(failure.error.message, api, env);
   const props = isPlainObject(tool.inputSchema["properties"]) ? (tool.inputSchema["properties"] as JsonSchema) : {};
   const byArgument =
     code !== "missing_base_url" && code !== "invalid_base_url" && (subject === undefined || subject in props);
@@ -164,24 +166,49 @@ function invalidRequestError(
   return e;
 }
 
-/** Maps any runtime failure to the guided error contract. */
+/** The upstream body was over `<PREFIX>_MAX_RESPONSE_BYTES`: ask for less (half the page when the tool pages). */
+function tooLargeError(tool: ToolData, api: ApiData, message: string, args: Record<string, unknown>): GuidedError {
+  const limitEnv = settingEnv(SETTINGS.maxResponseBytes, api.envPrefix);
+  const e = baseError(
+    tool,
+    "UPSTREAM_ERROR",
+    "medium",
+    `${message} Ask for less data (a smaller page or narrower filters); the ` + `operator can raise ${limitEnv}.`,
+  );
+  const limitArg = tool.guidance.pagination?.limitArg;
+  const limit = limitArg ? args[limitArg] : undefined;
+  e.recovery_actions = ["ask for less data", "retry"];
+  if (limitArg && typeof limit === "number" && limit > 1)
+    e.next_steps.push({
+      tool: tool.name,
+      params: { ...args, [limitArg]: Math.max(1, Math.floor(limit / 2)) },
+      note: "Smaller page",
+    });
+  e.details = { reason: "too_large", max_bytes_env: limitEnv };
+  return e;
+}
+
+/** Maps any runtime failure to the guided error contract; credential values in `env` never reach the text. */
 export function failureError(
   tool: ToolData,
   api: ApiData,
   failure: CallFailure,
   args: Record<string, unknown>,
   timeoutMs: number,
+  env: Env,
 ): GuidedError {
+  const now = Date.now();
   switch (failure.kind) {
     case "http_status": {
       const { status, headers, body, bodyText } = failure.response;
-      return upstreamError(tool, api, { status, headers, body: body ?? (bodyText || undefined) }, args);
+      return upstreamError(tool, api, { status, headers, body: body ?? (bodyText || undefined) }, args, now, env);
     }
     case "transport": {
       const { kind } = failure.error;
-      if (kind === "timeout") return upstreamError(tool, api, { failure: "timeout", timeout_ms: timeoutMs }, args);
+      if (kind === "timeout")
+        return upstreamError(tool, api, { failure: "timeout", timeout_ms: timeoutMs }, args, now, env);
       if (kind === "network")
-        return upstreamError(tool, api, { failure: "network", message: failure.error.message }, args);
+        return upstreamError(tool, api, { failure: "network", message: failure.error.message }, args, now, env);
       if (kind === "circuit_open")
         return circuitOpenError(
           tool,
@@ -189,26 +216,7 @@ export function failureError(
           failure.error.circuit ?? { state: "open", failures: 0, retry_after_ms: 0 },
           args,
         );
-      if (kind === "too_large") {
-        const e = baseError(
-          tool,
-          "UPSTREAM_ERROR",
-          "medium",
-          `${failure.error.message} Ask for less data (a smaller page or narrower filters); the ` +
-            `operator can raise ${api.envPrefix}_MAX_RESPONSE_BYTES.`,
-        );
-        const limitArg = tool.guidance.pagination?.limitArg;
-        const limit = limitArg ? args[limitArg] : undefined;
-        e.recovery_actions = ["ask for less data", "retry"];
-        if (limitArg && typeof limit === "number" && limit > 1)
-          e.next_steps.push({
-            tool: tool.name,
-            params: { ...args, [limitArg]: Math.max(1, Math.floor(limit / 2)) },
-            note: "Smaller page",
-          });
-        e.details = { reason: "too_large", max_bytes_env: `${api.envPrefix}_MAX_RESPONSE_BYTES` };
-        return e;
-      }
+      if (kind === "too_large") return tooLargeError(tool, api, failure.error.message, args);
       const e = baseError(
         tool,
         "CANCELLED",
@@ -221,13 +229,13 @@ export function failureError(
     case "missing_credentials":
       return missingCredentialsError(tool, api, failure.envVars);
     case "invalid_request":
-      return invalidRequestError(tool, api, failure, args);
+      return invalidRequestError(tool, api, failure, args, env);
     case "handler_error": {
       const e = baseError(
         tool,
         "HANDLER_ERROR",
         "high",
-        `'${tool.name}' failed in its handler: ${redactSecrets(message(failure.error), api)}`,
+        `'${tool.name}' failed in its handler: ${redactSecrets(message(failure.error), api, env)}`,
       );
       e.recovery_actions = [
         "check the arguments against the tool's schema",
@@ -258,7 +266,7 @@ export function failureError(
         tool,
         "INTERNAL_ERROR",
         "high",
-        `'${tool.name}' failed unexpectedly inside the MCP server: ${redactSecrets(message(failure.error), api)}`,
+        `'${tool.name}' failed unexpectedly inside the MCP server: ${redactSecrets(message(failure.error), api, env)}`,
       );
       e.recovery_actions = ["retry once", "report the failure to the user"];
       return e;
@@ -288,34 +296,38 @@ function declinedError(tool: ToolData, call: PreparedCall, answer: ConfirmationA
 
 export const guidedOutcomes: Outcomes = {
   outputSchema: envelopeOutputSchema,
+  render: renderOutcome,
 
   onUnknownTool(name, args, context) {
-    return errorResult(unknownToolError(name, context.tools, args));
+    return { kind: "error", error: unknownToolError(name, context.tools, args) };
   },
 
   onArgumentsTooLarge(name, bytes, maxBytes, api) {
-    return errorResult(argumentsTooLargeError(name, bytes, maxBytes, api.envPrefix));
+    return { kind: "error", error: argumentsTooLargeError(name, bytes, maxBytes, api.envPrefix) };
   },
 
   onInvalidArguments(_tool, _args, error) {
-    return errorResult(error);
+    return { kind: "error", error: error };
   },
 
   onConfirmationRequired(tool, call, answer, _context) {
     const error = answer ? declinedError(tool, call, answer) : confirmationRequiredError(tool, call.args);
     if (!answer && call.corrections.length) error.corrections = call.corrections;
     if (!answer && call.warnings.length) error.warnings = call.warnings;
-    return errorResult(error);
+    return { kind: "error", error: error };
   },
 
   onFailure(tool, call, failure, context) {
-    const error = addResilienceDetails(failureError(tool, context.api, failure, call.args, context.timeoutMs), failure);
+    const error = addResilienceDetails(
+      failureError(tool, context.api, failure, call.args, context.timeoutMs, context.env),
+      failure,
+    );
     if (call.corrections.length) error.corrections = call.corrections;
     if (call.warnings.length) error.warnings = [...(error.warnings ?? []), ...call.warnings];
-    return errorResult(error);
+    return { kind: "error", error: error };
   },
 
-  onSuccess(tool, call, success, context): CallToolResult {
+  onSuccess(tool, call, success, context) {
     const response = success.response
       ? { status: success.response.status, headers: success.response.headers, body: success.data }
       : { status: 200, body: success.data };
@@ -336,7 +348,7 @@ export const guidedOutcomes: Outcomes = {
       delete envelope.data;
       envelope.suggestion = `No content returned${success.response ? ` (HTTP ${success.response.status})` : ""}. ${envelope.suggestion}`;
     }
-    return envelopeResult(envelope);
+    return { kind: "envelope", envelope };
   },
 };
 

@@ -1,12 +1,10 @@
 /**
- * The one place a guided error becomes what the agent reads: `renderError`
- * (Markdown), `renderSchemaHint`, and `errorResult`, the `CallToolResult`
- * (text plus `structuredContent.error`) every failure is returned as.
+ * A guided error as the agent reads it: `renderError` (Markdown) and
+ * `renderSchemaHint`. guidance/result.ts puts the text in the `CallToolResult`.
  */
-import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { GuidedError, HintLevel, Issue } from "../call/types.js";
 import { isPlainObject } from "../shared/json.js";
-import { argumentErrorCode, shortDescription } from "./errors.js";
+import { shortDescription } from "./errors.js";
 import { renderCallWithNote, seconds } from "./text.js";
 
 function json(value: unknown): string {
@@ -124,13 +122,4 @@ export function renderError(error: GuidedError): string {
       `## Next steps\n\n${error.next_steps.map((s, i) => `${i + 1}. ${typeof s === "string" ? s : renderCallWithNote(s)}`).join("\n")}`,
     );
   return out.join("\n\n");
-}
-
-export function errorResult(error: GuidedError): CallToolResult {
-  const named = error.code === "INVALID_ARGUMENTS" ? { ...error, code: argumentErrorCode(error.issues) } : error;
-  return {
-    isError: true,
-    content: [{ type: "text", text: renderError(named) }],
-    structuredContent: { error: named as unknown as Record<string, unknown> },
-  };
 }

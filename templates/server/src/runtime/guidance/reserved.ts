@@ -11,12 +11,11 @@
  * preparation (fuzzy key correction, validation, corrective_params) as any
  * API tool.
  */
-import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { ToolData } from "../shared/tool-data.js";
 import { READ_RESPONSE_INPUT_SCHEMA, type ResponseCache } from "../call/response-cache.js";
 import { describeTool, listCategories, type CategoryListing, type ToolDescription } from "./describe.js";
 import { categoryCounts, unknownToolError } from "./errors.js";
-import { errorResult, renderSchemaHint } from "./render.js";
+import { renderSchemaHint } from "./render.js";
 import { SUGGEST, rankMatches } from "./fuzzy.js";
 import { OPERATION_STATUS_INPUT_SCHEMA } from "../call/long-running.js";
 import {
@@ -27,6 +26,7 @@ import {
   type GuidedError,
   type HintLevel,
   type ToolCall,
+  type ToolOutcome,
 } from "../call/types.js";
 
 const LEVELS: HintLevel[] = ["minimal", "typed", "full"];
@@ -151,8 +151,8 @@ export function reservedTools(tools: readonly ToolData[]): ToolData[] {
   return out;
 }
 
-function textResult(text: string, structured: Record<string, unknown>): CallToolResult {
-  return { content: [{ type: "text", text }], structuredContent: structured };
+function answer(text: string, structured: Record<string, unknown>): ToolOutcome {
+  return { kind: "answer", text, structured };
 }
 
 function renderListing(listing: CategoryListing, withTools: boolean): string {
@@ -224,12 +224,12 @@ export function callInfo(
   args: Record<string, unknown>,
   tools: readonly ToolData[],
   toolsByName: ReadonlyMap<string, ToolData>,
-): CallToolResult {
+): ToolOutcome {
   const level = (args["level"] as HintLevel | undefined) ?? "typed";
   const toolName = args["tool"] as string | undefined;
   if (toolName !== undefined) {
     const tool = toolsByName.get(toolName);
-    if (!tool) return errorResult(unknownToolError(toolName, tools));
+    if (!tool) return { kind: "error", error: unknownToolError(toolName, tools) };
     const description = describeTool(tool, level);
     const next: ToolCall[] = [];
     if (tool.guidance.examples)
@@ -240,12 +240,12 @@ export function callInfo(
         params: { tool: tool.name, level: "full" },
         note: "Complete schema and constraints",
       });
-    return textResult(renderDescription(description), { ...description, next_steps: next });
+    return answer(renderDescription(description), { ...description, next_steps: next });
   }
   const category = args["category"] as string | undefined;
   const listing = listCategories(tools, category);
   if (category !== undefined && listing.categories.length === 0)
-    return errorResult(unknownCategoryError(category, tools));
+    return { kind: "error", error: unknownCategoryError(category, tools) };
   const withTools = category !== undefined || tools.length <= LIST_ALL_TOOLS_UP_TO;
   const structured: Record<string, unknown> = withTools
     ? { ...listing }
@@ -259,11 +259,11 @@ export function callInfo(
   const hint = withTools
     ? `Next: ${INFO_TOOL} {"tool": "<name>", "level": "typed"} for a tool's parameters and valid examples.`
     : `Next: ${INFO_TOOL} {"category": "<name>"} to list a category's tools.`;
-  return textResult(`${renderListing(listing, withTools)}\n\n${hint}`, structured);
+  return answer(`${renderListing(listing, withTools)}\n\n${hint}`, structured);
 }
 
 /** The `read_response` tool, on prepared (validated) arguments. */
-export function callReadResponse(args: Record<string, unknown>, cache: ResponseCache): CallToolResult {
+export function callReadResponse(args: Record<string, unknown>, cache: ResponseCache): ToolOutcome {
   const read = cache.read(
     args["handle"] as string,
     (args["offset"] as number | undefined) ?? 0,
@@ -272,7 +272,7 @@ export function callReadResponse(args: Record<string, unknown>, cache: ResponseC
   if (!read.ok) {
     const call = cache.callFor(args["handle"] as string);
     if (call) read.error.next_steps.unshift({ ...call, note: "Re-run to get a fresh handle" });
-    return errorResult(read.error);
+    return { kind: "error", error: read.error };
   }
   const page = read.page;
   const structured: Record<string, unknown> = { ...page };
@@ -284,7 +284,7 @@ export function callReadResponse(args: Record<string, unknown>, cache: ResponseC
   const tail = page.next
     ? `More: \`${READ_RESPONSE_TOOL}\` ${JSON.stringify(page.next.params)}`
     : "This is the last page.";
-  return textResult(`${range}:\n${body}\n\n${tail}`, structured);
+  return answer(`${range}:\n${body}\n\n${tail}`, structured);
 }
 
 /** Output schema for the reserved tools (loose: their structured content is informational). */

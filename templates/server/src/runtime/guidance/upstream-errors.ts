@@ -16,6 +16,7 @@ import {
 import { describeSchemeCredentials, schemeEnvNames } from "../shared/credentials.js";
 import { parseRetryAfter } from "../shared/parse.js";
 import type { ApiData, SecuritySchemeData, ToolData } from "../shared/tool-data.js";
+import type { Env } from "../upstream/auth.js";
 import { infoStep, resolvedPath, validExample, withHint } from "./errors.js";
 import { producerSteps } from "./producers.js";
 import { seconds } from "./text.js";
@@ -43,23 +44,23 @@ export function toolSchemes(tool: ToolData, api: ApiData): SecuritySchemeData[] 
   return own.length ? own : api.securitySchemes;
 }
 
-/** Replaces any credential value (read from the configured env vars) found in `text`. */
-export function redactSecrets(text: string, api: ApiData): string {
+/** Replaces any credential value (from the scheme env vars in `env`, the environment the runtime was given) in `text`. */
+export function redactSecrets(text: string, api: ApiData, env: Env): string {
   let out = text;
   for (const s of api.securitySchemes) {
-    for (const env of schemeEnv(s)) {
-      const secret = process.env[env];
-      if (secret && secret.length >= 4) out = out.split(secret).join(`[redacted ${env}]`);
+    for (const name of schemeEnv(s)) {
+      const secret = env[name];
+      if (secret && secret.length >= 4) out = out.split(secret).join(`[redacted ${name}]`);
     }
   }
   return out;
 }
 
 /** The body as a short JSON value or string, secrets redacted. */
-export function trimBody(body: unknown, api: ApiData, max = 1500): unknown {
+export function trimBody(body: unknown, api: ApiData, env: Env, max = 1500): unknown {
   if (body === undefined || body === null || body === "") return undefined;
   const text = typeof body === "string" ? body : JSON.stringify(body);
-  const redacted = redactSecrets(text, api);
+  const redacted = redactSecrets(text, api, env);
   if (redacted.length <= max) {
     if (typeof body === "string") return redacted;
     return redacted === text ? body : redacted;
@@ -75,7 +76,8 @@ function isIdempotent(tool: ToolData): boolean {
 
 /**
  * Maps an upstream HTTP response (status >= 400) or a transport failure to a
- * guided error. `args` are the arguments that were sent (for exact retry calls).
+ * guided error. `args` are the arguments that were sent (for exact retry calls); `env` holds the credential
+ * values to redact from what the upstream said.
  */
 export function upstreamError(
   tool: ToolData,
@@ -83,6 +85,7 @@ export function upstreamError(
   outcome: UpstreamResponse | UpstreamFailure,
   args: Record<string, unknown> = {},
   now: number = Date.now(),
+  env: Env = {},
 ): GuidedError {
   const op = tool.operation;
   const request = op
@@ -90,20 +93,21 @@ export function upstreamError(
     : `handler ${tool.handler?.module ?? tool.name}`;
   const same: ToolCall = { tool: tool.name, params: args, note: "Same call" };
   if ("failure" in outcome) {
-    const context = { tool, api, args, request, same };
+    const context = { tool, api, env, args, request, same };
     return withFallback(
       tool,
       outcome.failure === "timeout" ? timeoutError(context, outcome) : unreachableError(context, outcome),
     );
   }
   const status = outcome.status;
-  const body = trimBody(outcome.body, api);
+  const body = trimBody(outcome.body, api, env);
   const details: Record<string, unknown> = { status, request };
   if (outcome.statusText) details["status_text"] = outcome.statusText;
   if (body !== undefined) details["upstream_body"] = body;
   const context: StatusContext = {
     tool,
     api,
+    env,
     args,
     request,
     same,
@@ -122,6 +126,8 @@ export function upstreamError(
 interface CallContext {
   tool: ToolData;
   api: ApiData;
+  /** The runtime's environment: credential values to redact. */
+  env: Env;
   args: Record<string, unknown>;
   /** `GET /pets/1`, for messages. */
   request: string;
@@ -199,8 +205,8 @@ function timeoutError({ tool, api, args, request, same }: CallContext, outcome: 
   return e;
 }
 
-function unreachableError({ tool, api, request, same }: CallContext, outcome: UpstreamFailure): GuidedError {
-  const message = outcome.message ? redactSecrets(outcome.message, api) : "network error";
+function unreachableError({ tool, api, env, request, same }: CallContext, outcome: UpstreamFailure): GuidedError {
+  const message = outcome.message ? redactSecrets(outcome.message, api, env) : "network error";
   const e = base(
     tool,
     "UPSTREAM_UNREACHABLE",

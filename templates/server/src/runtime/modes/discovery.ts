@@ -2,10 +2,17 @@
  * Discovery mode: `search_operations` → `describe_operation` →
  * `invoke_operation`, over a token index built once (search-index.ts).
  */
-import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
-import { CONFIRM_ARG, INFO_TOOL, WAIT_ARG, type GuidedError, type HintLevel, type ToolCall } from "../call/types.js";
+import type { Tool } from "@modelcontextprotocol/server";
+import {
+  CONFIRM_ARG,
+  INFO_TOOL,
+  WAIT_ARG,
+  type GuidedError,
+  type HintLevel,
+  type ToolCall,
+  type ToolOutcome,
+} from "../call/types.js";
 import { categoryCounts, infoStep, shortDescription } from "../guidance/errors.js";
-import { errorResult } from "../guidance/render.js";
 import { SUGGEST, rankMatches } from "../guidance/fuzzy.js";
 import { renderCall } from "../guidance/text.js";
 import { isPlainObject } from "../shared/json.js";
@@ -19,7 +26,7 @@ import {
   routedCallSchema,
   stripReserved,
   summary,
-  textResult,
+  answer,
   unknownOperationError,
 } from "./presentation.js";
 import { SearchIndex } from "./search-index.js";
@@ -97,7 +104,7 @@ export function discoverySurface({ api, tools, toolsByName }: SurfaceOptions): S
         express(front === DESCRIBE_TOOL ? infoStep(operation) : { tool: operation, params: example }),
     );
 
-  const search = (args: Record<string, unknown>): CallToolResult => {
+  const search = (args: Record<string, unknown>): ToolOutcome => {
     const query = args["query"] as string;
     const category = args["category"] as string | undefined;
     if (
@@ -105,14 +112,14 @@ export function discoverySurface({ api, tools, toolsByName }: SurfaceOptions): S
       !categories.some((c) => c.name.toLowerCase() === category.toLowerCase()) &&
       !tools.some((t) => (t.tags ?? []).some((tag) => tag.toLowerCase() === category.toLowerCase()))
     )
-      return errorResult(unknownCategoryError(category, query, args, categories));
+      return { kind: "error", error: unknownCategoryError(category, query, args, categories) };
     const limit = (args["limit"] as number | undefined) ?? 10;
     const { hits, total } = searchIndex().search(query, { ...(category !== undefined && { category }), limit });
     const results = hits.map(({ tool, score }) => searchEntry(tool, score));
     const next = searchNextSteps(hits[0]?.tool, express);
     const structured: Record<string, unknown> = { query, total_matches: total, results, next_steps: next };
     if (category !== undefined) structured["category"] = category;
-    return textResult(searchText(query, total, results, next), structured);
+    return answer(searchText(query, total, results, next), structured);
   };
 
   const route = (front: ToolData, args: Record<string, unknown>, confirmed: boolean): Routed => {
@@ -123,7 +130,7 @@ export function discoverySurface({ api, tools, toolsByName }: SurfaceOptions): S
       if (!tool)
         return {
           kind: "result",
-          result: errorResult(unknownName(name, undefined, DESCRIBE_TOOL)),
+          result: { kind: "error", error: unknownName(name, undefined, DESCRIBE_TOOL) },
         };
       return {
         kind: "result",
@@ -134,7 +141,7 @@ export function discoverySurface({ api, tools, toolsByName }: SurfaceOptions): S
     if (!tool)
       return {
         kind: "result",
-        result: errorResult(unknownName(name, params, INVOKE_TOOL)),
+        result: { kind: "error", error: unknownName(name, params, INVOKE_TOOL) },
       };
     return invokeOperation(tool, params, args, confirmed);
   };

@@ -4,7 +4,7 @@
  * operation names in a visible `action` enum, plus the actions `list`
  * (trimmed summaries) and `describe` (`params: { action, level? }`).
  */
-import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
+import type { Tool } from "@modelcontextprotocol/server";
 import {
   CONFIRM_ARG,
   INFO_TOOL,
@@ -13,9 +13,9 @@ import {
   type GuidedError,
   type HintLevel,
   type ToolCall,
+  type ToolOutcome,
 } from "../call/types.js";
 import { categoryCounts, infoStep } from "../guidance/errors.js";
-import { errorResult } from "../guidance/render.js";
 import { renderCall } from "../guidance/text.js";
 import { isPlainObject } from "../shared/json.js";
 import type { ApiData, ToolData } from "../shared/tool-data.js";
@@ -28,7 +28,7 @@ import {
   routedCallSchema,
   sanitizeName,
   summary,
-  textResult,
+  answer,
   unknownOperationError,
 } from "./presentation.js";
 import {
@@ -198,7 +198,7 @@ function invalidParams(
   fix: string,
   corrective: Record<string, unknown> | undefined,
   received?: unknown,
-): CallToolResult {
+): ToolOutcome {
   const error: GuidedError = {
     code: "INVALID_ARGUMENTS",
     message: `${group.name}: ${problem}.`,
@@ -213,7 +213,7 @@ function invalidParams(
       : [listStep(group)],
     ...(corrective && { corrective_params: corrective }),
   };
-  return errorResult(error);
+  return { kind: "error", error: error };
 }
 
 function route(
@@ -247,8 +247,9 @@ function route(
   if (!tool)
     return {
       kind: "result",
-      result: errorResult(
-        unknownOperationError(
+      result: {
+        kind: "error",
+        error: unknownOperationError(
           "UNKNOWN_ACTION",
           "action",
           action,
@@ -258,7 +259,7 @@ function route(
           listStep(group),
           (operation, example) => express({ tool: operation, params: example }),
         ),
-      ),
+      },
     };
   const home = groupOf.get(action);
   const warnings =
@@ -267,7 +268,7 @@ function route(
 }
 
 /** `{"action": "list"}`: every action of the group with a one-line summary. */
-function listActions(group: DispatchGroup): CallToolResult {
+function listActions(group: DispatchGroup): ToolOutcome {
   const multi = new Set(group.tools.map((t) => t.category)).size > 1;
   const actions = group.tools.map((tool) => summary(tool, multi));
   const next: ToolCall[] = [
@@ -291,7 +292,7 @@ function listActions(group: DispatchGroup): CallToolResult {
       (a["destructive"] ? " [destructive]" : "") +
       (a["description"] ? `: ${a["description"] as string}` : ""),
   );
-  return textResult(
+  return answer(
     `${actions.length} actions of \`${group.name}\`:\n${lines.join("\n")}\n\nNext: ${renderCall(next[0]!)}`,
     structured,
   );
@@ -303,7 +304,7 @@ function describeAction(
   express: (step: ToolCall) => ToolCall,
   group: DispatchGroup,
   params: Record<string, unknown>,
-): CallToolResult {
+): ToolOutcome {
   const target = params["action"];
   const level = params["level"] ?? "typed";
   if (typeof target !== "string" || target === "") {
@@ -328,8 +329,9 @@ function describeAction(
   }
   const tool = toolsByName.get(target);
   if (!tool)
-    return errorResult(
-      unknownOperationError(
+    return {
+      kind: "error",
+      error: unknownOperationError(
         "UNKNOWN_ACTION",
         "params.action",
         target,
@@ -339,6 +341,6 @@ function describeAction(
         listStep(group),
         (operation) => express(infoStep(operation)),
       ),
-    );
+    };
   return describeResult(tool, level as HintLevel, express);
 }

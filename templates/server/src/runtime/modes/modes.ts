@@ -19,7 +19,7 @@
  */
 import { INFO_TOOL } from "../call/types.js";
 import type { ApiData, ToolMode } from "../shared/tool-data.js";
-import { DEFAULT_AUTO_THRESHOLD } from "../shared/defaults.js";
+import { DEFAULT_AUTO_THRESHOLD } from "../config/settings.js";
 import { discoverySurface } from "./discovery.js";
 import { dispatchSurface } from "./dispatch.js";
 import { commonWorkflow } from "./presentation.js";

@@ -2,9 +2,8 @@
  * What the dispatch and discovery modes share: the workflow text, operation
  * summaries, the describe answer, UNKNOWN_ACTION / UNKNOWN_OPERATION errors,
  * the meta-tool data, and `presentWith`, which rewrites every call a result
- * suggests into the mode in use.
+ * value suggests into the mode in use (before the one render).
  */
-import type { CallToolResult } from "@modelcontextprotocol/server";
 import {
   CONFIRM_ARG,
   INFO_TOOL,
@@ -16,11 +15,10 @@ import {
   type HintLevel,
   type NextStep,
   type ToolCall,
+  type ToolOutcome,
 } from "../call/types.js";
 import { describeTool } from "../guidance/describe.js";
-import { renderEnvelope, type Envelope } from "../guidance/envelope.js";
 import { shortDescription, unknownToolError } from "../guidance/errors.js";
-import { renderError } from "../guidance/render.js";
 import { renderDescription } from "../guidance/reserved.js";
 import { renderCall, renderCallWithNote } from "../guidance/text.js";
 import { isPlainObject } from "../shared/json.js";
@@ -60,8 +58,9 @@ export function summary(tool: ToolData, withCategory: boolean): Record<string, u
   return out;
 }
 
-export function textResult(text: string, structured: Record<string, unknown>): CallToolResult {
-  return { content: [{ type: "text", text }], structuredContent: structured };
+/** A front tool's own answer (list, describe, search), its text written with it. */
+export function answer(text: string, structured: Record<string, unknown>): ToolOutcome {
+  return { kind: "answer", text, structured };
 }
 
 export function stripReserved(params: Record<string, unknown>): {
@@ -80,11 +79,7 @@ export function stripReserved(params: Record<string, unknown>): {
  * The describe answer shared by dispatch and discovery: the operation's hints
  * at `level` with its valid examples, and the exact calls in the mode.
  */
-export function describeResult(
-  tool: ToolData,
-  level: HintLevel,
-  express: (step: ToolCall) => ToolCall,
-): CallToolResult {
+export function describeResult(tool: ToolData, level: HintLevel, express: (step: ToolCall) => ToolCall): ToolOutcome {
   const description = describeTool(tool, level);
   const next: ToolCall[] = [];
   const examples = tool.guidance.examples;
@@ -101,7 +96,7 @@ export function describeResult(
   ]
     .filter(Boolean)
     .join("\n\n");
-  return textResult(text, { ...description, next_steps: next });
+  return answer(text, { ...description, next_steps: next });
 }
 
 /** UNKNOWN_ACTION / UNKNOWN_OPERATION: did-you-mean over every operation, calls expressed in the mode. */
@@ -158,47 +153,58 @@ export function unknownOperationError(
   return error;
 }
 
+/** Which front tool an error of operation `name` is expressed on, and how its argument objects are wrapped. */
+export type ErrorTool = (
+  name: string,
+) => { tool: string; wrap: (params: Record<string, unknown>) => Record<string, unknown> } | undefined;
+
 /**
- * A result with every suggested call rewritten by `express`; the text is
- * re-rendered from the rewritten structured content when it is one of the
- * guidance layer's own shapes (envelope or error).
+ * The tool mode's presentation: the value with every call it suggests (available_actions, next_steps, the
+ * operation's status call, an error's corrective_params and valid_example) rewritten by `express`. Works on
+ * the value, before the one render; a result a user hook rendered itself passes through as it is.
  */
 export function presentWith(
-  result: CallToolResult,
+  outcome: ToolOutcome,
   express: (step: ToolCall) => ToolCall,
-  errorTool: (
-    name: string,
-  ) => { tool: string; wrap: (params: Record<string, unknown>) => Record<string, unknown> } | undefined,
-): CallToolResult {
-  const structured = result.structuredContent;
-  if (!isPlainObject(structured)) return result;
-  const steps = (value: unknown): unknown =>
-    Array.isArray(value) ? value.map((step) => (isCall(step) ? express(step) : step)) : value;
-  const out: Record<string, unknown> = { ...structured };
-  for (const key of ["available_actions", "next_steps"]) if (key in out) out[key] = steps(out[key]);
-  if (isPlainObject(out["operation"]) && isCall(out["operation"]["status_call"]))
-    out["operation"] = { ...out["operation"], status_call: express(out["operation"]["status_call"]) };
-  let rendered: string | undefined;
-  if (isPlainObject(out["error"])) {
-    const error = { ...(out["error"] as unknown as GuidedError) };
-    error.next_steps = steps(error.next_steps) as NextStep[];
-    const front = error.tool !== undefined ? errorTool(error.tool) : undefined;
-    if (front && error.tool !== undefined) {
-      error.details = { ...error.details, operation: error.tool };
-      if (error.corrective_params) error.corrective_params = front.wrap(error.corrective_params);
-      if (error.valid_example) error.valid_example = front.wrap(error.valid_example);
-      error.tool = front.tool;
-    }
-    out["error"] = error as unknown as Record<string, unknown>;
-    rendered = renderError(error);
-  } else if (Array.isArray(out["available_actions"]) && typeof out["suggestion"] === "string") {
-    rendered = renderEnvelope(out as unknown as Envelope);
+  errorTool: ErrorTool,
+): ToolOutcome {
+  switch (outcome.kind) {
+    case "envelope":
+      return { kind: "envelope", envelope: presentCalls(outcome.envelope, express) };
+    case "answer":
+      return { kind: "answer", text: outcome.text, structured: presentCalls(outcome.structured, express) };
+    case "error":
+      return { kind: "error", error: presentError(outcome.error, express, errorTool) };
+    case "rendered":
+      return outcome;
   }
-  const content =
-    rendered !== undefined && result.content.length === 1 && result.content[0]?.type === "text"
-      ? [{ type: "text" as const, text: rendered }]
-      : result.content;
-  return { ...result, content, structuredContent: out };
+}
+
+function presentSteps<T>(value: T, express: (step: ToolCall) => ToolCall): T {
+  return (Array.isArray(value) ? value.map((step: unknown) => (isCall(step) ? express(step) : step)) : value) as T;
+}
+
+/** `available_actions`, `next_steps` and `operation.status_call` in the mode. */
+function presentCalls<T extends object>(value: T, express: (step: ToolCall) => ToolCall): T {
+  const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  for (const key of ["available_actions", "next_steps"]) if (key in out) out[key] = presentSteps(out[key], express);
+  const operation = out["operation"];
+  if (isPlainObject(operation) && isCall(operation["status_call"]))
+    out["operation"] = { ...operation, status_call: express(operation["status_call"]) };
+  return out as T;
+}
+
+/** The error's calls in the mode; an operation's error is expressed on the front tool that runs it. */
+function presentError(error: GuidedError, express: (step: ToolCall) => ToolCall, errorTool: ErrorTool): GuidedError {
+  const out: GuidedError = { ...error, next_steps: presentSteps(error.next_steps, express) as NextStep[] };
+  const front = out.tool !== undefined ? errorTool(out.tool) : undefined;
+  if (front && out.tool !== undefined) {
+    out.details = { ...out.details, operation: out.tool };
+    if (out.corrective_params) out.corrective_params = front.wrap(out.corrective_params);
+    if (out.valid_example) out.valid_example = front.wrap(out.valid_example);
+    out.tool = front.tool;
+  }
+  return out;
 }
 
 export function isCall(value: unknown): value is ToolCall {

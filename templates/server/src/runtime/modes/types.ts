@@ -2,8 +2,8 @@
  * What every tool mode provides (a `Surface`), and the names and limits the
  * modes share.
  */
-import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
-import type { HintLevel, ToolCall } from "../call/types.js";
+import type { Tool } from "@modelcontextprotocol/server";
+import type { HintLevel, ToolCall, ToolOutcome } from "../call/types.js";
 import type { ApiData, ToolData, ToolMode } from "../shared/tool-data.js";
 
 export type ResolvedMode = Exclude<ToolMode, "auto">;
@@ -22,7 +22,7 @@ export const NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /** What a mode-level tool asks the server to do. */
 export type Routed =
-  | { kind: "result"; result: CallToolResult }
+  | { kind: "result"; result: ToolOutcome }
   /**
    * Run `tool` through the guided path with `args`, the operation's own arguments.
    * `confirmed`: the front tool carried `"_confirm": true`; `wait`: it asked to wait.
@@ -46,8 +46,8 @@ export interface Surface {
   readonly workflow: (confirmDestructive: boolean) => string;
   /** Handles a call to one of `tools`, on prepared (validated) arguments. */
   route(tool: ToolData, args: Record<string, unknown>, confirmed: boolean): Routed;
-  /** Rewrites every suggested call of a result into this mode. Identity per-operation. */
-  present(result: CallToolResult): CallToolResult;
+  /** Rewrites every call a result value suggests into this mode (before the one render). Identity per-operation. */
+  present(outcome: ToolOutcome): ToolOutcome;
   /** One call in this mode. */
   express(step: ToolCall): ToolCall;
   /** Builds the search index now (discovery); otherwise a no-op. */

@@ -7,12 +7,15 @@
  *   operation       -> prepare (fuzzy-correct confident key typos, validate; invalid -> INVALID_ARGUMENTS)
  *                   -> confirm (destructive: ask through MCP elicitation when the client can, else CONFIRMATION_REQUIRED)
  *                   -> execute (call/execute.ts) -> outcome -> long-running (operations.ts)
- *                   -> presented in the tool mode -> transformResult hooks
+ *                   -> presented in the tool mode -> rendered -> transformResult hooks
+ *
+ * Every branch produces a value (`ToolOutcome`); the mode's presentation rewrites it and `outcomes.render`
+ * turns it into the `CallToolResult` once, here at the end.
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { createExecutor, plainCall, type Execution, type Executor } from "../call/execute.js";
 import type { CallFailure, ConfirmationAnswer, OutcomeContext, Outcomes, PreparedCall } from "../call/outcomes.js";
-import { INFO_TOOL, OPERATION_STATUS_TOOL, WAIT_ALIAS, WAIT_ARG } from "../call/types.js";
+import { INFO_TOOL, OPERATION_STATUS_TOOL, WAIT_ALIAS, WAIT_ARG, type ToolOutcome } from "../call/types.js";
 import { needsConfirmation, prepareArguments } from "../guidance/correct.js";
 import type { Validator } from "../guidance/validator.js";
 import { resolvedPath } from "../guidance/errors.js";
@@ -35,7 +38,7 @@ export function createCallTool(
   surface: Surface,
   reserved: ReadonlyMap<string, ToolData>,
 ): CallTool {
-  const { api, env, tools, toolsByName, outcomes, outcomeContext, validators, cache, log, confirmDestructive } = parts;
+  const { api, env, toolsByName, outcomes, outcomeContext, validators, log, confirmDestructive } = parts;
   const executor = createExecutor(parts);
   const operations = createOperations(parts);
   const callParts: CallParts = { executor, operations, outcomes, outcomeContext };
@@ -58,29 +61,29 @@ export function createCallTool(
       log(`${api.name}: ${label} ${result.isError ? "error" : "ok"} ${Math.round(performance.now() - startedAt)}ms`);
       return result;
     };
+    /** The one render of a call that is not an operation's: present the value in the mode, then render it. */
+    const answer = (label: string, outcome: ToolOutcome): CallToolResult =>
+      finish(label, outcomes.render(surface.present(outcome)));
 
     const builtIn = reserved.get(name);
     if (builtIn) {
       const prepared = prepareArguments(builtIn, rawArgs, validatorFor(builtIn));
+      // Its own argument errors are not presented in the mode: they name the built-in tool itself.
       if (!prepared.ok)
-        return finish(name, outcomes.onInvalidArguments(builtIn, rawArgs, prepared.error, outcomeContext));
-      if (name === OPERATION_STATUS_TOOL)
-        return finish(name, surface.present(await operations.status(prepared.args, session)));
-      const result =
-        name === INFO_TOOL ? callInfo(prepared.args, tools, toolsByName) : callReadResponse(prepared.args, cache);
-      return finish(name, surface.present(result));
+        return finish(
+          name,
+          outcomes.render(outcomes.onInvalidArguments(builtIn, rawArgs, prepared.error, outcomeContext)),
+        );
+      return answer(name, await builtInAnswer(parts, operations, name, prepared.args, session));
     }
 
     const front = frontTools.get(name);
     if (front) {
       const prepared = prepareArguments(front, rawArgs, validatorFor(front));
       if (!prepared.ok)
-        return finish(
-          name,
-          surface.present(outcomes.onInvalidArguments(front, rawArgs, prepared.error, outcomeContext)),
-        );
+        return answer(name, outcomes.onInvalidArguments(front, rawArgs, prepared.error, outcomeContext));
       const routed = surface.route(front, prepared.args, prepared.confirmed);
-      if (routed.kind === "result") return finish(name, surface.present(routed.result));
+      if (routed.kind === "result") return answer(name, routed.result);
       const warnings = [...prepared.warnings, ...(routed.warnings ?? [])];
       const { tool, args, confirmed, wait } = routed;
       return finish(`${name} ${tool.name}`, await callOperation(tool, args, session, { confirmed, wait, warnings }));
@@ -89,9 +92,9 @@ export function createCallTool(
     // Per-operation mode lists the operations themselves; the other modes still accept a direct call.
     const tool = toolsByName.get(name);
     if (!tool)
-      return finish(
+      return answer(
         `unknown tool ${JSON.stringify(name.slice(0, 64))}`,
-        surface.present(outcomes.onUnknownTool(name, rawArgs, outcomeContext)),
+        outcomes.onUnknownTool(name, rawArgs, outcomeContext),
       );
     return finish(tool.name, await callOperation(tool, rawArgs, session));
   }
@@ -110,7 +113,7 @@ export function createCallTool(
     const args = prepared.ok ? prepared.args : isPlainObject(withoutWait) ? withoutWait : {};
     const context: HookContext = { tool, api, args, env, signal };
 
-    let result: CallToolResult;
+    let result: ToolOutcome;
     if (!prepared.ok) {
       result =
         prepared.schemaError !== undefined
@@ -135,10 +138,23 @@ export function createCallTool(
         result = await executed(callParts, tool, call, context, wait, session);
       }
     }
-    return executor.transformResult(surface.present(result), context);
+    // The one render of an operation call; the transformResult hooks see what the client will.
+    return executor.transformResult(outcomes.render(surface.present(result)), context);
   }
 
   return callTool;
+}
+
+/** `info`, `read_response` or `operation_status`, on prepared (validated) arguments. */
+async function builtInAnswer(
+  { tools, toolsByName, cache }: RuntimeParts,
+  operations: LongRunningOperations,
+  name: string,
+  args: Record<string, unknown>,
+  session: CallSession,
+): Promise<ToolOutcome> {
+  if (name === OPERATION_STATUS_TOOL) return operations.status(args, session);
+  return name === INFO_TOOL ? callInfo(args, tools, toolsByName) : callReadResponse(args, cache);
 }
 
 /**
@@ -221,7 +237,7 @@ async function executed(
   context: HookContext,
   wait: boolean,
   session: CallSession,
-): Promise<CallToolResult> {
+): Promise<ToolOutcome> {
   let execution: Execution;
   try {
     execution = await executor.execute(tool, context, session.forwardedToken);

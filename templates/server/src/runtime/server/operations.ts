@@ -5,18 +5,21 @@
  * Status links are polled with the operation's own credentials, and only on
  * the API's own origin.
  */
-import type { CallToolResult } from "@modelcontextprotocol/server";
 import { setTimeout as sleep } from "node:timers/promises";
 import { classifyPoll, finalResult, percentDone, statusWord, type PendingOperation } from "../call/long-running.js";
 import type { CallSuccess, PreparedCall } from "../call/outcomes.js";
-import { INFO_TOOL, OPERATION_STATUS_TOOL, type GuidedError, type ToolCall } from "../call/types.js";
-import { renderEnvelope, type Envelope } from "../guidance/envelope.js";
-import { errorResult } from "../guidance/render.js";
+import {
+  INFO_TOOL,
+  OPERATION_STATUS_TOOL,
+  type Envelope,
+  type GuidedError,
+  type ToolCall,
+  type ToolOutcome,
+} from "../call/types.js";
 import { redactSecrets } from "../guidance/upstream-errors.js";
-import { isPlainObject } from "../shared/json.js";
 import { parseRetryAfter } from "../shared/parse.js";
 import type { ToolData } from "../shared/tool-data.js";
-import { resolveCredentials, withForwardedToken } from "../upstream/auth.js";
+import { applyCredentials } from "../upstream/auth.js";
 import type { BuiltRequest } from "../upstream/request.js";
 import { UpstreamError, type UpstreamResponse } from "../upstream/upstream.js";
 import type { CallSession, RuntimeParts } from "./context.js";
@@ -33,13 +36,13 @@ export interface LongRunningOperations {
     statusUrl: URL,
     wait: boolean,
     session: CallSession,
-  ): Promise<CallToolResult>;
+  ): Promise<ToolOutcome>;
   /** The `operation_status` tool. */
-  status(args: Record<string, unknown>, session: CallSession): Promise<CallToolResult>;
+  status(args: Record<string, unknown>, session: CallSession): Promise<ToolOutcome>;
 }
 
 type Poll =
-  { kind: "response"; response: UpstreamResponse; request: BuiltRequest } | { kind: "failure"; result: CallToolResult };
+  { kind: "response"; response: UpstreamResponse; request: BuiltRequest } | { kind: "failure"; result: ToolOutcome };
 
 export function createOperations(parts: RuntimeParts): LongRunningOperations {
   const {
@@ -61,7 +64,7 @@ export function createOperations(parts: RuntimeParts): LongRunningOperations {
     statusUrl: URL,
     wait: boolean,
     session: CallSession,
-  ): Promise<CallToolResult> {
+  ): Promise<ToolOutcome> {
     const origin = success.request?.url.origin;
     const entry = operations.create(tool, call, statusUrl, origin !== undefined && statusUrl.origin === origin);
     entry.lastBody = success.data;
@@ -73,10 +76,10 @@ export function createOperations(parts: RuntimeParts): LongRunningOperations {
     return runningResult(entry, []);
   }
 
-  async function status(args: Record<string, unknown>, session: CallSession): Promise<CallToolResult> {
+  async function status(args: Record<string, unknown>, session: CallSession): Promise<ToolOutcome> {
     const handle = args["handle"] as string;
     const entry = operations.get(handle);
-    if (!entry) return errorResult(unknownHandleError(handle));
+    if (!entry) return { kind: "error", error: unknownHandleError(handle) };
     if (!entry.pollable)
       return runningResult(entry, [
         `The status link ${entry.statusUrl.href} is on another origin, so the server cannot poll it.`,
@@ -120,7 +123,7 @@ export function createOperations(parts: RuntimeParts): LongRunningOperations {
     entry: PendingOperation,
     session: CallSession,
     signal: AbortSignal,
-  ): Promise<CallToolResult> {
+  ): Promise<ToolOutcome> {
     const deadline = Date.now() + waitTimeoutMs;
     let reported = 0;
     for (let round = 1; ; round++) {
@@ -184,7 +187,7 @@ function stillRunningWarning(waitTimeoutMs: number, envPrefix: string): string {
 }
 
 /** The operation is (or may be) still running: its handle and the exact status call. */
-function runningResult(entry: PendingOperation, warnings: string[]): CallToolResult {
+function runningResult(entry: PendingOperation, warnings: string[]): ToolOutcome {
   const statusCall: ToolCall = {
     tool: OPERATION_STATUS_TOOL,
     params: { handle: entry.handle, wait: true },
@@ -205,11 +208,8 @@ function runningResult(entry: PendingOperation, warnings: string[]): CallToolRes
   const allWarnings = [...entry.call.warnings, ...warnings];
   if (allWarnings.length) envelope.warnings = allWarnings;
   if (entry.call.corrections.length) envelope.corrections = entry.call.corrections;
-  const structured = { ...envelope, operation: operationInfo(entry) };
-  return {
-    content: [{ type: "text", text: renderEnvelope(envelope) }],
-    structuredContent: structured as unknown as Record<string, unknown>,
-  };
+  envelope.operation = operationInfo(entry);
+  return { kind: "envelope", envelope };
 }
 
 function unknownHandleError(handle: string): GuidedError {
@@ -264,50 +264,44 @@ async function statusRequest(
   entry: PendingOperation,
   forwardedToken: string | undefined,
 ): Promise<BuiltRequest> {
-  const url = new URL(entry.statusUrl.href);
-  const headers: Record<string, string> = {
-    accept: "application/json, */*;q=0.1",
-    "user-agent": `${api.name} (create-guided-mcp)`,
+  const request: BuiltRequest = {
+    url: new URL(entry.statusUrl.href),
+    method: "GET",
+    headers: { accept: "application/json, */*;q=0.1", "user-agent": `${api.name} (create-guided-mcp)` },
   };
-  if (entry.tool.operation) {
-    const operation = entry.tool.operation;
-    const fetched = forwardedToken ? undefined : await tokens.forCall(api, operation).catch(() => undefined);
-    const credentials = resolveCredentials(api, operation, withForwardedToken(api, env, forwardedToken), fetched);
-    Object.assign(headers, credentials.headers);
-    for (const [name, value] of credentials.query) url.searchParams.set(name, value);
-    if (credentials.cookies.length)
-      headers["cookie"] = credentials.cookies.map(([name, value]) => `${name}=${value}`).join("; ");
-  }
-  if (forwardedToken !== undefined) headers["authorization"] = `Bearer ${forwardedToken}`;
-  return { url, method: "GET", headers };
+  const operation = entry.tool.operation;
+  const fetched =
+    operation && !forwardedToken ? await tokens.forCall(api, operation).catch(() => undefined) : undefined;
+  applyCredentials(request, api, operation, env, {
+    ...(fetched !== undefined && { accessTokens: fetched }),
+    ...(forwardedToken !== undefined && { forwardedToken }),
+  });
+  return request;
 }
 
 /** The operation finished: its final result in the envelope, or OPERATION_FAILED. */
 function finishedResult(
-  { api, outcomes, outcomeContext }: RuntimeParts,
+  { api, env, outcomes, outcomeContext }: RuntimeParts,
   entry: PendingOperation,
   response: UpstreamResponse,
-): CallToolResult {
+): ToolOutcome {
   const tool = entry.tool;
   if (entry.state === "failed") {
     const body = response.body;
     const text = typeof body === "string" ? body : JSON.stringify(body ?? null);
-    const upstreamBody = redactSecrets(text.length > 2000 ? `${text.slice(0, 2000)}…` : text, api);
-    return errorResult(operationFailedError(entry, upstreamBody));
+    const upstreamBody = redactSecrets(text.length > 2000 ? `${text.slice(0, 2000)}…` : text, api, env);
+    return { kind: "error", error: operationFailedError(entry, upstreamBody) };
   }
   const data = finalResult(response.body);
-  const result = outcomes.onSuccess(tool, entry.call, { data, response: { ...response, body: data } }, outcomeContext);
-  const structured = result.structuredContent;
-  if (!isPlainObject(structured)) return result;
+  const outcome = outcomes.onSuccess(tool, entry.call, { data, response: { ...response, body: data } }, outcomeContext);
+  if (outcome.kind !== "envelope") return outcome;
   const polls = entry.polls;
-  const suggestion = typeof structured["suggestion"] === "string" ? structured["suggestion"] : "";
-  const updated: Record<string, unknown> = {
-    ...structured,
+  const envelope: Envelope = {
+    ...outcome.envelope,
     suggestion:
       `The long-running operation finished (${polls} status poll${polls === 1 ? "" : "s"}, ` +
-      `${Math.round((Date.now() - entry.startedAt) / 100) / 10} s). ${suggestion}`,
+      `${Math.round((Date.now() - entry.startedAt) / 100) / 10} s). ${outcome.envelope.suggestion}`,
     operation: operationInfo(entry),
   };
-  const text = Array.isArray(updated["available_actions"]) ? renderEnvelope(updated as unknown as Envelope) : undefined;
-  return { ...result, ...(text !== undefined && { content: [{ type: "text", text }] }), structuredContent: updated };
+  return { kind: "envelope", envelope };
 }

@@ -18,9 +18,8 @@ import { OperationRegistry } from "../call/long-running.js";
 import { ResponseCache } from "../call/response-cache.js";
 import { RESERVED_TOOL_NAMES } from "../call/types.js";
 import { compileValidators, type ToolValidators } from "../call/validation.js";
-import { DEFAULT_WAIT_TIMEOUT_MS } from "../config/config.js";
-import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_RESPONSE_BUDGET_CHARS } from "../shared/defaults.js";
-import { readHardeningSettings, type HardeningOptions } from "../config/hardening.js";
+import { hardeningSettings, type HardeningOptions } from "../config/hardening.js";
+import { settingDefault } from "../config/settings.js";
 import { prepareToolNames } from "../guidance/errors.js";
 import { guidedOutcomes } from "../guidance/outcomes.js";
 import { reservedTools } from "../guidance/reserved.js";
@@ -40,14 +39,14 @@ import { createListTools } from "./listing.js";
 export type { CallSession } from "./context.js";
 
 /**
- * Hardening (argument size limit, retries, circuit breaker, audit log) defaults to the `<PREFIX>_*` env vars:
- * runtime/config/hardening.ts.
+ * The runtime's options: the entry fills them from the configuration it resolved once (config/config.ts);
+ * anything left out takes the settings table's default (config/settings.ts).
  */
 export interface ServerOptions extends HardeningOptions {
   /** Generated registry of handlers for JSON-Schema (handler-backed) tools, keyed by tool name. */
   handlers?: Record<string, Handler>;
   hooks?: Hooks;
-  /** Where credentials and the base URL override are read; defaults to `process.env`. */
+  /** Where credentials and the base URL override are read (the entry passes the process environment); default none. */
   env?: Env;
   /** Upstream deadline per call; defaults to `api.timeoutMs`. */
   timeoutMs?: number;
@@ -103,9 +102,9 @@ export function composeInstructions(
 
 export function createToolRuntime(toolsFile: ToolsFile, options: ServerOptions = {}): ToolRuntime {
   const { api } = toolsFile;
-  const env = options.env ?? process.env;
+  const env = options.env ?? {};
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const hardening = readHardeningSettings(api.envPrefix, env, options);
+  const hardening = hardeningSettings(options);
   const tools = startupTools(toolsFile, options.filter, log);
   const toolsByName = new Map(tools.map((tool) => [tool.name, tool]));
   const reserved = new Map(reservedTools(tools).map((tool) => [tool.name, tool]));
@@ -113,12 +112,12 @@ export function createToolRuntime(toolsFile: ToolsFile, options: ServerOptions =
   const surface = createSurface({ api, tools, toolsByName, mode });
   prepareToolNames(tools);
   const validators = compileValidators([...tools, ...reserved.values(), ...surface.tools]);
-  const budgetChars = options.responseBudgetChars ?? DEFAULT_RESPONSE_BUDGET_CHARS;
+  const budgetChars = options.responseBudgetChars ?? settingDefault("responseBudgetChars");
   const cache = options.cache ?? new ResponseCache({ pageBudgetChars: budgetChars });
   const timeoutMs = options.timeoutMs ?? api.timeoutMs;
   const outcomes: Outcomes = { ...guidedOutcomes, ...options.outcomes };
-  const outcomeContext: OutcomeContext = { api, tools, toolsByName, validators, budgetChars, timeoutMs, cache };
-  const confirmDestructive = options.confirmDestructive ?? true;
+  const outcomeContext: OutcomeContext = { api, env, tools, toolsByName, validators, budgetChars, timeoutMs, cache };
+  const confirmDestructive = options.confirmDestructive ?? settingDefault("confirmDestructive");
   const tokens = new ClientCredentialsTokens({ env, baseUrl: () => resolveBaseUrl(api, env), timeoutMs });
   const parts: RuntimeParts = {
     api,
@@ -135,9 +134,9 @@ export function createToolRuntime(toolsFile: ToolsFile, options: ServerOptions =
     tokens,
     log,
     timeoutMs,
-    maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+    maxResponseBytes: options.maxResponseBytes ?? settingDefault("maxResponseBytes"),
     confirmDestructive,
-    waitTimeoutMs: options.waitTimeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS,
+    waitTimeoutMs: options.waitTimeoutMs ?? settingDefault("waitTimeoutMs"),
     pollIntervalMs: options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
     operations: options.operations ?? new OperationRegistry(),
   };

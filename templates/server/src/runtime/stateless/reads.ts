@@ -14,7 +14,7 @@
  * store (Redis...) would keep pages consistent; `ResponseCache` is the seam.
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
-import { errorResult } from "../guidance/render.js";
+import { errorResult } from "../guidance/result.js";
 import { READ_RESPONSE_TOOL, type ToolCall } from "../call/types.js";
 import type { CachedResponse } from "../call/response-cache.js";
 import type { ToolArguments } from "../hook-types.js";

@@ -11,7 +11,7 @@ import type { ApiData, OperationBinding, SecuritySchemeData } from "../shared/to
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
-/** Where the chosen credentials go on the request; merged in by `buildRequest`. */
+/** Where the chosen credentials go on the request; merged in by `applyCredentials`. */
 export interface CredentialPlacement {
   /** Lower-cased header name -> value. */
   headers: Record<string, string>;
@@ -192,4 +192,59 @@ export function resolveCredentials(
     }
   }
   return placement;
+}
+
+/** What a call authenticates with besides the env: OAuth2 tokens the server fetched, the caller's forwarded token. */
+export interface CallCredentials {
+  /** OAuth2 access tokens the server fetched for this call, by scheme name (upstream/oauth.ts). */
+  accessTokens?: ReadonlyMap<string, string>;
+  /** The MCP request's bearer token (`api.forwardAuthorization`): the Authorization header, whatever the schemes. */
+  forwardedToken?: string;
+}
+
+/**
+ * The one place credentials go onto a request — an operation's call (`buildRequest`) and a long-running
+ * operation's status poll alike. Applied last, so no argument can replace them; a query credential the URL
+ * already carries is replaced, not repeated.
+ */
+export function applyCredentials(
+  request: { url: URL; headers: Record<string, string> },
+  api: ApiData,
+  binding: OperationBinding | undefined,
+  env: Env,
+  call: CallCredentials = {},
+): void {
+  const { url, headers } = request;
+  if (binding) {
+    const placement = resolveCredentials(
+      api,
+      binding,
+      withForwardedToken(api, env, call.forwardedToken),
+      call.accessTokens,
+    );
+    Object.assign(headers, placement.headers);
+    if (placement.query.length > 0) url.search = withQueryCredentials(url.search, placement.query);
+    const cookies = placement.cookies.map(([name, value]) => `${name}=${value}`);
+    if (cookies.length > 0) headers["cookie"] = [headers["cookie"], ...cookies].filter(Boolean).join("; ");
+  }
+  if (call.forwardedToken !== undefined) headers["authorization"] = `Bearer ${call.forwardedToken}`;
+}
+
+/** The query with the credentials appended, RFC 3986-encoded; pairs of the same names already there are dropped. */
+function withQueryCredentials(search: string, credentials: Array<[name: string, value: string]>): string {
+  const names = new Set(credentials.map(([name]) => name));
+  const nameOf = (pair: string) => {
+    const raw = pair.split("=", 1)[0] ?? "";
+    try {
+      return decodeURIComponent(raw.replace(/\+/g, " "));
+    } catch {
+      return raw;
+    }
+  };
+  const kept = search
+    .replace(/^\?/, "")
+    .split("&")
+    .filter((pair) => pair !== "" && !names.has(nameOf(pair)));
+  const added = credentials.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`);
+  return [...kept, ...added].join("&");
 }

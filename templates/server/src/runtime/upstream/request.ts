@@ -18,7 +18,7 @@
  * - Cookie parameter values are percent-encoded (form style) so `;` cannot
  *   start another cookie.
  */
-import { readEnv, resolveCredentials, type Env } from "./auth.js";
+import { applyCredentials, readEnv, type CallCredentials, type Env } from "./auth.js";
 import { RequestBuildError } from "./errors.js";
 import { isPlainObject } from "../shared/json.js";
 import type { ApiData, OperationBinding, ParameterBinding } from "../shared/tool-data.js";
@@ -47,13 +47,13 @@ export interface BuiltRequest {
 type Args = Record<string, unknown>;
 type PlainObject = Record<string, unknown>;
 
-/** `accessTokens`: OAuth2 tokens the server fetched for this call, by scheme name (upstream/oauth.ts). */
+/** `call`: OAuth2 tokens the server fetched for this call and a forwarded caller token (upstream/auth.ts). */
 export function buildRequest(
   api: ApiData,
   binding: OperationBinding,
   args: Args,
   env: Env,
-  accessTokens?: ReadonlyMap<string, string>,
+  call: CallCredentials = {},
 ): BuiltRequest {
   const base = resolveBaseUrl(api, env);
   const headers: Record<string, string> = {};
@@ -89,17 +89,13 @@ export function buildRequest(
   const body = binding.body ? buildBody(binding.body, args) : undefined;
   if (body?.contentType) headers["content-type"] = body.contentType;
 
-  // Credentials go last so a caller-supplied parameter can never replace them.
-  const credentials = resolveCredentials(api, binding, env, accessTokens);
-  Object.assign(headers, credentials.headers);
-  for (const [name, value] of credentials.query)
-    queryPairs.push(`${encodeURIComponent(name)}=${encodeURIComponent(value)}`);
-  for (const [name, value] of credentials.cookies) cookiePairs.push(`${name}=${value}`);
   if (cookiePairs.length > 0) headers["cookie"] = cookiePairs.join("; ");
 
   const url = assembleUrl(base, expandPath(binding, args), queryPairs);
   const request: BuiltRequest = { url, method: binding.method.toUpperCase(), headers };
   if (body) request.body = body.payload;
+  // Credentials go last so a caller-supplied parameter can never replace them.
+  applyCredentials(request, api, binding, env, call);
   return request;
 }
 

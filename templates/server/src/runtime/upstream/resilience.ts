@@ -48,14 +48,6 @@ export interface ResilienceSettings {
   circuitCooldownMs: number;
 }
 
-export const DEFAULT_RESILIENCE: ResilienceSettings = {
-  retries: 2,
-  baseDelayMs: 250,
-  maxDelayMs: 5_000,
-  circuitThreshold: 5,
-  circuitCooldownMs: 30_000,
-};
-
 const RETRYABLE_STATUS = new Set([429, 502, 503, 504]);
 const IDEMPOTENT_METHODS = new Set(["GET", "HEAD", "PUT", "DELETE", "OPTIONS"]);
 /** A retry needs at least this much of the deadline left to be worth starting. */

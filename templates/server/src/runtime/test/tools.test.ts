@@ -1,26 +1,27 @@
 /**
- * The server's own tests, generated with it (and regenerated with it: add your
- * tests in other files under test/, which stay yours).
+ * The server's own tests, generated with it and regenerated with it, like the
+ * rest of src/runtime/ (add your own tests under test/, which stays yours;
+ * `npm test` runs both). Not part of the build: tsconfig.json excludes it.
  *
  * - every tool's example passes its validator, and produces exactly the HTTP
- *   request derived at generation time (test/generated/expectations.json);
+ *   request derived at generation time (src/runtime/test/expectations.json);
  * - a corrupted call comes back as a guided error the model can act on;
  * - a real MCP client, in memory, lists the tools and calls each safe (GET) tool.
  *
  * Everything runs offline against a local mock upstream that this file starts.
- * The calls go through the runtime's ToolRuntime (src/runtime/server.ts); the
- * last block goes through the MCP layer (src/runtime/mcp/).
+ * The calls go through the runtime's ToolRuntime (src/runtime/server/runtime.ts);
+ * the last block goes through the MCP layer (src/runtime/mcp/).
  */
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
-import { hooks } from "../../src/hooks.js";
-import { handlers } from "../../src/runtime/handlers.js";
-import { createServerFromRuntime } from "../../src/runtime/mcp/server.js";
-import { createToolRuntime, type ToolRuntime } from "../../src/runtime/server/runtime.js";
-import type { ToolsFile } from "../../src/runtime/shared/tool-data.js";
+import { hooks } from "../../hooks.js";
+import { handlers } from "../handlers.js";
+import { createServerFromRuntime } from "../mcp/server.js";
+import { createToolRuntime, type ToolRuntime } from "../server/runtime.js";
+import type { ToolsFile } from "../shared/tool-data.js";
 
 interface ExpectedRequest {
   method: string;
@@ -49,7 +50,7 @@ interface Received {
   body: string;
 }
 
-const toolsFile = JSON.parse(readFileSync(new URL("../../data/tools.json", import.meta.url), "utf8")) as ToolsFile;
+const toolsFile = JSON.parse(readFileSync(new URL("../../../data/tools.json", import.meta.url), "utf8")) as ToolsFile;
 const expectations = JSON.parse(readFileSync(new URL("./expectations.json", import.meta.url), "utf8")) as Expectations;
 const { api } = toolsFile;
 const scope = expectations.sampled
