@@ -1,7 +1,7 @@
 /**
  * The one Ajv configuration shared by the generator (which compiles every
  * schema and checks every example at generation time) and the generated
- * server (which compiles each schema once at start-up). Sharing it means an
+ * server (which compiles each schema once, at its first use). Sharing it means an
  * example that passed at generation time passes at run time too.
  */
 import { createRequire } from "node:module";
