@@ -5,12 +5,13 @@
 //    then the real one) + listTools (all pages);
 //  - v1 Client (2025-11-25): spawn + initialize + listTools;
 //  - raw JSON-RPC (no client-side work): 2025 initialize + tools/list (lib.mjs startupAndList).
-// Median and best of 5 runs each.
+// Median and best of 5 runs each (BENCH_RUNS to change), with the 1-minute load average at the end
+// of each row: on a shared machine, numbers are only comparable at similar load.
 //
 //   npx tsc -p . && node test/bench/eras.mjs
 //   BENCH_SPECS=github BENCH_MODES=per-operation node test/bench/eras.mjs   (a subset)
 import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport as StdioV1 } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -19,7 +20,7 @@ import { StdioClientTransport as StdioV2 } from "@modelcontextprotocol/client/st
 import { generate } from "../../dist/src/generate.js";
 import { installDeps, percentile, REPO, startupAndList, table, typecheck } from "./lib.mjs";
 
-const RUNS = 5;
+const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const only = (list, variable, key) =>
   process.env[variable] ? list.filter((item) => process.env[variable].split(",").includes(key(item))) : list;
 const SPECS = only(
@@ -83,9 +84,10 @@ for (const spec of SPECS) {
       const results = [];
       for (let i = 0; i < RUNS; i++) results.push(await run(entry, env));
       const sorted = results.map((result) => result.ms).sort((a, b) => a - b);
-      rows.push([spec.name, mode, way, results[0].tools, percentile(sorted, 50).toFixed(0), sorted[0].toFixed(0)]);
+      const median = percentile(sorted, 50).toFixed(0);
+      rows.push([spec.name, mode, way, results[0].tools, median, sorted[0].toFixed(0), loadavg()[0].toFixed(1)]);
       process.stderr.write(`${rows.at(-1).join(" | ")}\n`);
     }
   }
 }
-console.log(table(["API", "mode", "client", "tools listed", "median ms", "best ms"], rows));
+console.log(table(["API", "mode", "client", "tools listed", "median ms", "best ms", "load"], rows));

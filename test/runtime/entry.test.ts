@@ -78,8 +78,12 @@ function serverEnv(): Record<string, string> {
 }
 
 /** One JSON-RPC request to a fresh stdio server process; the first line it answers (stdin stays open until then). */
-async function oneRequest(env: Record<string, string>, message: object): Promise<unknown> {
-  const child = spawn(process.execPath, [join(scratch, "dist", "index.js")], {
+async function oneRequest(
+  env: Record<string, string>,
+  message: object,
+  entry = join(scratch, "dist", "index.js"),
+): Promise<unknown> {
+  const child = spawn(process.execPath, [entry], {
     env,
     stdio: ["pipe", "pipe", "ignore"],
   });
@@ -145,6 +149,39 @@ describe("compiled entry point", () => {
       }),
     ).toMatchObject({ result: { structuredContent: { data: "hello from upstream" } } });
     expect(readFileSync(audit, "utf8")).toContain('"tool":"get_motd"');
+  });
+
+  it("answers server/discover in per-operation mode without parsing the operations (the 2026-07-28 probe)", async () => {
+    const meta = {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientCapabilities": {},
+    };
+    const discover = { jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: meta } };
+    const env = { ...serverEnv(), PETS_TOOLS: "per-operation" };
+    const healthy = (await oneRequest(env, discover)) as { result: { instructions?: string } };
+    expect(healthy.result.instructions).toContain(fixture.api.instructions);
+
+    // The same project with its operations cut off mid-file: only a process that parses them can notice.
+    const cutProject = join(scratch, "cut");
+    const entry = makeProject(cutProject, fixture);
+    const dataFile = join(cutProject, "data", "tools.json");
+    const text = readFileSync(dataFile, "utf8");
+    writeFileSync(dataFile, text.slice(0, text.indexOf('"tools":') + 20));
+    cpSync(join(scratch, "dist"), join(cutProject, "dist"), { recursive: true });
+    const probed = (await oneRequest(env, discover, entry)) as { result: { instructions?: string } };
+    expect(probed.result.instructions).toBe(healthy.result.instructions);
+    // Where the instructions depend on the operations (`auto`), a damaged file still stops the server at start.
+    await expect(oneRequest({ ...env, PETS_TOOLS: "auto" }, discover, entry)).rejects.toThrow(/exited 1/);
+    // tools/list needs the operations: there the cut file is an error.
+    const listed = await oneRequest(
+      env,
+      { jsonrpc: "2.0", id: 2, method: "tools/list", params: { _meta: meta } },
+      entry,
+    );
+    expect(listed).toMatchObject({
+      id: 2,
+      error: { message: expect.stringMatching(/tools\.json: not valid JSON .* — .*regenerate/) },
+    });
   });
 
   it("serves Streamable HTTP on the requested port and shuts down on SIGTERM", async () => {

@@ -13,6 +13,7 @@ import {
   createServerFromRuntime,
 } from "../../templates/server/src/runtime/mcp/server.js";
 import { createToolRuntime, type ServerOptions } from "../../templates/server/src/runtime/server/runtime.js";
+import { withContentId } from "../../templates/server/src/runtime/server/listing.js";
 
 const toolsFile = JSON.parse(
   readFileSync(new URL("../fixtures/runtime-tools.json", import.meta.url), "utf8"),
@@ -113,6 +114,41 @@ describe("tools/list", () => {
     for (const word of ["`info`", '"_confirm": true', "`read_response`", "corrective_params", "available_actions"])
       expect(instructions).toContain(word);
     expect(client.getServerVersion()).toMatchObject({ name: "pets-mcp", version: "1.2.3" });
+  });
+
+  it("names identical output schemas with one content-derived $id, so a client compiles each distinct one once", async () => {
+    const client = await inMemoryClient();
+    const { tools } = await client.listTools();
+    const withoutId = (schema: object | undefined) => {
+      const { $id: _id, ...rest } = (schema ?? {}) as Record<string, unknown>;
+      return JSON.stringify(rest);
+    };
+    const ids = new Map<string, string>();
+    for (const tool of tools) {
+      const id = tool.outputSchema?.["$id"];
+      expect(id).toMatch(/^urn:guided-mcp:output:[\w-]{22}$/);
+      const content = withoutId(tool.outputSchema);
+      // Same id exactly when the content is the same.
+      expect(ids.get(id as string) ?? content).toBe(content);
+      ids.set(id as string, content);
+    }
+    expect(new Set(ids.values()).size).toBe(ids.size);
+    expect(ids.size).toBeLessThan(tools.length);
+    // The v1 client looks schemas up by $id: calls through two tools sharing one still validate their results.
+    const idOf = (name: string) => tools.find((tool) => tool.name === name)?.outputSchema?.["$id"];
+    expect(idOf("get_pet")).toBe(idOf("get_drifting"));
+    expect((await call(client, "get_pet", { petId: 1 })).isError).toBeFalsy();
+    expect((await call(client, "get_drifting")).structuredContent).toBeDefined();
+  });
+
+  it("leaves a schema with its own identifiers (or inner ones) without a content $id", () => {
+    const own = { type: "object" as const, $id: "https://example.test/pet" };
+    expect(withContentId(own)).toBe(own);
+    const inner = { type: "object" as const, properties: { data: { $id: "pet.json", type: "object" } } };
+    expect(withContentId(inner)).toBe(inner);
+    const anchored = { type: "object" as const, $defs: { Pet: { $anchor: "pet" } } };
+    expect(withContentId(anchored)).toBe(anchored);
+    expect(withContentId({ type: "object" })).toEqual({ $id: expect.stringMatching(/^urn:/), type: "object" });
   });
 
   it("hoists the response schema's $defs so references still resolve", async () => {

@@ -12,8 +12,8 @@
 import { handlers } from "./runtime/handlers.js";
 import { hooks } from "./hooks.js";
 import { ConfigError, loadRuntimeConfig, type RuntimeConfig } from "./runtime/config/config.js";
-import { loadToolsFile, type ToolsFile } from "./runtime/shared/tool-data.js";
-import { createServerFromRuntime } from "./runtime/mcp/server.js";
+import { openToolsFile, type ToolsFile } from "./runtime/shared/tool-data.js";
+import { createServerFromRuntime, instructionsWithoutTools, type DeferredRuntime } from "./runtime/mcp/server.js";
 import { createToolRuntime, type ToolRuntime } from "./runtime/server/runtime.js";
 import { ResponseCache } from "./runtime/call/response-cache.js";
 import { createHandleCodec, HandleKeyError, type HandleCodec } from "./runtime/stateless/handles.js";
@@ -31,7 +31,7 @@ function logLine(line: string): void {
 
 async function main(): Promise<void> {
   // dist/index.js -> data/tools.json at the project root.
-  const toolsFile = loadToolsFile(new URL("../data/tools.json", import.meta.url));
+  const toolsFile = openToolsFile(new URL("../data/tools.json", import.meta.url));
 
   let config: RuntimeConfig;
   try {
@@ -62,14 +62,18 @@ async function main(): Promise<void> {
   }
   const getRuntime = lazyRuntime(toolsFile, config, codec);
 
-  if (config.transport === "stdio") await serveOnStdio(getRuntime, toolsFile.api.name);
-  else await serveHttp(getRuntime(), config);
+  if (config.transport === "stdio") {
+    const instructions = instructionsWithoutTools(toolsFile.api, config.toolMode, config.confirmDestructive);
+    // Other modes need the operations for the instructions: parse them now, so a damaged data file fails at start.
+    if (instructions === undefined) void toolsFile.tools;
+    await serveOnStdio({ api: toolsFile.api, get: getRuntime, ...(instructions !== undefined && { instructions }) });
+  } else await serveHttp(getRuntime(), config);
 }
 
 /**
  * The runtime, built on first use rather than at start-up: a 2026-07-28 client probes a stdio server
  * with server/discover in a throwaway copy of the process, which must start fast and touch nothing
- * (no audit file opened, no validators compiled).
+ * (no audit file opened, no validators compiled; in per-operation mode, not even the operations parsed).
  */
 function lazyRuntime(toolsFile: ToolsFile, config: RuntimeConfig, codec: HandleCodec): () => ToolRuntime {
   let runtime: ToolRuntime | undefined;
@@ -96,12 +100,13 @@ function lazyRuntime(toolsFile: ToolsFile, config: RuntimeConfig, codec: HandleC
   return () => (runtime ??= withStatelessReads(build(), codec));
 }
 
-async function serveOnStdio(getRuntime: () => ToolRuntime, name: string): Promise<void> {
+async function serveOnStdio(runtime: DeferredRuntime): Promise<void> {
+  const { name } = runtime.api;
   // User handlers and hooks may use console.log; keep it off the protocol channel.
   console.log = console.info = console.debug = console.error;
   const { serveStdio } = await import("@modelcontextprotocol/server/stdio");
   // Both eras: a 2025 client opens with initialize, a 2026-07-28 one sends requests with their version in _meta.
-  serveStdio(() => createServerFromRuntime(getRuntime(), { cacheScope: "public" }), {
+  serveStdio(() => createServerFromRuntime(runtime, { cacheScope: "public" }), {
     onerror: (error) => logLine(`${name}: ${error.message}`),
   });
   logLine(`${name}: ready on stdio (MCP 2026-07-28 and 2025-11-25)`);

@@ -33,13 +33,14 @@ export interface ToolValidators {
 type Compiled = { validate: ValidateFunction } | { schemaError: string };
 
 export function compileValidators(tools: ToolData[]): ToolValidators {
-  const ajv = createAjv();
+  // Created at the first compile: loading Ajv is part of no tools/list answer.
+  let ajv: ReturnType<typeof createAjv> | undefined;
   const inputValidators = new Map<string, Compiled>();
   const responseValidators = new Map<string, Compiled>();
 
   const compile = (schema: JsonSchema): Compiled => {
     try {
-      return { validate: ajv.compile(schema) };
+      return { validate: (ajv ??= createAjv()).compile(schema) };
     } catch (error) {
       // The generator compiled this schema with the same Ajv config, so this means the data file was edited by hand.
       return { schemaError: error instanceof Error ? error.message : String(error) };

@@ -33,8 +33,14 @@ import {
   type Tool,
 } from "@modelcontextprotocol/server";
 import type { ConfirmationAnswer } from "../call/outcomes.js";
-import type { ToolsFile } from "../shared/tool-data.js";
-import { createToolRuntime, type CallSession, type ServerOptions, type ToolRuntime } from "../server/runtime.js";
+import type { ApiData, ToolMode, ToolsFile } from "../shared/tool-data.js";
+import {
+  composeInstructions,
+  createToolRuntime,
+  type CallSession,
+  type ServerOptions,
+  type ToolRuntime,
+} from "../server/runtime.js";
 import { pagedListing, type PagedListing } from "./listing.js";
 
 export type ProtocolEra = "legacy" | "modern";
@@ -90,22 +96,36 @@ function sharedFor(runtime: ToolRuntime): Shared {
   return shared;
 }
 
-/** A `Server` over an existing runtime: cheap, so HTTP can create one per request. */
-export function createServerFromRuntime(runtime: ToolRuntime, options: McpLayerOptions = {}): Server {
-  const { api } = runtime.toolsFile;
+/**
+ * A runtime built on first use (stdio), with what `initialize` and `server/discover` need known up front,
+ * so the throwaway `server/discover` probe of a 2026-07-28 client can answer without building it.
+ */
+export interface DeferredRuntime {
+  api: ApiData;
+  /** The server instructions when they are known without the runtime (see `instructionsWithoutTools`); else built. */
+  instructions?: string;
+  get(): ToolRuntime;
+}
+
+/** A `Server` over an existing runtime (cheap, so HTTP can create one per request), or over one built on first use. */
+export function createServerFromRuntime(source: ToolRuntime | DeferredRuntime, options: McpLayerOptions = {}): Server {
+  const deferred = "get" in source ? source : undefined;
+  const runtimeOf = deferred ? () => deferred.get() : () => source as ToolRuntime;
+  const api = deferred ? deferred.api : runtimeOf().toolsFile.api;
   const hint: CacheHint = { ttlMs: LIST_TTL_MS, cacheScope: options.cacheScope ?? "private" };
   const server = new Server(
     { name: api.name, title: api.title, version: api.version, ...(api.icons?.length && { icons: api.icons }) },
     {
       capabilities: { tools: {} },
-      instructions: runtime.instructions,
+      instructions: deferred?.instructions ?? runtimeOf().instructions,
       cacheHints: { "tools/list": hint, "server/discover": hint },
     },
   );
-  const shared = sharedFor(runtime);
+  const shared = () => sharedFor(runtimeOf());
 
-  server.setRequestHandler("tools/list", (request) => shared.listing.page(request.params?.cursor));
+  server.setRequestHandler("tools/list", (request) => shared().listing.page(request.params?.cursor));
   server.setRequestHandler("tools/call", async (request, ctx): Promise<CallToolResult | InputRequiredResult> => {
+    const runtime = runtimeOf();
     const { name } = request.params;
     const modern = ctx.mcpReq.envelope !== undefined;
     const confirmation = modern ? modernConfirmation(ctx) : legacyConfirmation(server);
@@ -128,7 +148,7 @@ export function createServerFromRuntime(runtime: ToolRuntime, options: McpLayerO
     // Array (or other non-object) structuredContent is fine on 2026-07-28; 2025 needs an object, so the SDK wraps it there.
     return server.projectCallToolResult(
       result,
-      shared.outputSchemas().get(name) as Record<string, unknown> | undefined,
+      shared().outputSchemas().get(name) as Record<string, unknown> | undefined,
     );
   });
   return server;
@@ -136,6 +156,19 @@ export function createServerFromRuntime(runtime: ToolRuntime, options: McpLayerO
 
 export function createServer(toolsFile: ToolsFile, options: ServerOptions = {}): Server {
   return createServerFromRuntime(createToolRuntime(toolsFile, options));
+}
+
+/**
+ * The instructions a runtime over `api` would have, when they do not depend on the operations: in per-operation
+ * mode, chosen explicitly (`--tools`, `<PREFIX>_TOOLS` or the data file's `api.toolMode`). `auto` depends on
+ * how many operations the start-up filter leaves, and discovery names that count: undefined then.
+ */
+export function instructionsWithoutTools(
+  api: ApiData,
+  toolMode: ToolMode | undefined,
+  confirmDestructive = true,
+): string | undefined {
+  return (toolMode ?? api.toolMode) === "per-operation" ? composeInstructions(api, confirmDestructive) : undefined;
 }
 
 interface Confirmation {

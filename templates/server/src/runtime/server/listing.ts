@@ -3,6 +3,7 @@
  * outcome layer's output schemas), then the reserved built-in tools. Built on
  * the first request and reused.
  */
+import { createHash } from "node:crypto";
 import type { Tool } from "@modelcontextprotocol/server";
 import type { Outcomes } from "../call/outcomes.js";
 import { CONFIRM_ARG, WAIT_ALIAS, WAIT_ARG } from "../call/types.js";
@@ -32,20 +33,45 @@ export function createListTools(options: ListingOptions): () => Tool[] {
             ...(tool.title !== undefined && { title: tool.title }),
             description: tool.description,
             inputSchema: listedInputSchema(tool, confirmDestructive),
-            outputSchema: outcomes.outputSchema(tool),
+            outputSchema: withContentId(outcomes.outputSchema(tool)),
             annotations: tool.annotations,
           }))
-        : surface.listed),
+        : surface.listed.map((tool) => ({
+            ...tool,
+            ...(tool.outputSchema && { outputSchema: withContentId(tool.outputSchema) }),
+          }))),
       ...[...reserved.values()].map((tool) => ({
         name: tool.name,
         title: tool.title,
         description: tool.description,
         inputSchema: tool.inputSchema as Tool["inputSchema"],
-        outputSchema: RESERVED_OUTPUT_SCHEMA,
+        outputSchema: withContentId(RESERVED_OUTPUT_SCHEMA),
         annotations: tool.annotations,
       })),
     ]);
   };
+}
+
+/** Where a schema's own identifiers would resolve against the root `$id`: such schemas are listed as they are. */
+const NESTED_IDENTIFIER = /"\$(id|anchor|dynamicAnchor)"\s*:/;
+
+/**
+ * The output schema with a `$id` derived from its content (a SHA-256 of its
+ * JSON), so tools with identical schemas (GitHub: 1,226 tools, 432 distinct
+ * output schemas) name the same schema. The SDK clients' validator providers
+ * look a schema up by `$id` before compiling it (`ajv.getSchema($id) ??
+ * ajv.compile(schema)`), so each distinct schema is compiled once: the v1
+ * client compiles every output schema when it lists tools, and this roughly
+ * halves that work on GitHub. Nothing about what validates changes. A schema
+ * that already has `$id`, or identifiers inside it (which would resolve
+ * against the new root), is left as it is.
+ */
+export function withContentId<S extends NonNullable<Tool["outputSchema"]>>(schema: S): S {
+  if (schema["$id"] !== undefined) return schema;
+  const json = JSON.stringify(schema);
+  if (NESTED_IDENTIFIER.test(json)) return schema;
+  const digest = createHash("sha256").update(json).digest("base64url").slice(0, 22);
+  return { $id: `urn:guided-mcp:output:${digest}`, ...schema };
 }
 
 /**

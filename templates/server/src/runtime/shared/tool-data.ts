@@ -7,6 +7,7 @@
  * fast however many operations the API has.
  */
 import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 
 export type JsonSchema = { [keyword: string]: unknown };
 export type ParameterLocation = "path" | "query" | "header" | "cookie";
@@ -280,4 +281,52 @@ export interface ToolsFile {
 
 export function loadToolsFile(url: URL): ToolsFile {
   return JSON.parse(readFileSync(url, "utf8")) as ToolsFile;
+}
+
+/**
+ * The data file with `tools` parsed on first use. `api` (the data file's first key, as the generator writes it)
+ * is parsed on its own, so a process that only answers `server/discover` — the throwaway probe a 2026-07-28
+ * client starts on stdio — never parses the operations (≈ 100 ms of parse and garbage collection on GitHub).
+ */
+export function openToolsFile(url: URL): ToolsFile {
+  const text = readFileSync(url, "utf8");
+  let parsed: ToolsFile | undefined;
+  const all = (): ToolsFile => (parsed ??= parseDataFile(url, text));
+  const api = leadingApi(text) ?? all().api;
+  return {
+    api,
+    get tools() {
+      return all().tools;
+    },
+  };
+}
+
+function parseDataFile(url: URL, text: string): ToolsFile {
+  try {
+    return JSON.parse(text) as ToolsFile;
+  } catch (error) {
+    throw new Error(
+      `${fileURLToPath(url)}: not valid JSON (${error instanceof Error ? error.message : String(error)}) — ` +
+        "the data file is damaged: regenerate the project, or restore data/tools.json from version control.",
+    );
+  }
+}
+
+/** The value of a leading `"api"` key: braces matched outside strings, then parsed alone. Undefined when not first. */
+function leadingApi(text: string): ApiData | undefined {
+  const head = /^\s*\{\s*"api"\s*:\s*/.exec(text.slice(0, 64));
+  if (!head || text[head[0].length] !== "{") return undefined;
+  const from = head[0].length;
+  let depth = 0;
+  for (let i = from, inString = false; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    // Inside a string, a backslash escapes the next character and a quote ends it.
+    if (inString) {
+      if (code === 0x5c) i++;
+      else if (code === 0x22) inString = false;
+    } else if (code === 0x22) inString = true;
+    else if (code === 0x7b || code === 0x5b) depth++;
+    else if ((code === 0x7d || code === 0x5d) && --depth === 0) return JSON.parse(text.slice(from, i + 1)) as ApiData;
+  }
+  return undefined;
 }
