@@ -14,7 +14,7 @@
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { dirname, join, relative, resolve } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 
 /** The part of @anthropic-ai/mcpb used here (a devDependency, loaded only when bundling). */
@@ -49,7 +49,7 @@ function installedDir(name: string, fromDir: string, root: string): string | und
  * A missing required dependency is an error (the bundle would not start); a missing optional
  * or peer dependency is what npm leaves out on this platform, so it is skipped.
  */
-export function productionPackages(root: string): string[] {
+function productionPackages(root: string): string[] {
   const found = new Set<string>();
   const visit = (dir: string, pkg: PackageJson): void => {
     const required = Object.keys(pkg.dependencies ?? {});
@@ -74,7 +74,7 @@ export function productionPackages(root: string): string[] {
 }
 
 /** Brings manifest.json and server.json to package.json's version; returns the files it changed. */
-export function syncVersions(root: string): string[] {
+function syncVersions(root: string): string[] {
   const { version } = readPackage(root);
   const changed: string[] = [];
   for (const file of ["manifest.json", "server.json"]) {
@@ -92,7 +92,7 @@ export function syncVersions(root: string): string[] {
 }
 
 /** Copies what the bundle carries into a fresh staging folder and returns it. */
-export function stageBundle(root: string): string {
+function stageBundle(root: string): string {
   const stage = mkdtempSync(join(tmpdir(), "mcpb-stage-"));
   for (const entry of SHIPPED)
     if (existsSync(join(root, entry))) cpSync(join(root, entry), join(stage, entry), { recursive: true });
@@ -101,9 +101,8 @@ export function stageBundle(root: string): string {
   return stage;
 }
 
-async function main(): Promise<void> {
-  const root = resolve(process.argv[2] ?? ".");
-  const output = resolve(root, process.argv[3] ?? "server.mcpb");
+/** Packs the project in the working folder (npm runs scripts in the project's root) into server.mcpb. */
+async function bundle(root: string, output: string): Promise<void> {
   if (!existsSync(join(root, "dist", "index.js")))
     throw new Error("dist/index.js is missing — run `npm run build` first");
   const cliPath = createRequire(join(root, "package.json")).resolve("@anthropic-ai/mcpb/cli");
@@ -118,8 +117,8 @@ async function main(): Promise<void> {
   }
 }
 
-if (process.argv[1] !== undefined && resolve(process.argv[1]) === new URL(import.meta.url).pathname)
-  main().catch((error: unknown) => {
-    console.error(`bundle: ${error instanceof Error ? error.message : String(error)}`);
-    process.exitCode = 1;
-  });
+// This module is a script (`npm run bundle`), never imported by the server.
+await bundle(process.cwd(), join(process.cwd(), "server.mcpb")).catch((error: unknown) => {
+  console.error(`bundle: ${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 1;
+});
