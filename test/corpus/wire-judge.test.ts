@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from "vitest";
 import type { RecordedRequest } from "../helpers/upstream.js";
-import { Judge } from "./wire.js";
+import type { ToolData } from "../../src/model/ir.js";
+import { Judge, outsideServedSchema } from "./wire.js";
 
 function request(method: string, url: string, headers: Record<string, string> = {}, body = ""): RecordedRequest {
   const parsed = new URL(url, "http://upstream");
@@ -112,6 +113,29 @@ describe("wire judge", () => {
     ]);
   });
 
+  it("gives each operation its own copy of a path item's $ref'd parameter (AWS: shared X-Amz-* headers)", async () => {
+    const document = spec(
+      {
+        "/jobs": {
+          parameters: [{ $ref: "#/components/parameters/Token" }],
+          get: ok,
+          post: { ...ok, parameters: [{ in: "query", name: "dry", schema: { type: "boolean" } }] },
+        },
+      },
+      { parameters: { Token: { in: "header", name: "X-Token", required: true, schema: { type: "string" } } } },
+    );
+    const judgeOf = new Judge(document);
+    for (const method of ["get", "post"]) {
+      const operation = (document.paths["/jobs"] as Record<string, Record<string, unknown>>)[method]!;
+      expect(
+        await judgeOf.judge({ method, key: "/jobs", operation }, request(method, "/jobs", { "x-token": "t" }), ""),
+      ).toEqual([]);
+      expect(await judgeOf.judge({ method, key: "/jobs", operation }, request(method, "/jobs"), "")).toEqual([
+        "openapi-backend: /header must have required property 'x-token'",
+      ]);
+    }
+  });
+
   it("ignores Content-Type, Accept and Authorization header parameters, as OpenAPI 3 says (climate.com)", async () => {
     const document = spec({
       "/uploads/{id}": {
@@ -147,5 +171,30 @@ describe("wire judge", () => {
     expect(await judge(document, "/media", "post", request("POST", "/media", json, "42"))).toEqual([
       "openapi-backend: /requestBody must be string",
     ]);
+  });
+
+  it("does not count a complaint inside a depth-limit stub wrapped in allOf (AWS Batch's logConfiguration)", () => {
+    const stub = {
+      type: "object",
+      description: "Log options (nested structure (depth limit); contents not constrained here)",
+    };
+    const tool = {
+      inputSchema: {
+        type: "object",
+        properties: {
+          container: {
+            type: "object",
+            properties: {
+              log: { allOf: [stub, { description: "The log configuration." }] },
+              image: { type: "string" },
+            },
+          },
+        },
+      },
+      operation: { body: { mode: "flattened", properties: { container: "container" } } },
+    } as unknown as ToolData;
+    expect(outsideServedSchema(tool, "/requestBody/container/log", "required")).toBe(true);
+    expect(outsideServedSchema(tool, "/requestBody/container", "required")).toBe(false);
+    expect(outsideServedSchema(tool, "/requestBody/container/image", "type")).toBe(false);
   });
 });

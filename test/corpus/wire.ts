@@ -645,9 +645,9 @@ function applyParameterRules(item: Record<string, unknown> | undefined, document
     const own = Array.isArray(operation.parameters) ? (operation.parameters as unknown[]) : [];
     const overridden = new Set(own.map(keyOf));
     // The path item's parameters move down into each operation that does not override them.
-    operation.parameters = [...shared.filter((parameter) => !overridden.has(keyOf(parameter))), ...own].filter(
-      (parameter) => !ignored.has(keyOf(parameter)),
-    );
+    // Copies: openapi-backend's dereferencer skips an object it has already met elsewhere, leaving a bare `$ref`.
+    const inherited = shared.filter((parameter) => !overridden.has(keyOf(parameter))).map((p) => structuredClone(p));
+    operation.parameters = [...inherited, ...own].filter((parameter) => !ignored.has(keyOf(parameter)));
   }
   delete item.parameters;
 }
@@ -803,6 +803,8 @@ function looserThanSpec(schema: JsonObject, segments: string[], keyword: string)
     Array.isArray(schema[name]) ? (schema[name] as JsonObject[]) : [],
   );
   const [head, ...tail] = segments;
+  // A stub wrapped in an allOf beside its description (AWS: `allOf: [stub, {description}]`) is a stub too.
+  if (head === undefined && branches.some(isStub)) return true;
   if (head === undefined) {
     if (keyword !== "format" && keyword !== "enum") return false;
     const has = (node: JsonObject): boolean =>
