@@ -143,6 +143,26 @@ describe("planCredentials", () => {
       { hidden: [], credentialParameters: [] },
     ],
     [
+      "AWS Signature V4 headers beside an Authorization apiKey scheme are signing plumbing, hidden and filled by nothing",
+      [{ name: "hmac", kind: "apiKey", in: "header", parameterName: "Authorization", env: "AWS_HMAC" }],
+      [
+        { name: "X-Amz-Date", in: "header" },
+        { name: "X-Amz-Signature", in: "header" },
+        { name: "X-Amz-Security-Token", in: "header" },
+        { name: "x-amz-request-payer", in: "header" },
+      ],
+      {
+        hidden: ["header:x-amz-date", "header:x-amz-signature", "header:x-amz-security-token"],
+        credentialParameters: [],
+      },
+    ],
+    [
+      "without an Authorization scheme an X-Amz-Date header is an ordinary argument",
+      trello,
+      [{ name: "X-Amz-Date", in: "header" }],
+      { hidden: [], credentialParameters: [] },
+    ],
+    [
       "without a bearer scheme nothing covers access_token",
       [],
       [
@@ -327,6 +347,16 @@ describe("real specs", () => {
     expect(Object.keys(tool.inputSchema.properties as object)).toEqual(
       expect.arrayContaining(["MaxResults", "NextToken"]),
     );
+  });
+
+  it("IVS Chat: no tool asks for an AWS signing header, and one warning says the server does not sign", async () => {
+    const model = await modelFrom(`${DIRECTORY_ROOT}/amazonaws.com/ivschat.json`);
+    expect(model.tools.length).toBeGreaterThan(10);
+    for (const tool of model.tools)
+      expect(Object.keys(tool.inputSchema.properties as object).filter((name) => /^x-amz-/i.test(name))).toEqual([]);
+    const warnings = model.diagnostics.filter((diagnostic) => /Signature V4/.test(diagnostic.message));
+    expect(warnings.map((warning) => warning.pointer)).toEqual(["#/components/securitySchemes/hmac"]);
+    expect(warnings[0]!.message).toMatch(/X-Amz-Date.*X-Amz-Signature/);
   });
 
   it("MediaLive: a required Accept pinned to one value is sent as is (`#accept`)", async () => {
