@@ -268,15 +268,14 @@ function buildOperationTool(
     }
   }
 
+  const fixed = [...plan.fixed, ...declaredAccept(pathItem, operation)];
   const binding: OperationBinding = {
     method,
     path: pathKey.template,
     parameters: parameterBindings,
     ...(body ? { body } : {}),
     security,
-    ...(plan.fixed.length > 0 || declaredAccept(pathItem, operation)
-      ? { fixed: [...plan.fixed, ...declaredAccept(pathItem, operation)] }
-      : {}),
+    ...(fixed.length > 0 ? { fixed } : {}),
     ...(plan.credentialParameters.length > 0 ? { credentialParameters: plan.credentialParameters } : {}),
     ...(success?.mediaType ? { responseMediaType: success.mediaType } : {}),
   };
