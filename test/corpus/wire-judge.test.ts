@@ -156,6 +156,25 @@ describe("wire judge", () => {
     ]);
   });
 
+  it("still checks a fragment naming the Accept header against the request (MediaLive's `#accept`)", async () => {
+    const document = spec({
+      "/thumbnail#accept": {
+        get: {
+          ...ok,
+          parameters: [
+            { in: "header", name: "accept", required: true, schema: { type: "string", enum: ["image/jpeg"] } },
+          ],
+        },
+      },
+    });
+    expect(
+      await judge(document, "/thumbnail#accept", "get", request("GET", "/thumbnail", { accept: "image/jpeg" })),
+    ).toEqual([]);
+    expect(await judge(document, "/thumbnail#accept", "get", request("GET", "/thumbnail"))).toEqual([
+      "fragment #accept: header accept is missing",
+    ]);
+  });
+
   it("reads a JSON string body as the JSON text it is (contribly, openalpr)", async () => {
     const document = spec({
       "/media": {

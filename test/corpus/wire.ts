@@ -275,6 +275,7 @@ export class Judge {
   private readonly backends = new Map<"strict" | "coercing", OpenAPIBackend>();
   private readonly ids = new Map<string, string>();
   private readonly document: SpecDocument;
+  private readonly validatorDocument: SpecDocument;
   /** Patterns no JavaScript regex engine can run (AWS's Java `\p{Print}`): left out of judging, and counted. */
   readonly uncompilablePatterns: number;
 
@@ -283,7 +284,7 @@ export class Judge {
     this.document = structuredClone(original);
     this.uncompilablePatterns = dropUncompilablePatterns(this.document);
     hoistEscapedRefs(this.document);
-    for (const item of Object.values(this.document.paths ?? {})) applyParameterRules(item, this.document);
+    for (const item of Object.values(this.document.paths ?? {})) inheritPathParameters(item, this.document);
     let counter = 0;
     for (const [key, item] of Object.entries(this.document.paths ?? {})) {
       for (const method of ["get", "put", "post", "delete", "options", "head", "patch", "trace"]) {
@@ -294,6 +295,10 @@ export class Judge {
         this.ids.set(`${method} ${key}`, id);
       }
     }
+    // The harness's own checks (fragments naming `Accept`) still see the transport headers; the validator does not.
+    this.validatorDocument = structuredClone(this.document);
+    for (const item of Object.values(this.validatorDocument.paths ?? {}))
+      dropTransportHeaders(item, this.validatorDocument);
   }
 
   /** Form and multipart bodies carry text: their values are coerced to the schema's types, as a server framework would. */
@@ -301,7 +306,7 @@ export class Judge {
     let backend = this.backends.get(kind);
     if (!backend) {
       backend = new OpenAPIBackend({
-        definition: structuredClone(this.document) as never,
+        definition: structuredClone(this.validatorDocument) as never,
         quick: true,
         // The spec's trailing slash is part of its template; openapi-backend would strip it from the request only.
         ignoreTrailingSlashes: false,
@@ -624,32 +629,47 @@ function hoistEscapedRefs(document: SpecDocument): void {
   if (addresses.size > 0) document["x-wire-refs"] = hoisted;
 }
 
+const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
+
+function parameterKeyOf(parameter: unknown, document: SpecDocument): string {
+  const resolved = resolveRef(parameter, document) as { in?: string; name?: string } | undefined;
+  return `${resolved?.in}:${resolved?.in === "header" ? resolved?.name?.toLowerCase() : resolved?.name}`;
+}
+
 /**
- * Two OpenAPI rules openapi-backend does not apply to parameters:
- * - an operation's parameter overrides the path item's one of the same name and
- *   location (rawg.io: path-level `id` integer, operation-level `id` string);
- * - header parameters named `Accept`, `Content-Type` or `Authorization` are ignored
- *   (climate.com requires a `Content-Type` header on an operation without a body).
+ * OpenAPI: an operation's parameter overrides the path item's one of the same
+ * name and location (rawg.io: path-level `id` integer, operation-level `id`
+ * string); openapi-backend validates both. The path item's parameters move down
+ * into each operation that does not override them.
  */
-function applyParameterRules(item: Record<string, unknown> | undefined, document: SpecDocument): void {
+function inheritPathParameters(item: Record<string, unknown> | undefined, document: SpecDocument): void {
   if (!item || typeof item !== "object") return;
-  const keyOf = (parameter: unknown) => {
-    const resolved = resolveRef(parameter, document) as { in?: string; name?: string } | undefined;
-    return `${resolved?.in}:${resolved?.in === "header" ? resolved?.name?.toLowerCase() : resolved?.name}`;
-  };
-  const ignored = new Set(["header:accept", "header:content-type", "header:authorization"]);
   const shared = Array.isArray(item.parameters) ? (item.parameters as unknown[]) : [];
-  for (const method of ["get", "put", "post", "delete", "options", "head", "patch", "trace"]) {
+  for (const method of METHODS) {
     const operation = item[method] as { parameters?: unknown } | undefined;
     if (!operation || typeof operation !== "object") continue;
     const own = Array.isArray(operation.parameters) ? (operation.parameters as unknown[]) : [];
-    const overridden = new Set(own.map(keyOf));
-    // The path item's parameters move down into each operation that does not override them.
+    const overridden = new Set(own.map((parameter) => parameterKeyOf(parameter, document)));
     // Copies: openapi-backend's dereferencer skips an object it has already met elsewhere, leaving a bare `$ref`.
-    const inherited = shared.filter((parameter) => !overridden.has(keyOf(parameter))).map((p) => structuredClone(p));
-    operation.parameters = [...inherited, ...own].filter((parameter) => !ignored.has(keyOf(parameter)));
+    const inherited = shared
+      .filter((parameter) => !overridden.has(parameterKeyOf(parameter, document)))
+      .map((parameter) => structuredClone(parameter));
+    operation.parameters = [...inherited, ...own];
   }
   delete item.parameters;
+}
+
+/** OpenAPI: header parameters named `Accept`, `Content-Type` or `Authorization` are ignored (climate.com requires a `Content-Type`). */
+function dropTransportHeaders(item: Record<string, unknown> | undefined, document: SpecDocument): void {
+  if (!item || typeof item !== "object") return;
+  const ignored = new Set(["header:accept", "header:content-type", "header:authorization"]);
+  for (const method of METHODS) {
+    const operation = item[method] as { parameters?: unknown } | undefined;
+    if (operation && typeof operation === "object" && Array.isArray(operation.parameters))
+      operation.parameters = operation.parameters.filter(
+        (parameter) => !ignored.has(parameterKeyOf(parameter, document)),
+      );
+  }
 }
 
 /** The operation's parameters and its path item's, local `$ref`s resolved (the judge's copy is not dereferenced). */
