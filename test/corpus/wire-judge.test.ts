@@ -216,4 +216,17 @@ describe("wire judge", () => {
     expect(outsideServedSchema(tool, "/requestBody/container", "required")).toBe(false);
     expect(outsideServedSchema(tool, "/requestBody/container/image", "type")).toBe(false);
   });
+
+  it("does not count a complaint at a body whose oneOf branches are stubs (Nexmo Messages, size-bounded depth)", () => {
+    const stub = { description: "(nested structure (depth limit); contents not constrained here)" };
+    const body = (schema: object) =>
+      ({
+        inputSchema: { type: "object", properties: { body: schema } },
+        operation: { body: { mode: "property", arg: "body" } },
+      }) as unknown as ToolData;
+    const stubbed = body({ oneOf: [{ oneOf: [{ allOf: [stub, { type: "object", ...stub }] }] }] });
+    expect(outsideServedSchema(stubbed, "/requestBody", "required")).toBe(true);
+    const constrained = body({ oneOf: [{ type: "object", required: ["to"], properties: { to: { type: "string" } } }] });
+    expect(outsideServedSchema(constrained, "/requestBody", "required")).toBe(false);
+  });
 });

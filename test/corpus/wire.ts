@@ -812,6 +812,15 @@ export function outsideServedSchema(tool: ToolData, instancePath: string, keywor
   return schema !== undefined && looserThanSpec(schema, segments, keyword);
 }
 
+function stubOrComposedOfStubs(schema: JsonObject): boolean {
+  return (
+    isStub(schema) ||
+    ["allOf", "anyOf", "oneOf"].some(
+      (name) => Array.isArray(schema[name]) && (schema[name] as JsonObject[]).some(stubOrComposedOfStubs),
+    )
+  );
+}
+
 /**
  * The served schema at this instance path is a stub, or (for `format` and
  * `enum` complaints) does not carry that keyword: the tool accepted a value
@@ -823,8 +832,9 @@ function looserThanSpec(schema: JsonObject, segments: string[], keyword: string)
     Array.isArray(schema[name]) ? (schema[name] as JsonObject[]) : [],
   );
   const [head, ...tail] = segments;
-  // A stub wrapped in an allOf beside its description (AWS: `allOf: [stub, {description}]`) is a stub too.
-  if (head === undefined && branches.some(isStub)) return true;
+  // A stub inside this node's allOf/anyOf/oneOf (AWS: `allOf: [stub, {description}]`; Nexmo Messages: a body whose
+  // oneOf branches are stubs past the size-bounded depth) leaves the node itself unconstrained as served.
+  if (head === undefined && branches.some(stubOrComposedOfStubs)) return true;
   if (head === undefined) {
     if (keyword !== "format" && keyword !== "enum") return false;
     const has = (node: JsonObject): boolean =>

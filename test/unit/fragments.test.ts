@@ -359,6 +359,23 @@ describe("real specs", () => {
     expect(warnings[0]!.message).toMatch(/X-Amz-Date.*X-Amz-Signature/);
   });
 
+  it("e-conomic: a body requiring properties it forbids is a located warning that it cannot be called faithfully", async () => {
+    const model = await modelFrom(`${DIRECTORY_ROOT}/e-conomic.com.json`);
+    const warning = model.diagnostics.find(
+      (diagnostic) => diagnostic.pointer === "#/paths/~1employees/post/requestBody/content/application~1json/schema",
+    );
+    expect(warning?.message).toMatch(/requires `canApprove`, `canInvoice`.*cannot be called faithfully/);
+  });
+
+  it("Azure: an allOf body keeps its own required properties beside the resource's (`kind`)", async () => {
+    const model = await modelFrom(`${DIRECTORY_ROOT}/azure.com/applicationinsights-components_API.json`);
+    const tool = model.tools.find((candidate) => candidate.name === "components_create_or_update")!;
+    expect(Object.keys(tool.inputSchema.properties as object)).toEqual(
+      expect.arrayContaining(["location", "tags", "kind", "properties"]),
+    );
+    expect(tool.inputSchema.required).toEqual(expect.arrayContaining(["location", "kind"]));
+  });
+
   it("MediaLive: a required Accept pinned to one value is sent as is (`#accept`)", async () => {
     const model = await modelFrom(`${DIRECTORY_ROOT}/amazonaws.com/medialive.json`);
     const tool = model.tools.find((candidate) => candidate.operationId === "DescribeInputDeviceThumbnail")!;
