@@ -156,6 +156,14 @@ function shape(schema: JsonObject, depth: number): JsonObject {
     schema.type === "string"
   )
     schema.maxLength = 24;
+  // json-schema-faker draws from its own default range when a number has only one bound (collegefootballdata's
+  // `year` ≥ 1936 came out as 1025); the other bound keeps its draw inside the schema.
+  if (schema.type === "integer" || schema.type === "number") {
+    const hasMax = schema.maximum !== undefined || schema.exclusiveMaximum !== undefined;
+    const hasMin = schema.minimum !== undefined || schema.exclusiveMinimum !== undefined;
+    if (typeof schema.minimum === "number" && !hasMax) schema.maximum = schema.minimum + 1000;
+    if (typeof schema.maximum === "number" && !hasMin) schema.minimum = schema.maximum - 1000;
+  }
   // Past the tool schema's depth limit (or in a recursion) a node is unconstrained; an optional one is left out,
   // as any value there would be a guess the spec may not allow.
   if (schema.properties && typeof schema.properties === "object") {
