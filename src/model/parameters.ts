@@ -85,11 +85,31 @@ export function parameterSchema(
     json = typeof mediaType === "string" && /json/i.test(mediaType);
   }
   const schema = toJsonSchema(source ?? { type: "string" }, childPointer(pointer, "schema"), context);
+  if (parameter.in === "path") withoutNull(schema);
   if (parameter.description && typeof parameter.description === "string")
     schema.description = htmlToMarkdown(parameter.description);
   if (parameter.deprecated === true) schema.deprecated = true;
   adoptExample(schema, parameter);
   return { schema, json };
+}
+
+/**
+ * A path segment cannot carry `null` (the runtime refuses it: the request would
+ * address another resource), so a `nullable` path parameter (nbg.gr's
+ * `consentId`) is offered without null and the agent is told so up front.
+ */
+function withoutNull(schema: JsonSchema): void {
+  if (Array.isArray(schema.type)) {
+    const types = (schema.type as unknown[]).filter((type) => type !== "null");
+    if (types.length > 0) schema.type = types.length === 1 ? types[0] : types;
+  }
+  if (Array.isArray(schema.enum)) schema.enum = (schema.enum as unknown[]).filter((value) => value !== null);
+  for (const keyword of ["anyOf", "oneOf"] as const) {
+    const branches = schema[keyword];
+    if (!Array.isArray(branches)) continue;
+    const kept = (branches as unknown[]).filter((branch) => !(isObject(branch) && branch.type === "null"));
+    if (kept.length > 0) schema[keyword] = kept;
+  }
 }
 
 export function bindingFor(parameter: RawParameter, arg: string, required: boolean, json: boolean): ParameterBinding {

@@ -83,6 +83,7 @@ export function buildBody(
     }),
   );
   if (isEmptyBody(converted)) return undefined;
+  warnIfUnsatisfiable(converted, bodyPointer, context.diagnostics);
   const flat = flattenable(converted, properties);
   if (flat) {
     const mapping: Record<string, string> = {};
@@ -103,6 +104,28 @@ export function buildBody(
   properties[arg] = converted;
   if (isRequired) required.push(arg);
   return { mode: "property", arg, mediaType, required: isRequired };
+}
+
+/**
+ * A body that requires names it does not declare while allowing no other
+ * properties (e-conomic's Employee requires `canApprove`, absent from its
+ * properties, under `additionalProperties: false`) has no valid instance.
+ */
+function warnIfUnsatisfiable(schema: JsonSchema, pointer: string, diagnostics: Diagnostic[]): void {
+  const merged = schema.allOf ? mergeAllOfObjects(schema) : schema;
+  if (!merged || merged.additionalProperties !== false || !Array.isArray(merged.required)) return;
+  const declared = isObject(merged.properties) ? merged.properties : {};
+  const missing = (merged.required as unknown[]).filter(
+    (name): name is string => typeof name === "string" && !Object.hasOwn(declared, name),
+  );
+  if (missing.length === 0) return;
+  const names = missing.map((name) => `\`${name}\``).join(", ");
+  diagnostics.push({
+    pointer,
+    severity: "warning",
+    message: `the body requires ${names}, which it does not declare while it allows no other properties, so this operation cannot be called faithfully: no body satisfies the schema, and the tool sends it without them`,
+    fix: `declare ${names} under the body's properties, or take ${missing.length === 1 ? "it" : "them"} out of required`,
+  });
 }
 
 export function flattenable(schema: JsonSchema, taken: Record<string, unknown>): JsonSchema | undefined {

@@ -301,6 +301,9 @@ export function mergeAllOfObjects(schema: JsonSchema): JsonSchema | undefined {
     if (resolved.additionalProperties === false) merged.additionalProperties = false;
     if (!merged.description && typeof resolved.description === "string") merged.description = resolved.description;
   }
+  // The schema's own properties sit beside its allOf (Azure: `allOf: [Resource]` plus `kind`, `properties`) and apply too.
+  Object.assign(merged.properties as object, isObject(schema.properties) ? schema.properties : {});
+  if (Array.isArray(schema.required)) (merged.required as string[]).push(...(schema.required as string[]));
   merged.required = [...new Set(merged.required as string[])];
   if ((merged.required as string[]).length === 0) delete merged.required;
   return merged;

@@ -161,6 +161,22 @@ describe("query parameters", () => {
     expect(build(op, { cursor: null, active: false }).url.search).toBe("?active=false");
   });
 
+  it("sends a required nullable parameter given null with an empty value (keyserv's `keep=`)", () => {
+    const op = {
+      parameters: [
+        parameter({ name: "keep", in: "query", style: "form", explode: true, required: true }),
+        parameter({ name: "cursor", in: "query", style: "form", explode: true }),
+        parameter({ name: "filter", in: "query", style: "form", explode: false, required: true, json: true }),
+        parameter({ name: "X-Tenant", in: "header", style: "simple", required: true }),
+        parameter({ name: "session", in: "cookie", style: "form", required: true }),
+      ],
+    };
+    const request = build(op, { keep: null, cursor: null, filter: null, "X-Tenant": null, session: null });
+    expect(request.url.search).toBe("?keep=&filter=null");
+    expect(request.headers["x-tenant"]).toBe("");
+    expect(request.headers["cookie"]).toBe("session=");
+  });
+
   it("keeps fixed query parameters of the base URL", () => {
     const request = buildRequest(
       api,

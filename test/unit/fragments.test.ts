@@ -143,6 +143,26 @@ describe("planCredentials", () => {
       { hidden: [], credentialParameters: [] },
     ],
     [
+      "AWS Signature V4 headers beside an Authorization apiKey scheme are signing plumbing, hidden and filled by nothing",
+      [{ name: "hmac", kind: "apiKey", in: "header", parameterName: "Authorization", env: "AWS_HMAC" }],
+      [
+        { name: "X-Amz-Date", in: "header" },
+        { name: "X-Amz-Signature", in: "header" },
+        { name: "X-Amz-Security-Token", in: "header" },
+        { name: "x-amz-request-payer", in: "header" },
+      ],
+      {
+        hidden: ["header:x-amz-date", "header:x-amz-signature", "header:x-amz-security-token"],
+        credentialParameters: [],
+      },
+    ],
+    [
+      "without an Authorization scheme an X-Amz-Date header is an ordinary argument",
+      trello,
+      [{ name: "X-Amz-Date", in: "header" }],
+      { hidden: [], credentialParameters: [] },
+    ],
+    [
       "without a bearer scheme nothing covers access_token",
       [],
       [
@@ -327,6 +347,33 @@ describe("real specs", () => {
     expect(Object.keys(tool.inputSchema.properties as object)).toEqual(
       expect.arrayContaining(["MaxResults", "NextToken"]),
     );
+  });
+
+  it("IVS Chat: no tool asks for an AWS signing header, and one warning says the server does not sign", async () => {
+    const model = await modelFrom(`${DIRECTORY_ROOT}/amazonaws.com/ivschat.json`);
+    expect(model.tools.length).toBeGreaterThan(10);
+    for (const tool of model.tools)
+      expect(Object.keys(tool.inputSchema.properties as object).filter((name) => /^x-amz-/i.test(name))).toEqual([]);
+    const warnings = model.diagnostics.filter((diagnostic) => /Signature V4/.test(diagnostic.message));
+    expect(warnings.map((warning) => warning.pointer)).toEqual(["#/components/securitySchemes/hmac"]);
+    expect(warnings[0]!.message).toMatch(/X-Amz-Date.*X-Amz-Signature/);
+  });
+
+  it("e-conomic: a body requiring properties it forbids is a located warning that it cannot be called faithfully", async () => {
+    const model = await modelFrom(`${DIRECTORY_ROOT}/e-conomic.com.json`);
+    const warning = model.diagnostics.find(
+      (diagnostic) => diagnostic.pointer === "#/paths/~1employees/post/requestBody/content/application~1json/schema",
+    );
+    expect(warning?.message).toMatch(/requires `canApprove`, `canInvoice`.*cannot be called faithfully/);
+  });
+
+  it("Azure: an allOf body keeps its own required properties beside the resource's (`kind`)", async () => {
+    const model = await modelFrom(`${DIRECTORY_ROOT}/azure.com/applicationinsights-components_API.json`);
+    const tool = model.tools.find((candidate) => candidate.name === "components_create_or_update")!;
+    expect(Object.keys(tool.inputSchema.properties as object)).toEqual(
+      expect.arrayContaining(["location", "tags", "kind", "properties"]),
+    );
+    expect(tool.inputSchema.required).toEqual(expect.arrayContaining(["location", "kind"]));
   });
 
   it("MediaLive: a required Accept pinned to one value is sent as is (`#accept`)", async () => {

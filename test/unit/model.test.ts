@@ -220,6 +220,24 @@ describe("hostile $refs", () => {
   });
 });
 
+describe("nullable parameters", () => {
+  it("offers a nullable path parameter without null (a path segment cannot hold it); other locations keep null", async () => {
+    const spec = join(mkdtempSync(join(tmpdir(), "cgm-null-")), "api.yaml");
+    writeFileSync(
+      spec,
+      `openapi: 3.0.0\ninfo: {title: t, version: '1'}\npaths:\n  /consents/{id}:\n    get:\n      parameters:\n` +
+        `        - {name: id, in: path, required: true, schema: {type: string, nullable: true}}\n` +
+        `        - {name: keep, in: query, required: true, schema: {type: boolean, nullable: true}}\n` +
+        `      responses: {'200': {description: ok}}\n`,
+    );
+    const [tool] = (await modelFrom(spec)).tools;
+    expect(tool!.inputSchema.properties).toEqual({
+      id: { type: "string" },
+      keep: { type: ["boolean", "null"] },
+    });
+  });
+});
+
 describe("x-mcp overrides", () => {
   it("hides and renames operations at root, path and operation level", async () => {
     const root = mkdtempSync(join(tmpdir(), "cgm-xmcp-"));

@@ -94,6 +94,19 @@ describe("schema conversion", () => {
     });
     expect(mergeAllOfObjects({ allOf: [{ oneOf: [] }] })).toBeUndefined();
   });
+
+  it("keeps the schema's own properties and required beside its allOf (Azure's resource bodies)", () => {
+    const merged = mergeAllOfObjects({
+      allOf: [{ properties: { location: { type: "string" } }, required: ["location"] }],
+      properties: { kind: { type: "string" }, properties: { type: "object" } },
+      required: ["kind"],
+    });
+    expect(merged).toEqual({
+      type: "object",
+      properties: { location: { type: "string" }, kind: { type: "string" }, properties: { type: "object" } },
+      required: ["location", "kind"],
+    });
+  });
 });
 
 import { toBoundedJsonSchema } from "../../src/model/schema.js";

@@ -6,7 +6,10 @@
  * Conventions where OpenAPI leaves room (documented because upstreams differ):
  * - Only arguments the caller actually passed are sent; schema defaults are
  *   never injected (the upstream applies its own defaults).
- * - `null` omits a query/header/cookie parameter; a `null` path parameter is an error.
+ * - `null` omits an optional query/header/cookie parameter. A *required* (hence
+ *   nullable) one given `null` is sent with an empty value (`keep=`, an empty
+ *   header, `name=` cookie; `null` for JSON content), the form style's reading of
+ *   an undefined value that must still be present. A `null` path parameter is an error.
  * - Query strings use RFC 3986 percent-encoding (space -> `%20`), not `+`.
  * - `allowReserved` leaves `:/?@!$'()*,;=[]` readable but still encodes `&`, `#`
  *   and `+`, which would otherwise split the query, cut the URL, or read as a space.
@@ -74,7 +77,7 @@ export function buildRequest(
   for (const parameter of binding.parameters) {
     if (parameter.in === "path") continue; // expanded into the template below
     const value = args[parameter.arg];
-    if (value === undefined || value === null) continue;
+    if (value === undefined || (value === null && !parameter.required)) continue;
     if (parameter.in === "query") queryPairs.push(...serializeQueryParameter(parameter, value));
     else if (parameter.in === "header")
       headers[parameter.name.toLowerCase()] = serializeHeaderParameter(parameter, value);
