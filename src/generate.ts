@@ -5,22 +5,21 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, relative, resolve } from "node:path";
-import { dereferenceSpec } from "./dereference/index.js";
 import { GeneratorError } from "./diagnostics.js";
 import { emitProject, toToolData, TOOLS_DATA_PATH, type EmittedFile } from "./emit/index.js";
 import type { ShipTarget } from "./emit/ship.js";
 import { loadTemplateHelpers, packageRoot } from "./emit/templates.js";
 import { openExampleCache, type ExampleCache } from "./cache/index.js";
+import { buildModelCached } from "./cache/incremental.js";
+import { openModelCache, type ModelCache } from "./cache/model-cache.js";
 import { computeOutcomesInParallel, shouldUseWorker } from "./parallel/index.js";
 import { addGuidance, createExampleGenerator, exampleCompiler, toolSeed } from "./guidance/index.js";
 import { isUrl, loadSpec } from "./load/index.js";
-import { buildModel } from "./model/index.js";
 import type { ApiModel, Diagnostic, GuidedApiModel, ToolData } from "./model/ir.js";
 import { filterTools, isEmptyFilter, type ToolFilter } from "../templates/server/src/runtime/shared/filter.js";
 import { DEFAULT_AUTO_THRESHOLD } from "../templates/server/src/runtime/shared/defaults.js";
 import type { ToolMode } from "../templates/server/src/runtime/shared/tool-data.js";
 import { compileInputValidators, uncompilableSchema } from "./model/validators.js";
-import { normaliseSpec } from "./normalise/index.js";
 import { compareTools, formatReport, type ChangeReport } from "./report/index.js";
 import {
   hashContent,
@@ -72,6 +71,8 @@ export interface GenerateResult {
   stale?: string[];
   /** Tools whose example outcome came from the project's cache (hits) or was computed (misses). */
   exampleCache: { hits: number; misses: number };
+  /** Operations whose model came from the project's cache (hits) or was computed (misses); absent without a cache. */
+  modelCache?: { hits: number; misses: number };
   /** With `check`: generated files that still hold merge conflict markers (also counted in `stale`). */
   conflicted?: string[];
 }
@@ -92,12 +93,18 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     return value;
   };
 
-  const { built, specHash } = await readModel(options, timed);
+  const version = generatorVersion();
+  // Without --out the folder is named after the API, known only after the model: no model cache then.
+  const cacheDir = options.out ? resolve(options.out) : undefined;
+  const modelCache = cacheDir ? openModelCache(cacheDir, version) : undefined;
+  const { built, specHash } = await readModel(options, modelCache, timed);
   const model = applyGenerationChoices(built, options);
   progress(
     `model: ${model.tools.length} tools${model.tools.length < built.tools.length ? ` (${built.tools.length - model.tools.length} filtered out)` : ""}`,
   );
-  const version = generatorVersion();
+  const modelStats = modelCache?.stats();
+  if (modelStats && modelStats.hits > 0)
+    progress(`cache: ${modelStats.hits} of ${modelStats.hits + modelStats.misses} operations' models reused`);
   const seed = options.seed ?? 1;
   const outDir = resolve(options.out ?? `./${model.api.name}`);
   // Example outcomes of an earlier run of this generator on this project (see src/cache).
@@ -147,6 +154,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
       stale: differing,
       conflicted,
       exampleCache: cacheStats,
+      ...(modelStats ? { modelCache: modelStats } : {}),
       ...(report ? { report, reportText } : {}),
     };
   }
@@ -158,7 +166,10 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
       ...(reportText && report && report.changes.length > 0 ? { changelogEntry: reportText } : {}),
     }),
   );
-  if (!options.dryRun) await exampleCache.save();
+  if (!options.dryRun) {
+    await exampleCache.save();
+    await modelCache?.save();
+  }
   return {
     model: guided,
     files,
@@ -166,6 +177,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     diagnostics: guided.diagnostics,
     timings,
     exampleCache: cacheStats,
+    ...(modelStats ? { modelCache: modelStats } : {}),
     ...(report ? { report, reportText } : {}),
   };
 }
@@ -173,22 +185,27 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
 type Timed = <T>(stage: string, run: () => T | Promise<T>) => Promise<T>;
 
 /**
- * Load → normalise → dereference → model. Only the model and the spec's hash
+ * Load → normalise → dereference → model, with the per-operation cache of the
+ * project (see src/cache/incremental.ts). Only the model and the spec's hash
  * leave this function, so the parsed and dereferenced documents can be freed
  * before guidance runs (Graph's dereferenced spec is hundreds of MB).
  */
-async function readModel(options: GenerateOptions, timed: Timed): Promise<{ built: ApiModel; specHash: string }> {
+async function readModel(
+  options: GenerateOptions,
+  modelCache: ModelCache | undefined,
+  timed: Timed,
+): Promise<{ built: ApiModel; specHash: string }> {
   const loaded = await timed("load", () => loadSpec(options.from));
   const specHash = hashContent(loaded.text);
-  const normalised = await timed("normalise", () => normaliseSpec(loaded));
-  const dereferenced = await timed("dereference", () =>
-    dereferenceSpec(normalised, {
+  const built = await buildModelCached(
+    loaded,
+    {
+      ...(options.name ? { name: options.name } : {}),
       allowRemoteRefs: options.allowRemoteRefs ?? false,
       allowExternalFiles: options.allowExternalRefs ?? false,
-    }),
-  );
-  const built = await timed("model", () =>
-    buildModel(dereferenced, { ...(options.name ? { name: options.name } : {}) }),
+    },
+    modelCache,
+    timed,
   );
   return { built, specHash };
 }

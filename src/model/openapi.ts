@@ -52,7 +52,7 @@ export interface ModelOptions {
 }
 
 export const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
-type HttpMethod = (typeof HTTP_METHODS)[number];
+export type HttpMethod = (typeof HTTP_METHODS)[number];
 type ParameterLocation = ParameterBinding["in"];
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -63,7 +63,32 @@ export function apiIdentity(title: string, override?: string): { slug: string; n
 }
 
 export function buildOpenApiModel(spec: DereferencedSpec, options: ModelOptions = {}): ApiModel {
-  const document = spec.document;
+  const prelude = openApiPrelude(spec.document, spec.location, options);
+  const paths = isObject(spec.document.paths) ? spec.document.paths : {};
+  const steps = walkOperations(paths, (path, method, pathItem, operation, pathOverride) =>
+    modelOperation(prelude, path, method, pathItem, operation, pathOverride),
+  );
+  return assembleOpenApiModel(prelude, steps);
+}
+
+/**
+ * What every operation's tool depends on besides the operation itself: the
+ * API's identity, servers and security, the document-level diagnostics, the
+ * root `x-mcp`. Plain data, so the incremental cache (src/cache) can keep it.
+ */
+export interface OpenApiPrelude {
+  api: ApiData;
+  diagnostics: Diagnostic[];
+  defaultSecurity: string[][];
+  /** Names of the declared security schemes (before an operation adds a Google-style key scheme). */
+  knownSchemes: string[];
+  rootOverride: McpOverride;
+  inputDepth: number;
+  outputDepth: number;
+  outputSchemaChars: number;
+}
+
+export function openApiPrelude(document: SpecObject, location: string, options: ModelOptions = {}): OpenApiPrelude {
   const diagnostics: Diagnostic[] = [];
   const info = isObject(document.info) ? document.info : {};
   const title = typeof info.title === "string" && info.title.trim() ? info.title.trim() : "API";
@@ -75,28 +100,15 @@ export function buildOpenApiModel(spec: DereferencedSpec, options: ModelOptions 
     version: typeof info.version === "string" ? info.version : String(info.version ?? "0.0.0"),
     ...(typeof info.description === "string" ? { description: info.description } : {}),
     instructions: "",
-    baseUrl: readBaseUrl(document, spec.location, identity.envPrefix, diagnostics),
+    baseUrl: readBaseUrl(document, location, identity.envPrefix, diagnostics),
     baseUrlEnv: `${identity.envPrefix}_BASE_URL`,
     securitySchemes,
     timeoutMs: DEFAULT_TIMEOUT_MS,
     envPrefix: identity.envPrefix,
     ...readLogo(info["x-logo"]),
   };
-  const context = {
-    diagnostics,
-    inputDepth: options.inputDepth ?? 10,
-    outputDepth: options.outputDepth ?? 5,
-    outputSchemaChars: options.outputSchemaChars ?? 4000,
-    defaultSecurity: readSecurity(document.security),
-    knownSchemes: new Set(securitySchemes.map((scheme) => scheme.name)),
-    schemes: securitySchemes,
-    envPrefix: identity.envPrefix,
-    credentialParameters: new Map<string, CredentialParameterNote>(),
-  };
-
-  const drafts: ToolDraft[] = [];
-  const paths = isObject(document.paths) ? document.paths : {};
   const rootOverride = readMcpExtension(document["x-mcp"], "#/x-mcp", diagnostics);
+  const paths = isObject(document.paths) ? document.paths : {};
   if (Object.keys(paths).length === 0) {
     diagnostics.push({
       pointer: "#/paths",
@@ -105,34 +117,123 @@ export function buildOpenApiModel(spec: DereferencedSpec, options: ModelOptions 
       fix: "add operations under `paths`",
     });
   }
+  return {
+    api,
+    diagnostics,
+    defaultSecurity: readSecurity(document.security),
+    knownSchemes: securitySchemes.map((scheme) => scheme.name),
+    rootOverride,
+    inputDepth: options.inputDepth ?? 10,
+    outputDepth: options.outputDepth ?? 5,
+    outputSchemaChars: options.outputSchemaChars ?? 4000,
+  };
+}
+
+/** One operation's contribution to the model; plain data (the incremental cache stores it). */
+export interface OperationOutcome {
+  /** Absent when `x-mcp` hides the operation or it was skipped (see `diagnostics`). */
+  draft?: ToolDraft;
+  diagnostics: Diagnostic[];
+  /** Declared parameters found to be credentials, in the order found. */
+  credentialNotes: CredentialParameterNote[];
+  /** How many security schemes this operation added to the API's (a Google-style `key`, see credentials.ts). */
+  addedSchemes: number;
+}
+
+/** A step of the walk over `paths`: a path item's own `x-mcp` diagnostics, or one operation's outcome. */
+export type ModelStep = { pathDiagnostics: Diagnostic[] } | { outcome: OperationOutcome };
+
+/** Visits every operation in document order, reading each path item's `x-mcp` on the way. */
+export function walkOperations(
+  paths: SpecObject,
+  visit: (
+    path: string,
+    method: HttpMethod,
+    pathItem: SpecObject,
+    operation: SpecObject,
+    pathOverride: McpOverride,
+  ) => OperationOutcome,
+): ModelStep[] {
+  const steps: ModelStep[] = [];
   for (const [path, pathItem] of Object.entries(paths)) {
     if (!isObject(pathItem)) continue;
+    const pathDiagnostics: Diagnostic[] = [];
     const pathOverride = readMcpExtension(
       pathItem["x-mcp"],
       childPointer(pointerOf("paths", path), "x-mcp"),
-      diagnostics,
+      pathDiagnostics,
     );
+    if (pathDiagnostics.length > 0) steps.push({ pathDiagnostics });
     for (const method of HTTP_METHODS) {
       const operation = pathItem[method];
       if (!isObject(operation)) continue;
-      const pointer = pointerOf("paths", path, method);
-      const override = mergeOverrides(
-        rootOverride,
-        pathOverride,
-        readMcpExtension(operation["x-mcp"], childPointer(pointer, "x-mcp"), diagnostics),
-      );
-      if (override.hidden) continue;
-      try {
-        drafts.push(applyOverride(buildOperationTool(path, method, pathItem, operation, pointer, context), override));
-      } catch (error) {
-        diagnostics.push({
-          pointer,
-          severity: "error",
-          message: `operation skipped: ${(error as Error).message}`,
-          fix: "fix the operation's definition",
-        });
-      }
+      steps.push({ outcome: visit(path, method, pathItem, operation, pathOverride) });
     }
+  }
+  return steps;
+}
+
+export function modelOperation(
+  prelude: OpenApiPrelude,
+  path: string,
+  method: HttpMethod,
+  pathItem: SpecObject,
+  operation: SpecObject,
+  pathOverride: McpOverride,
+): OperationOutcome {
+  const schemes = prelude.api.securitySchemes;
+  const schemesBefore = schemes.length;
+  const context: OperationContext = {
+    diagnostics: [],
+    inputDepth: prelude.inputDepth,
+    outputDepth: prelude.outputDepth,
+    outputSchemaChars: prelude.outputSchemaChars,
+    defaultSecurity: prelude.defaultSecurity,
+    knownSchemes: new Set(prelude.knownSchemes),
+    schemes,
+    envPrefix: prelude.api.envPrefix,
+    credentialParameters: new Map<string, CredentialParameterNote>(),
+  };
+  const outcome = (draft?: ToolDraft): OperationOutcome => ({
+    ...(draft ? { draft } : {}),
+    diagnostics: context.diagnostics,
+    credentialNotes: [...context.credentialParameters.values()],
+    addedSchemes: schemes.length - schemesBefore,
+  });
+  const pointer = pointerOf("paths", path, method);
+  const override = mergeOverrides(
+    prelude.rootOverride,
+    pathOverride,
+    readMcpExtension(operation["x-mcp"], childPointer(pointer, "x-mcp"), context.diagnostics),
+  );
+  if (override.hidden) return outcome();
+  try {
+    return outcome(applyOverride(buildOperationTool(path, method, pathItem, operation, pointer, context), override));
+  } catch (error) {
+    context.diagnostics.push({
+      pointer,
+      severity: "error",
+      message: `operation skipped: ${(error as Error).message}`,
+      fix: "fix the operation's definition",
+    });
+    return outcome();
+  }
+}
+
+/** The model from the prelude and the walk's steps: diagnostics in document order, tool names made unique. */
+export function assembleOpenApiModel(prelude: OpenApiPrelude, steps: ModelStep[]): ApiModel {
+  const diagnostics = [...prelude.diagnostics];
+  const credentialParameters = new Map<string, CredentialParameterNote>();
+  const drafts: ToolDraft[] = [];
+  for (const step of steps) {
+    if ("pathDiagnostics" in step) {
+      diagnostics.push(...step.pathDiagnostics);
+      continue;
+    }
+    const { draft, diagnostics: found, credentialNotes } = step.outcome;
+    diagnostics.push(...found);
+    for (const note of credentialNotes) credentialParameters.set(`${note.in}:${note.name}:${note.scheme}`, note);
+    if (draft) drafts.push(draft);
   }
   const names = assignUniqueNames(
     drafts.map((draft) => ({
@@ -147,18 +248,18 @@ export function buildOpenApiModel(spec: DereferencedSpec, options: ModelOptions 
       name: names[index]!,
     }),
   );
-  const credentialParameters = [...context.credentialParameters.values()];
+  const notes = [...credentialParameters.values()];
   return {
     kind: "openapi",
-    api,
+    api: prelude.api,
     tools,
     diagnostics,
-    ...(credentialParameters.length > 0 ? { credentialParameters } : {}),
+    ...(notes.length > 0 ? { credentialParameters: notes } : {}),
   };
 }
 
 /** A tool before names are made unique across the API. */
-type ToolDraft = Omit<ToolModel, "name"> & { baseName: string; identity: string; explicitName?: boolean };
+export type ToolDraft = Omit<ToolModel, "name"> & { baseName: string; identity: string; explicitName?: boolean };
 
 interface OperationContext {
   diagnostics: Diagnostic[];

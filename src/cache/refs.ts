@@ -1,0 +1,206 @@
+/**
+ * Keys for the per-operation model cache, computed on the document as parsed:
+ * before normalising and dereferencing, which are what a warm run saves.
+ *
+ * An operation's tool depends on the operation object, its path item's own
+ * fields (path-level parameters, `x-mcp`…), the document's top-level parts
+ * (servers, security, security schemes, info, root `x-mcp`…) and every
+ * component its `$ref`s reach, transitively. Components are hashed one "unit"
+ * at a time (`#/components/schemas/Pet`, `#/definitions/Pet`), each once, and
+ * an operation's key is the hash of its own JSON plus the units it reaches.
+ *
+ * A document this cannot key faithfully (a `$ref` to another file or into
+ * `paths`, a `$ref` that does not resolve, a path item that is itself a
+ * `$ref`, an `x-mcp` holding a `$ref`) gets no keys: the run takes the full
+ * pipeline, which also reports those problems as a cold run would.
+ */
+import { createHash } from "node:crypto";
+import { isPlainObject } from "../../templates/server/src/runtime/shared/json.js";
+
+type JsonObject = Record<string, unknown>;
+
+/** Top-level keys whose entries are addressed one by one (component containers of OpenAPI 3.x and Swagger 2.0). */
+const UNIT_DEPTH: Record<string, number> = { components: 3, definitions: 2, parameters: 2, responses: 2 };
+export const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
+
+export interface OperationKey {
+  path: string;
+  method: (typeof HTTP_METHODS)[number];
+  key: string;
+  /** Unit pointers (`#/components/schemas/Pet`) the operation reaches. */
+  units: string[];
+}
+
+export interface DocumentKeys {
+  /** The key of everything outside `paths` that every tool depends on. */
+  prelude: string;
+  preludeUnits: string[];
+  operations: OperationKey[];
+}
+
+class Unkeyable extends Error {}
+
+const hash = (text: string): string => createHash("sha256").update(text).digest("hex").slice(0, 40);
+
+/** The cache keys of a parsed OpenAPI document's operations, or undefined when it cannot be keyed (see above). */
+export function documentKeys(document: JsonObject, salt: string): DocumentKeys | undefined {
+  try {
+    return computeKeys(document, salt);
+  } catch (error) {
+    if (error instanceof Unkeyable) return undefined;
+    throw error;
+  }
+}
+
+function computeKeys(document: JsonObject, salt: string): DocumentKeys {
+  const units = new UnitTable(document);
+  const top = topLevelPart(document);
+  if (containsRefUnder(top["x-mcp"])) throw new Unkeyable();
+  const preludeUnits = units.closure(collectRefs(top));
+  const prelude = hash(`${salt}\0${JSON.stringify(top)}\0${units.describe(preludeUnits)}`);
+  const paths = document.paths;
+  if (paths !== undefined && !isPlainObject(paths)) throw new Unkeyable();
+  const operations: OperationKey[] = [];
+  for (const [path, pathItem] of Object.entries(paths ?? {})) {
+    if (!isPlainObject(pathItem)) continue;
+    if ("$ref" in pathItem || containsRefUnder(pathItem["x-mcp"])) throw new Unkeyable();
+    const shared = pathItemFields(pathItem);
+    const sharedJson = JSON.stringify(shared);
+    const sharedRefs = collectRefs(shared);
+    for (const method of HTTP_METHODS) {
+      const operation = pathItem[method];
+      if (!isPlainObject(operation)) continue;
+      if (containsRefUnder(operation["x-mcp"])) throw new Unkeyable();
+      const reached = units.closure([...sharedRefs, ...collectRefs(operation)]);
+      const text = `${prelude}\0${path}\0${method}\0${sharedJson}\0${JSON.stringify(operation)}\0${units.describe(reached)}`;
+      operations.push({ path, method, key: hash(text), units: reached });
+    }
+  }
+  // A cold run dereferences every component, so a broken `$ref` anywhere fails it: check the unreached ones too.
+  units.checkUnreached();
+  return { prelude, preludeUnits, operations };
+}
+
+/** The document without `paths` and without the component containers' entries (security schemes stay: every tool reads them). */
+function topLevelPart(document: JsonObject): JsonObject {
+  const top: JsonObject = {};
+  for (const [key, value] of Object.entries(document)) {
+    if (key === "paths") continue;
+    if (key === "components" && isPlainObject(value))
+      top[key] = value.securitySchemes === undefined ? {} : { securitySchemes: value.securitySchemes };
+    else if (!(key in UNIT_DEPTH)) top[key] = value;
+  }
+  return top;
+}
+
+/** A path item's own fields (everything but its operations). */
+export function pathItemFields(pathItem: JsonObject): JsonObject {
+  const fields: JsonObject = {};
+  for (const [key, value] of Object.entries(pathItem))
+    if (!(HTTP_METHODS as readonly string[]).includes(key)) fields[key] = value;
+  return fields;
+}
+
+function containsRefUnder(value: unknown): boolean {
+  return value !== undefined && collectRefs(value).length > 0;
+}
+
+/** Every `$ref` string under a value (iterative: specs nest deeply). */
+function collectRefs(value: unknown): string[] {
+  const refs: string[] = [];
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (Array.isArray(node)) stack.push(...node);
+    else if (isPlainObject(node)) {
+      for (const [key, child] of Object.entries(node)) {
+        if (key === "$ref" && typeof child === "string") refs.push(child);
+        else if (typeof child === "object" && child !== null) stack.push(child);
+      }
+    }
+  }
+  return refs;
+}
+
+function decodeToken(token: string): string {
+  try {
+    return decodeURIComponent(token).replace(/~1/g, "/").replace(/~0/g, "~");
+  } catch {
+    throw new Unkeyable();
+  }
+}
+
+/** Each unit's hash and direct references, computed once per run. */
+class UnitTable {
+  private readonly seen = new Map<string, { hash: string; refs: string[] }>();
+
+  constructor(private readonly document: JsonObject) {}
+
+  /** The units reached from `refs`, transitively, sorted. */
+  closure(refs: string[]): string[] {
+    const reached = new Set<string>();
+    const queue = refs.map((ref) => this.unitOf(ref));
+    while (queue.length > 0) {
+      const unit = queue.pop()!;
+      if (reached.has(unit)) continue;
+      reached.add(unit);
+      for (const ref of this.info(unit).refs) queue.push(this.unitOf(ref));
+    }
+    return [...reached].sort();
+  }
+
+  /** Throws Unkeyable when a component no operation reaches holds a `$ref` that cannot be followed. */
+  checkUnreached(): void {
+    for (const [container, depth] of Object.entries(UNIT_DEPTH)) {
+      const value = this.document[container];
+      if (!isPlainObject(value)) continue;
+      const entries =
+        depth === 3 ? Object.values(value).filter(isPlainObject).flatMap(Object.values) : Object.values(value);
+      for (const entry of entries) for (const ref of collectRefs(entry)) this.unitOf(ref);
+    }
+  }
+
+  describe(units: string[]): string {
+    return units.map((unit) => `${unit} ${this.info(unit).hash}`).join("\n");
+  }
+
+  /** The unit a `$ref` falls in; refuses refs it cannot follow faithfully. */
+  private unitOf(ref: string): string {
+    if (!ref.startsWith("#")) throw new Unkeyable();
+    const tokens = ref === "#" || ref === "#/" ? [] : ref.slice(2).split("/").map(decodeToken);
+    if (tokens.length === 0 || tokens[0] === "paths") throw new Unkeyable();
+    if (!resolves(this.document, tokens)) throw new Unkeyable();
+    const depth = UNIT_DEPTH[tokens[0]!] ?? 1;
+    return "#/" + tokens.slice(0, depth).map(encodeToken).join("/");
+  }
+
+  private info(unit: string): { hash: string; refs: string[] } {
+    let known = this.seen.get(unit);
+    if (!known) {
+      const tokens = unit.slice(2).split("/").map(decodeToken);
+      const value = valueAt(this.document, tokens);
+      // A whole top-level part (depth 1) is hashed with the prelude already; its refs still count.
+      known = { hash: hash(JSON.stringify(value) ?? "undefined"), refs: collectRefs(value) };
+      this.seen.set(unit, known);
+    }
+    return known;
+  }
+}
+
+function encodeToken(token: string): string {
+  return token.replace(/~/g, "~0").replace(/\//g, "~1");
+}
+
+function valueAt(document: JsonObject, tokens: string[]): unknown {
+  let node: unknown = document;
+  for (const token of tokens) {
+    if (Array.isArray(node)) node = node[Number(token)];
+    else if (isPlainObject(node) && Object.hasOwn(node, token)) node = node[token];
+    else return undefined;
+  }
+  return node;
+}
+
+function resolves(document: JsonObject, tokens: string[]): boolean {
+  return valueAt(document, tokens) !== undefined;
+}
