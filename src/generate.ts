@@ -13,7 +13,14 @@ import { openExampleCache, type ExampleCache } from "./cache/index.js";
 import { buildModelCached } from "./cache/incremental.js";
 import { openModelCache, type ModelCache } from "./cache/model-cache.js";
 import { computeOutcomesInParallel, shouldUseWorker } from "./parallel/index.js";
-import { addGuidance, createExampleGenerator, exampleCompiler, toolSeed } from "./guidance/index.js";
+import {
+  addGuidance,
+  createExampleGenerator,
+  exampleCompiler,
+  toolSeed,
+  type GuidanceOptions,
+} from "./guidance/index.js";
+import { guidanceCacheFor } from "./cache/guidance-keys.js";
 import { isUrl, loadSpec } from "./load/index.js";
 import type { ApiModel, Diagnostic, GuidedApiModel, ToolData } from "./model/ir.js";
 import { filterTools, isEmptyFilter, type ToolFilter } from "../templates/server/src/runtime/shared/filter.js";
@@ -102,14 +109,18 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   progress(
     `model: ${model.tools.length} tools${model.tools.length < built.tools.length ? ` (${built.tools.length - model.tools.length} filtered out)` : ""}`,
   );
-  const modelStats = modelCache?.stats();
+  const modelStats = modelCache?.stats("operations");
   if (modelStats && modelStats.hits > 0)
     progress(`cache: ${modelStats.hits} of ${modelStats.hits + modelStats.misses} operations' models reused`);
   const seed = options.seed ?? 1;
   const outDir = resolve(options.out ?? `./${model.api.name}`);
   // Example outcomes of an earlier run of this generator on this project (see src/cache).
   const exampleCache = openExampleCache(outDir, version);
-  const guided = await guideModel(model, seed, exampleCache, timed);
+  const guidanceCache = modelCache ? guidanceCacheFor(modelCache, model.tools, seed) : undefined;
+  const guided = await guideModel(model, seed, { exampleCache, guidanceCache }, timed);
+  const guidanceStats = modelCache?.stats("guidance");
+  if (guidanceStats && guidanceStats.hits > 0)
+    progress(`cache: ${guidanceStats.hits} of ${guidanceStats.hits + guidanceStats.misses} tools' guidance reused`);
   const cacheStats = exampleCache.stats();
   const { hits, misses } = cacheStats;
   if (hits > 0) progress(`cache: ${hits} of ${hits + misses} tools' examples reused`);
@@ -219,9 +230,10 @@ async function readModel(
 async function guideModel(
   model: ApiModel,
   seed: number,
-  exampleCache: ExampleCache,
+  caches: Pick<GuidanceOptions, "guidanceCache"> & { exampleCache: ExampleCache },
   timed: Timed,
 ): Promise<GuidedApiModel> {
+  const { exampleCache, guidanceCache } = caches;
   const uncached = model.tools.filter((tool) => !exampleCache.has(tool.inputSchema, toolSeed(seed, tool.name)));
   if (shouldUseWorker(uncached.length)) {
     const positions = new Map(uncached.map((tool, index) => [index, tool]));
@@ -236,14 +248,16 @@ async function guideModel(
       const tool = positions.get(index)!;
       exampleCache.store(tool.inputSchema, toolSeed(seed, tool.name), outcome);
     }
-    return timed("guidance", () => addGuidance(model, { seed, exampleCache }));
+    return timed("guidance", () => addGuidance(model, { seed, exampleCache, guidanceCache }));
   }
   // One example generator compiles each input schema once: the fail-closed check and example repair share it.
   const exampleGenerator = createExampleGenerator();
   const validators = await timed("validate", () =>
     compileInputValidators({ ...model, tools: uncached }, exampleCompiler(exampleGenerator)),
   );
-  return timed("guidance", () => addGuidance(model, { seed, validators, exampleGenerator, exampleCache }));
+  return timed("guidance", () =>
+    addGuidance(model, { seed, validators, exampleGenerator, exampleCache, guidanceCache }),
+  );
 }
 
 /** The user's generation-time choices: which operations, and how they are exposed. */

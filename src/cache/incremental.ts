@@ -16,7 +16,7 @@ import type { ApiModel } from "../model/ir.js";
 import type { ModelOptions, OpenApiPrelude, OperationOutcome } from "../model/openapi.js";
 import type { SpecObject } from "../normalise/index.js";
 import type { ModelCache } from "./model-cache.js";
-import { documentKeys, pathItemFields, type DocumentKeys } from "./refs.js";
+import { documentKeys, pathItemFields, WEBHOOK_KEYS, type DocumentKeys } from "./refs.js";
 
 type Stage = <T>(stage: string, run: () => T | Promise<T>) => Promise<T>;
 
@@ -36,8 +36,8 @@ export async function buildModelCached(
         )
       : undefined;
   if (!cache || !keys) return fullPipeline(loaded, options, timed, undefined);
-  const prelude = cache.prelude(keys.prelude);
-  const hits = keys.operations.map(({ key }) => cache.operation(key));
+  const prelude = cache.get("preludes", keys.prelude);
+  const hits = keys.operations.map(({ key }) => cache.get("operations", key));
   const cold = hits.every((hit) => hit === undefined);
   if (!cold) {
     const warm = await timed("model (incremental)", () => prunedPipeline(loaded, keys, prelude, hits, options));
@@ -110,11 +110,8 @@ function modelOptions(options: ModelOptions): ModelOptions {
 }
 
 function keepAll(cache: ModelCache, keys: DocumentKeys, prelude: OpenApiPrelude, outcomes: OperationOutcome[]): void {
-  cache.keep(
-    keys.prelude,
-    prelude,
-    keys.operations.map(({ key }, index) => ({ key, outcome: outcomes[index]! })),
-  );
+  cache.keep("preludes", keys.prelude, prelude);
+  keys.operations.forEach(({ key }, index) => cache.keep("operations", key, outcomes[index]!));
 }
 
 /**
@@ -187,10 +184,10 @@ function prunedDocument(document: SpecObject, keys: DocumentKeys, misses: Docume
     if (key === "components" && isRecord(value))
       pruned[key] = value.securitySchemes === undefined ? {} : { securitySchemes: value.securitySchemes };
     else if (key === "definitions" || key === "parameters" || key === "responses") pruned[key] = {};
-    else if (key !== "paths") pruned[key] = value;
+    else if (key !== "paths" && !WEBHOOK_KEYS.includes(key)) pruned[key] = value;
   }
   const units = new Set(keys.preludeUnits);
-  for (const miss of misses) for (const unit of miss.units) units.add(unit);
+  for (const unit of keys.reach(misses.flatMap((miss) => miss.units))) units.add(unit);
   for (const unit of units) copyUnit(document, pruned, unit);
   if (isRecord(document.paths)) {
     const paths: SpecObject = {};

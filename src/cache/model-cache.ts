@@ -17,31 +17,32 @@ import { mkdir, rename, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { Diagnostic, ToolGuidance } from "../model/ir.js";
 import type { OpenApiPrelude, OperationOutcome } from "../model/openapi.js";
 
 export const MODEL_CACHE_FILE = ".guided-mcp/cache/model.json";
 /** Bump when the file layout changes. */
-const FORMAT = 1;
+const FORMAT = 2;
 
-interface CacheFile {
-  format: number;
-  code: string;
-  preludes: Record<string, OpenApiPrelude>;
-  operations: Record<string, OperationOutcome>;
+/** What the file holds, by key: the API-level prelude, each operation's model outcome, each tool's guidance. */
+export interface CacheSections {
+  preludes: OpenApiPrelude;
+  operations: OperationOutcome;
+  guidance: { guidance: ToolGuidance; diagnostics: Diagnostic[] };
 }
+type Section = keyof CacheSections;
+const SECTIONS: Section[] = ["preludes", "operations", "guidance"];
+
+type Entries = { [S in Section]: Record<string, unknown> };
 
 export interface ModelCache {
-  /** Fingerprint of the code that computes model outcomes; part of every key. */
+  /** Fingerprint of the code that computes what is cached; part of every key. */
   readonly code: string;
-  prelude(key: string): OpenApiPrelude | undefined;
-  operation(key: string): OperationOutcome | undefined;
-  /** Records what this run used or computed; only these entries are saved. */
-  keep(
-    preludeKey: string,
-    prelude: OpenApiPrelude,
-    operations: Array<{ key: string; outcome: OperationOutcome }>,
-  ): void;
-  stats(): { hits: number; misses: number };
+  get<S extends Section>(section: S, key: string): CacheSections[S] | undefined;
+  /** Records what this run used or computed (serialised now); only these entries are saved. */
+  keep<S extends Section>(section: S, key: string, value: CacheSections[S]): void;
+  /** Operations' models / tools' guidance taken from an earlier run (hits) or computed (misses). */
+  stats(section: "operations" | "guidance"): { hits: number; misses: number };
   /** Writes the kept entries, unless they are exactly what the file already holds. */
   save(): Promise<void>;
 }
@@ -50,37 +51,31 @@ export function openModelCache(projectDir: string, generatorVersion: string): Mo
   const code = codeFingerprint(generatorVersion);
   const file = join(projectDir, MODEL_CACHE_FILE);
   const previous = readCacheFile(file, code);
-  let kept: { preludes: Record<string, string>; operations: Record<string, string> } | undefined;
-  let hits = 0;
-  let misses = 0;
+  const kept = emptyEntries() as { [S in Section]: Record<string, string> };
+  const counts = { operations: { hits: 0, misses: 0 }, guidance: { hits: 0, misses: 0 } };
+  const unchanged = () =>
+    SECTIONS.every(
+      (section) =>
+        Object.keys(kept[section]).length === Object.keys(previous[section]).length &&
+        Object.keys(kept[section]).every((key) => Object.hasOwn(previous[section], key)),
+    );
   return {
     code,
-    prelude: (key) => (Object.hasOwn(previous.preludes, key) ? previous.preludes[key] : undefined),
-    operation: (key) => (Object.hasOwn(previous.operations, key) ? previous.operations[key] : undefined),
-    keep(preludeKey, prelude, operations) {
-      // Serialised now: later stages must not be able to change what is stored.
-      kept = { preludes: { [preludeKey]: JSON.stringify(prelude) }, operations: Object.create(null) };
-      hits = misses = 0;
-      for (const { key, outcome } of operations) {
-        if (Object.hasOwn(previous.operations, key)) hits++;
-        else misses++;
-        kept.operations[key] = JSON.stringify(outcome);
-      }
+    get: (section, key) =>
+      Object.hasOwn(previous[section], key) ? (previous[section][key] as CacheSections[typeof section]) : undefined,
+    keep(section: Section, key: string, value: unknown) {
+      if (section !== "preludes") counts[section][Object.hasOwn(previous[section], key) ? "hits" : "misses"]++;
+      (kept[section] as Record<string, string>)[key] = JSON.stringify(value);
     },
-    stats: () => ({ hits, misses }),
+    stats: (section) => ({ ...counts[section] }),
     async save() {
-      if (!kept) return;
-      const unchanged =
-        misses === 0 &&
-        Object.keys(previous.operations).length === hits &&
-        Object.keys(kept.preludes).every((key) => Object.hasOwn(previous.preludes, key)) &&
-        Object.keys(previous.preludes).length === 1;
-      if (unchanged) return;
-      const entries = (record: Record<string, string>) =>
-        Object.entries(record)
-          .map(([key, json]) => `${JSON.stringify(key)}:${json}`)
-          .join(",\n");
-      const text = `{"format":${FORMAT},"code":${JSON.stringify(code)},\n"preludes":{${entries(kept.preludes)}},\n"operations":{\n${entries(kept.operations)}\n}}\n`;
+      if (Object.keys(kept.operations).length === 0 && Object.keys(kept.guidance).length === 0) return;
+      if (unchanged()) return;
+      const body = SECTIONS.map((section) => {
+        const entries = Object.entries(kept[section]).map(([key, json]) => `${JSON.stringify(key)}:${json}`);
+        return `${JSON.stringify(section)}:{\n${entries.join(",\n")}\n}`;
+      });
+      const text = `{"format":${FORMAT},"code":${JSON.stringify(code)},\n${body.join(",\n")}}\n`;
       await mkdir(dirname(file), { recursive: true });
       // Write beside and rename: a crash mid-write leaves the previous cache, not half a file.
       const temporary = `${file}.${process.pid}.tmp`;
@@ -90,17 +85,20 @@ export function openModelCache(projectDir: string, generatorVersion: string): Mo
   };
 }
 
-function readCacheFile(file: string, code: string): Pick<CacheFile, "preludes" | "operations"> {
-  const empty = { preludes: {}, operations: {} };
-  if (!existsSync(file)) return empty;
+function emptyEntries(): Entries {
+  return { preludes: Object.create(null), operations: Object.create(null), guidance: Object.create(null) } as Entries;
+}
+
+function readCacheFile(file: string, code: string): Entries {
+  if (!existsSync(file)) return emptyEntries();
   try {
-    const parsed = JSON.parse(readFileSync(file, "utf8")) as Partial<CacheFile>;
+    const parsed = JSON.parse(readFileSync(file, "utf8")) as Partial<Entries> & { format?: unknown; code?: unknown };
     const isRecord = (value: unknown) => typeof value === "object" && value !== null && !Array.isArray(value);
-    if (parsed.format !== FORMAT || parsed.code !== code || !isRecord(parsed.preludes) || !isRecord(parsed.operations))
-      return empty;
-    return { preludes: parsed.preludes!, operations: parsed.operations! };
+    if (parsed.format !== FORMAT || parsed.code !== code || !SECTIONS.every((section) => isRecord(parsed[section])))
+      return emptyEntries();
+    return parsed as Entries;
   } catch {
-    return empty;
+    return emptyEntries();
   }
 }
 

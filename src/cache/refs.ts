@@ -27,15 +27,18 @@ export interface OperationKey {
   path: string;
   method: (typeof HTTP_METHODS)[number];
   key: string;
-  /** Unit pointers (`#/components/schemas/Pet`) the operation reaches. */
+  /** Unit pointers (`#/components/schemas/Pet`) the operation refers to directly (see `DocumentKeys.reach`). */
   units: string[];
 }
 
 export interface DocumentKeys {
   /** The key of everything outside `paths` that every tool depends on. */
   prelude: string;
+  /** Units reached from the top level, webhooks aside (no stage reads them; they only need to resolve, which the keys check). */
   preludeUnits: string[];
   operations: OperationKey[];
+  /** The units reached from these, transitively, sorted. */
+  reach(units: string[]): string[];
 }
 
 class Unkeyable extends Error {}
@@ -56,8 +59,9 @@ function computeKeys(document: JsonObject, salt: string): DocumentKeys {
   const units = new UnitTable(document);
   const top = topLevelPart(document);
   if (containsRefUnder(top["x-mcp"])) throw new Unkeyable();
-  const preludeUnits = units.closure(collectRefs(top));
-  const prelude = hash(`${salt}\0${JSON.stringify(top)}\0${units.describe(preludeUnits)}`);
+  const topUnits = units.unitsOf(collectRefs(top));
+  const prelude = hash(`${salt}\0${JSON.stringify(top)}\0${units.describe(topUnits)}`);
+  const preludeUnits = units.closure(units.unitsOf(collectRefs(withoutWebhooks(top))));
   const paths = document.paths;
   if (paths !== undefined && !isPlainObject(paths)) throw new Unkeyable();
   const operations: OperationKey[] = [];
@@ -71,14 +75,14 @@ function computeKeys(document: JsonObject, salt: string): DocumentKeys {
       const operation = pathItem[method];
       if (!isPlainObject(operation)) continue;
       if (containsRefUnder(operation["x-mcp"])) throw new Unkeyable();
-      const reached = units.closure([...sharedRefs, ...collectRefs(operation)]);
-      const text = `${prelude}\0${path}\0${method}\0${sharedJson}\0${JSON.stringify(operation)}\0${units.describe(reached)}`;
-      operations.push({ path, method, key: hash(text), units: reached });
+      const direct = units.unitsOf([...sharedRefs, ...collectRefs(operation)]);
+      const text = `${prelude}\0${path}\0${method}\0${sharedJson}\0${JSON.stringify(operation)}\0${units.describe(direct)}`;
+      operations.push({ path, method, key: hash(text), units: direct });
     }
   }
   // A cold run dereferences every component, so a broken `$ref` anywhere fails it: check the unreached ones too.
   units.checkUnreached();
-  return { prelude, preludeUnits, operations };
+  return { prelude, preludeUnits, operations, reach: (from) => units.closure(from) };
 }
 
 /** The document without `paths` and without the component containers' entries (security schemes stay: every tool reads them). */
@@ -91,6 +95,13 @@ function topLevelPart(document: JsonObject): JsonObject {
     else if (!(key in UNIT_DEPTH)) top[key] = value;
   }
   return top;
+}
+
+/** Top-level webhooks (3.1 `webhooks`, the `x-webhooks` of 3.0 specs such as GitHub's) never become tools. */
+export const WEBHOOK_KEYS = ["webhooks", "x-webhooks"];
+
+export function withoutWebhooks(top: JsonObject): JsonObject {
+  return Object.fromEntries(Object.entries(top).filter(([key]) => !WEBHOOK_KEYS.includes(key)));
 }
 
 /** A path item's own fields (everything but its operations). */
@@ -130,23 +141,39 @@ function decodeToken(token: string): string {
   }
 }
 
-/** Each unit's hash and direct references, computed once per run. */
+/**
+ * Each unit's own hash and references, and its deep hash: one per strongly
+ * connected group of units (recursive schemas refer to each other), covering
+ * the group's members and the deep hashes of everything they refer to. So an
+ * operation's key needs only the deep hashes of the units it names directly.
+ */
 class UnitTable {
-  private readonly seen = new Map<string, { hash: string; refs: string[] }>();
+  private readonly own = new Map<string, { hash: string; successors: string[] }>();
+  private readonly deep = new Map<string, string>();
 
   constructor(private readonly document: JsonObject) {}
 
-  /** The units reached from `refs`, transitively, sorted. */
-  closure(refs: string[]): string[] {
+  /** The distinct units of some `$ref`s, sorted; refuses refs it cannot follow faithfully. */
+  unitsOf(refs: string[]): string[] {
+    return [...new Set(refs.map((ref) => this.unitOf(ref)))].sort();
+  }
+
+  /** The units reached from `start`, transitively, sorted. */
+  closure(start: string[]): string[] {
     const reached = new Set<string>();
-    const queue = refs.map((ref) => this.unitOf(ref));
+    const queue = [...start];
     while (queue.length > 0) {
       const unit = queue.pop()!;
       if (reached.has(unit)) continue;
       reached.add(unit);
-      for (const ref of this.info(unit).refs) queue.push(this.unitOf(ref));
+      queue.push(...this.info(unit).successors);
     }
     return [...reached].sort();
+  }
+
+  /** Names and deep hashes of units: what a key needs to cover everything they reach. */
+  describe(units: string[]): string {
+    return units.map((unit) => `${unit} ${this.deepHash(unit)}`).join("\n");
   }
 
   /** Throws Unkeyable when a component no operation reaches holds a `$ref` that cannot be followed. */
@@ -160,30 +187,77 @@ class UnitTable {
     }
   }
 
-  describe(units: string[]): string {
-    return units.map((unit) => `${unit} ${this.info(unit).hash}`).join("\n");
-  }
-
-  /** The unit a `$ref` falls in; refuses refs it cannot follow faithfully. */
   private unitOf(ref: string): string {
     if (!ref.startsWith("#")) throw new Unkeyable();
     const tokens = ref === "#" || ref === "#/" ? [] : ref.slice(2).split("/").map(decodeToken);
     if (tokens.length === 0 || tokens[0] === "paths") throw new Unkeyable();
-    if (!resolves(this.document, tokens)) throw new Unkeyable();
+    if (valueAt(this.document, tokens) === undefined) throw new Unkeyable();
     const depth = UNIT_DEPTH[tokens[0]!] ?? 1;
     return "#/" + tokens.slice(0, depth).map(encodeToken).join("/");
   }
 
-  private info(unit: string): { hash: string; refs: string[] } {
-    let known = this.seen.get(unit);
+  private info(unit: string): { hash: string; successors: string[] } {
+    let known = this.own.get(unit);
     if (!known) {
-      const tokens = unit.slice(2).split("/").map(decodeToken);
-      const value = valueAt(this.document, tokens);
-      // A whole top-level part (depth 1) is hashed with the prelude already; its refs still count.
-      known = { hash: hash(JSON.stringify(value) ?? "undefined"), refs: collectRefs(value) };
-      this.seen.set(unit, known);
+      const value = valueAt(this.document, unit.slice(2).split("/").map(decodeToken));
+      known = { hash: hash(JSON.stringify(value) ?? "undefined"), successors: this.unitsOf(collectRefs(value)) };
+      this.own.set(unit, known);
     }
     return known;
+  }
+
+  /** Tarjan's algorithm, iterative; a group's hash is set once all groups it refers to have theirs. */
+  private deepHash(start: string): string {
+    const done = this.deep.get(start);
+    if (done) return done;
+    const index = new Map<string, number>();
+    const low = new Map<string, number>();
+    const stack: string[] = [];
+    const onStack = new Set<string>();
+    const work: Array<{ unit: string; next: number }> = [];
+    const visit = (unit: string) => {
+      index.set(unit, index.size);
+      low.set(unit, index.get(unit)!);
+      stack.push(unit);
+      onStack.add(unit);
+      work.push({ unit, next: 0 });
+    };
+    visit(start);
+    while (work.length > 0) {
+      const frame = work[work.length - 1]!;
+      const successors = this.info(frame.unit).successors;
+      if (frame.next < successors.length) {
+        const successor = successors[frame.next++]!;
+        if (this.deep.has(successor)) continue;
+        if (!index.has(successor)) visit(successor);
+        else if (onStack.has(successor)) low.set(frame.unit, Math.min(low.get(frame.unit)!, index.get(successor)!));
+        continue;
+      }
+      work.pop();
+      const parent = work[work.length - 1];
+      if (parent) low.set(parent.unit, Math.min(low.get(parent.unit)!, low.get(frame.unit)!));
+      if (low.get(frame.unit) === index.get(frame.unit)) this.closeGroup(frame.unit, stack, onStack);
+    }
+    return this.deep.get(start)!;
+  }
+
+  private closeGroup(root: string, stack: string[], onStack: Set<string>): void {
+    const members: string[] = [];
+    let unit: string;
+    do {
+      unit = stack.pop()!;
+      onStack.delete(unit);
+      members.push(unit);
+    } while (unit !== root);
+    members.sort();
+    const inGroup = new Set(members);
+    const outside = new Set<string>();
+    for (const member of members)
+      for (const successor of this.info(member).successors)
+        if (!inGroup.has(successor)) outside.add(`${successor} ${this.deep.get(successor)!}`);
+    const own = members.map((member) => `${member} ${this.info(member).hash}`).join("\n");
+    const groupHash = hash(`${own}\0${[...outside].sort().join("\n")}`);
+    for (const member of members) this.deep.set(member, groupHash);
   }
 }
 
@@ -199,8 +273,4 @@ function valueAt(document: JsonObject, tokens: string[]): unknown {
     else return undefined;
   }
   return node;
-}
-
-function resolves(document: JsonObject, tokens: string[]): boolean {
-  return valueAt(document, tokens) !== undefined;
 }
