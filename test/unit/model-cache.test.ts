@@ -1,0 +1,146 @@
+/**
+ * Incremental regeneration through the per-operation model cache and the
+ * per-tool guidance cache (src/cache/): a warm regeneration writes exactly what
+ * a cold generation writes, recomputes only what an edit reaches, and a
+ * corrupt cache or --check never changes the outcome.
+ */
+import { cpSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { describe, expect, it } from "vitest";
+import { parse as parseYaml } from "yaml";
+import { CACHE_DIR } from "../../src/cache/index.js";
+import { MODEL_CACHE_FILE, openModelCache } from "../../src/cache/model-cache.js";
+import { generate, generatorVersion } from "../../src/generate.js";
+import { SAMPLES } from "../helpers/pipeline.js";
+
+/** Every generated file except the cache, the manifest (it records the spec's hash) and the changelog (it records the edit). */
+function projectFiles(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (current: string): void => {
+    for (const entry of readdirSync(current)) {
+      const full = join(current, entry);
+      const path = relative(dir, full);
+      if (path === CACHE_DIR || path === ".guided-mcp/manifest.json" || path === "CHANGELOG.md") continue;
+      if (statSync(full).isDirectory()) walk(full);
+      else out[path] = readFileSync(full, "utf8");
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+/** A copy of the samples folder (external `$ref`s resolve inside it). */
+function samplesCopy(): string {
+  const dir = mkdtempSync(join(tmpdir(), "cgm-model-cache-"));
+  cpSync(SAMPLES, join(dir, "samples"), { recursive: true });
+  return join(dir, "samples");
+}
+
+type Document = { paths: Record<string, Record<string, Record<string, unknown>>> } & Record<string, unknown>;
+
+/** Rewrites a spec (as JSON, which the loader reads whatever the file is called) after `edit`. */
+function editSpec(spec: string, edit: (document: Document) => void): void {
+  const text = readFileSync(spec, "utf8");
+  const document = (spec.endsWith(".json") ? JSON.parse(text) : parseYaml(text)) as Document;
+  edit(document);
+  writeFileSync(spec, JSON.stringify(document, null, 2));
+}
+
+/** Appends to the first operation's summary (or description). */
+function editFirstSummary(document: Document): void {
+  for (const item of Object.values(document.paths))
+    for (const operation of Object.values(item)) {
+      if (typeof operation !== "object" || operation === null) continue;
+      const field = typeof operation["summary"] === "string" ? "summary" : "description";
+      operation[field] = `${String(operation[field] ?? "")} (edited)`;
+      return;
+    }
+}
+
+/** Generates `spec` warm into `warmOut` (already generated from the unedited spec) and cold into a new folder; returns both. */
+async function warmAndCold(spec: string, warmOut: string) {
+  const warm = await generate({ from: spec, out: warmOut });
+  const coldOut = `${warmOut}-cold`;
+  const cold = await generate({ from: spec, out: coldOut });
+  return { warm, cold, warmFiles: projectFiles(warmOut), coldFiles: projectFiles(coldOut) };
+}
+
+describe("model and guidance cache", () => {
+  const samples: Array<[string, { keyed: boolean }]> = [
+    ["petstore.yaml", { keyed: true }],
+    ["catalogue.yaml", { keyed: true }],
+    ["inventory-swagger2.json", { keyed: true }],
+    // External file $refs: the model always takes the full pipeline (the referenced file is not keyed); guidance is still cached.
+    ["library-openapi31.yaml", { keyed: false }],
+  ];
+
+  it.each(samples)("%s: a warm regeneration after a summary edit equals a cold generation", async (name, { keyed }) => {
+    const dir = samplesCopy();
+    const spec = join(dir, name);
+    const out = join(dir, "..", "out");
+    const first = await generate({ from: spec, out });
+    const tools = first.model.tools.length;
+    expect(first.modelCache).toEqual({ hits: 0, misses: keyed ? tools : 0 });
+
+    const unchanged = await generate({ from: spec, out });
+    expect(unchanged.modelCache).toEqual({ hits: keyed ? tools : 0, misses: 0 });
+    expect(unchanged.write.plan.every((file) => file.action === "unchanged" || file.action === "keep-user")).toBe(true);
+
+    editSpec(spec, editFirstSummary);
+    const { warm, cold, warmFiles, coldFiles } = await warmAndCold(spec, out);
+    expect(warm.modelCache).toEqual({ hits: keyed ? tools - 1 : 0, misses: keyed ? 1 : 0 });
+    expect(warm.report?.changes.length).toBe(1);
+    expect(warmFiles).toEqual(coldFiles);
+    expect(warm.diagnostics).toEqual(cold.diagnostics);
+  });
+
+  it("recomputes the operations a changed component reaches, and only those", async () => {
+    const dir = samplesCopy();
+    const spec = join(dir, "petstore.yaml");
+    const out = join(dir, "..", "out");
+    const first = await generate({ from: spec, out });
+    const tools = first.model.tools.length;
+    let reaching = 0;
+    editSpec(spec, (document) => {
+      const schemas = (document["components"] as { schemas: Record<string, Record<string, unknown>> }).schemas;
+      const [schemaName, schema] = Object.entries(schemas)[0]!;
+      schema["description"] = `${String(schema["description"] ?? "")} (edited)`;
+      reaching = JSON.stringify(document.paths).split(`"#/components/schemas/${schemaName}"`).length - 1;
+    });
+    expect(reaching).toBeGreaterThan(0);
+    const { warm, warmFiles, coldFiles } = await warmAndCold(spec, out);
+    expect(warm.modelCache!.misses).toBeGreaterThan(0);
+    expect(warm.modelCache!.misses).toBeLessThan(tools);
+    expect(warm.modelCache!.hits + warm.modelCache!.misses).toBe(tools);
+    expect(warmFiles).toEqual(coldFiles);
+  });
+
+  it("ignores a corrupt or foreign cache file, and --check leaves it as it is", async () => {
+    const dir = samplesCopy();
+    const spec = join(dir, "petstore.yaml");
+    const out = join(dir, "..", "out");
+    await generate({ from: spec, out });
+    const cacheFile = join(out, MODEL_CACHE_FILE);
+    for (const content of ["{ not json", JSON.stringify({ format: 2, code: "someone else", operations: {} })]) {
+      writeFileSync(cacheFile, content);
+      const again = await generate({ from: spec, out });
+      expect(again.modelCache!.hits).toBe(0);
+      expect(again.write.plan.every((file) => file.action === "unchanged" || file.action === "keep-user")).toBe(true);
+    }
+
+    const before = readFileSync(cacheFile, "utf8");
+    editSpec(spec, editFirstSummary);
+    const check = await generate({ from: spec, out, check: true });
+    expect(check.stale).toContain("data/tools.json");
+    expect(check.modelCache!.hits).toBeGreaterThan(0);
+    expect(readFileSync(cacheFile, "utf8")).toBe(before);
+  });
+
+  it("is keyed by the generator: another version finds nothing", () => {
+    const dir = mkdtempSync(join(tmpdir(), "cgm-model-cache-code-"));
+    const version = generatorVersion();
+    expect(openModelCache(dir, version).code).toBe(openModelCache(dir, version).code);
+    expect(openModelCache(dir, `${version}-next`).code).not.toBe(openModelCache(dir, version).code);
+  });
+});
