@@ -137,6 +137,33 @@ describe("model and guidance cache", () => {
     expect(readFileSync(cacheFile, "utf8")).toBe(before);
   });
 
+  it("stores nothing for an API where an operation adds a security scheme (later operations depend on it)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cgm-model-cache-google-"));
+    const spec = join(dir, "api.json");
+    const operation = (id: string) => ({
+      operationId: id,
+      summary: id,
+      parameters: ["key", "access_token"].map((name) => ({ name, in: "query", schema: { type: "string" } })),
+      responses: { "200": { description: "ok" } },
+    });
+    const document = {
+      openapi: "3.1.0",
+      info: { title: "Google-style", version: "1" },
+      components: { securitySchemes: { oauth: { type: "http", scheme: "bearer" } } },
+      security: [{ oauth: [] }],
+      paths: { "/a": { get: operation("listA") }, "/b": { get: operation("listB") } },
+    };
+    writeFileSync(spec, JSON.stringify(document));
+    const out = join(dir, "out");
+    const first = await generate({ from: spec, out });
+    expect(first.model.api.securitySchemes.map((scheme) => scheme.name)).toContain("api_key");
+    expect(first.modelCache).toEqual({ hits: 0, misses: 0 });
+    editSpec(spec, editFirstSummary);
+    const { warm, warmFiles, coldFiles } = await warmAndCold(spec, out);
+    expect(warm.modelCache).toEqual({ hits: 0, misses: 0 });
+    expect(warmFiles).toEqual(coldFiles);
+  });
+
   it("is keyed by the generator: another version finds nothing", () => {
     const dir = mkdtempSync(join(tmpdir(), "cgm-model-cache-code-"));
     const version = generatorVersion();
