@@ -80,6 +80,8 @@ export interface GenerateResult {
   exampleCache: { hits: number; misses: number };
   /** Operations whose model came from the project's cache (hits) or was computed (misses); absent without a cache. */
   modelCache?: { hits: number; misses: number };
+  /** Tools whose guidance came from the project's cache (hits) or was computed (misses); absent without a cache. */
+  guidanceCache?: { hits: number; misses: number };
   /** With `check`: generated files that still hold merge conflict markers (also counted in `stale`). */
   conflicted?: string[];
 }
@@ -166,6 +168,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
       conflicted,
       exampleCache: cacheStats,
       ...(modelStats ? { modelCache: modelStats } : {}),
+      ...(guidanceStats ? { guidanceCache: guidanceStats } : {}),
       ...(report ? { report, reportText } : {}),
     };
   }
@@ -189,6 +192,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     timings,
     exampleCache: cacheStats,
     ...(modelStats ? { modelCache: modelStats } : {}),
+    ...(guidanceStats ? { guidanceCache: guidanceStats } : {}),
     ...(report ? { report, reportText } : {}),
   };
 }

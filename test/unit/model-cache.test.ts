@@ -12,7 +12,9 @@ import { parse as parseYaml } from "yaml";
 import { CACHE_DIR } from "../../src/cache/index.js";
 import { MODEL_CACHE_FILE, openModelCache } from "../../src/cache/model-cache.js";
 import { generate, generatorVersion } from "../../src/generate.js";
-import { SAMPLES } from "../helpers/pipeline.js";
+import { addGuidance } from "../../src/guidance/index.js";
+import type { ApiModel } from "../../src/model/ir.js";
+import { modelFrom, SAMPLES } from "../helpers/pipeline.js";
 
 /** Every generated file except the cache, the manifest (it records the spec's hash) and the changelog (it records the edit). */
 function projectFiles(dir: string): Record<string, string> {
@@ -90,6 +92,8 @@ describe("model and guidance cache", () => {
     editSpec(spec, editFirstSummary);
     const { warm, cold, warmFiles, coldFiles } = await warmAndCold(spec, out);
     expect(warm.modelCache).toEqual({ hits: keyed ? tools - 1 : 0, misses: keyed ? 1 : 0 });
+    // Guidance does not depend on texts: a summary edit reuses every tool's.
+    expect(warm.guidanceCache).toEqual({ hits: tools, misses: 0 });
     expect(warm.report?.changes.length).toBe(1);
     expect(warmFiles).toEqual(coldFiles);
     expect(warm.diagnostics).toEqual(cold.diagnostics);
@@ -163,6 +167,24 @@ describe("model and guidance cache", () => {
     expect(warm.modelCache).toEqual({ hits: 0, misses: 0 });
     expect(warmFiles).toEqual(coldFiles);
   });
+
+  it.each(["petstore.yaml", "catalogue.yaml", "inventory-swagger2.json"])(
+    "%s: guidance never reads a tool's description or title (the guidance cache's keys leave them out)",
+    async (name) => {
+      const model = await modelFrom(join(SAMPLES, name));
+      const retitled = {
+        ...model,
+        tools: model.tools.map((tool, index) => ({
+          ...tool,
+          description: `Something else entirely ${index}`,
+          title: `Other title ${index}`,
+          annotations: { ...tool.annotations, title: `Other title ${index}` },
+        })),
+      };
+      const guidance = (input: ApiModel) => addGuidance(input).tools.map((tool) => tool.guidance);
+      expect(guidance(retitled)).toEqual(guidance(model));
+    },
+  );
 
   it("is keyed by the generator: another version finds nothing", () => {
     const dir = mkdtempSync(join(tmpdir(), "cgm-model-cache-code-"));
