@@ -22,7 +22,7 @@ import type { OpenApiPrelude, OperationOutcome } from "../model/openapi.js";
 
 export const MODEL_CACHE_FILE = ".guided-mcp/cache/model.json";
 /** Bump when the file layout changes. */
-const FORMAT = 2;
+const FORMAT = 3;
 
 /** What the file holds, by key: the API-level prelude, each operation's model outcome, each tool's guidance. */
 export interface CacheSections {
@@ -33,7 +33,8 @@ export interface CacheSections {
 type Section = keyof CacheSections;
 const SECTIONS: Section[] = ["preludes", "operations", "guidance"];
 
-type Entries = { [S in Section]: Record<string, unknown> };
+/** Entries as JSON text: parsed only when used, and written back as they were read. */
+type Entries = Record<Section, Map<string, string>>;
 
 export interface ModelCache {
   /** Fingerprint of the code that computes what is cached; part of every key. */
@@ -47,56 +48,76 @@ export interface ModelCache {
   save(): Promise<void>;
 }
 
+/**
+ * Opens the project's model cache. The file is one JSON header line, then one
+ * line per entry: `section <tab> key <tab> JSON` (JSON text never holds a raw
+ * tab or newline).
+ */
 export function openModelCache(projectDir: string, generatorVersion: string): ModelCache {
   const code = codeFingerprint(generatorVersion);
   const file = join(projectDir, MODEL_CACHE_FILE);
   const previous = readCacheFile(file, code);
-  const kept = emptyEntries() as { [S in Section]: Record<string, string> };
+  const kept = emptyEntries();
   const counts = { operations: { hits: 0, misses: 0 }, guidance: { hits: 0, misses: 0 } };
   const unchanged = () =>
     SECTIONS.every(
       (section) =>
-        Object.keys(kept[section]).length === Object.keys(previous[section]).length &&
-        Object.keys(kept[section]).every((key) => Object.hasOwn(previous[section], key)),
+        kept[section].size === previous[section].size &&
+        [...kept[section].keys()].every((key) => previous[section].has(key)),
     );
   return {
     code,
-    get: (section, key) =>
-      Object.hasOwn(previous[section], key) ? (previous[section][key] as CacheSections[typeof section]) : undefined,
+    get(section, key) {
+      const text = previous[section].get(key);
+      if (text === undefined) return undefined;
+      try {
+        return JSON.parse(text) as CacheSections[typeof section];
+      } catch {
+        // A damaged entry (say, a file cut short) is a miss, and is not written back.
+        previous[section].delete(key);
+        return undefined;
+      }
+    },
     keep(section: Section, key: string, value: unknown) {
-      if (section !== "preludes") counts[section][Object.hasOwn(previous[section], key) ? "hits" : "misses"]++;
-      (kept[section] as Record<string, string>)[key] = JSON.stringify(value);
+      // A key stands for its value, so an entry read from the file is written back as it was.
+      const known = previous[section].get(key);
+      if (section !== "preludes") counts[section][known === undefined ? "misses" : "hits"]++;
+      kept[section].set(key, known ?? JSON.stringify(value));
     },
     stats: (section) => ({ ...counts[section] }),
     async save() {
-      if (Object.keys(kept.operations).length === 0 && Object.keys(kept.guidance).length === 0) return;
+      if (kept.operations.size === 0 && kept.guidance.size === 0) return;
       if (unchanged()) return;
-      const body = SECTIONS.map((section) => {
-        const entries = Object.entries(kept[section]).map(([key, json]) => `${JSON.stringify(key)}:${json}`);
-        return `${JSON.stringify(section)}:{\n${entries.join(",\n")}\n}`;
-      });
-      const text = `{"format":${FORMAT},"code":${JSON.stringify(code)},\n${body.join(",\n")}}\n`;
+      const lines = [JSON.stringify({ format: FORMAT, code })];
+      for (const section of SECTIONS)
+        for (const [key, json] of kept[section]) lines.push(`${section}\t${key}\t${json}`);
       await mkdir(dirname(file), { recursive: true });
       // Write beside and rename: a crash mid-write leaves the previous cache, not half a file.
       const temporary = `${file}.${process.pid}.tmp`;
-      await writeFile(temporary, text);
+      await writeFile(temporary, lines.join("\n") + "\n");
       await rename(temporary, file);
     },
   };
 }
 
 function emptyEntries(): Entries {
-  return { preludes: Object.create(null), operations: Object.create(null), guidance: Object.create(null) } as Entries;
+  return { preludes: new Map(), operations: new Map(), guidance: new Map() };
 }
 
 function readCacheFile(file: string, code: string): Entries {
-  if (!existsSync(file)) return emptyEntries();
+  const entries = emptyEntries();
+  if (!existsSync(file)) return entries;
   try {
-    const parsed = JSON.parse(readFileSync(file, "utf8")) as Partial<Entries> & { format?: unknown; code?: unknown };
-    const isRecord = (value: unknown) => typeof value === "object" && value !== null && !Array.isArray(value);
-    if (parsed.format !== FORMAT || parsed.code !== code || !SECTIONS.every((section) => isRecord(parsed[section])))
-      return emptyEntries();
-    return parsed as Entries;
+    const lines = readFileSync(file, "utf8").split("\n");
+    const header = JSON.parse(lines[0] ?? "") as { format?: unknown; code?: unknown };
+    if (header.format !== FORMAT || header.code !== code) return entries;
+    for (const line of lines.slice(1)) {
+      if (line === "") continue;
+      const [section, key, json] = line.split("\t", 3) as [Section, string, string | undefined];
+      if (json === undefined || !SECTIONS.includes(section)) return emptyEntries();
+      entries[section].set(key, json);
+    }
+    return entries;
   } catch {
     return emptyEntries();
   }

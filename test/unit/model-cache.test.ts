@@ -126,10 +126,18 @@ describe("model and guidance cache", () => {
     const out = join(dir, "..", "out");
     await generate({ from: spec, out });
     const cacheFile = join(out, MODEL_CACHE_FILE);
-    for (const content of ["{ not json", JSON.stringify({ format: 2, code: "someone else", operations: {} })]) {
+    const whole = readFileSync(cacheFile, "utf8");
+    const cutShort = whole.slice(0, whole.lastIndexOf("operations\t") + 80);
+    const damaged = [
+      { content: "{ not json", hits: 0 },
+      { content: JSON.stringify({ format: 3, code: "someone else" }) + "\n", hits: 0 },
+      // The last operation's entry is cut in the middle of its JSON: that one operation misses.
+      { content: cutShort, hits: (await generate({ from: spec, out, check: true })).modelCache!.hits - 1 },
+    ];
+    for (const { content, hits } of damaged) {
       writeFileSync(cacheFile, content);
       const again = await generate({ from: spec, out });
-      expect(again.modelCache!.hits).toBe(0);
+      expect(again.modelCache!.hits).toBe(hits);
       expect(again.write.plan.every((file) => file.action === "unchanged" || file.action === "keep-user")).toBe(true);
     }
 
