@@ -128,7 +128,7 @@ function codeFingerprint(generatorVersion: string): string {
   const hash = createHash("sha256");
   hash.update(`model-cache ${FORMAT}\0generator ${generatorVersion}\0`);
   const require = createRequire(import.meta.url);
-  for (const name of ["@scalar/openapi-parser", "@apidevtools/json-schema-ref-parser"]) {
+  for (const name of ["@scalar/openapi-upgrader", "@apidevtools/json-schema-ref-parser"]) {
     const pkg = JSON.parse(readFileSync(packageJsonOf(require, name), "utf8")) as { version: string };
     hash.update(`${name} ${pkg.version}\0`);
   }

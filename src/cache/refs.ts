@@ -181,13 +181,37 @@ class UnitTable {
     for (const [container, depth] of Object.entries(UNIT_DEPTH)) {
       const value = this.document[container];
       if (!isPlainObject(value)) continue;
-      const entries =
-        depth === 3 ? Object.values(value).filter(isPlainObject).flatMap(Object.values) : Object.values(value);
-      for (const entry of entries) for (const ref of collectRefs(entry)) this.unitOf(ref);
+      const groups: Array<[string, unknown]> =
+        depth === 3
+          ? Object.entries(value).flatMap(([group, members]) =>
+              isPlainObject(members)
+                ? Object.entries(members).map(([name, member]): [string, unknown] => [
+                    `${encodeToken(group)}/${encodeToken(name)}`,
+                    member,
+                  ])
+                : [],
+            )
+          : Object.entries(value).map(([name, member]): [string, unknown] => [encodeToken(name), member]);
+      for (const [name, entry] of groups) {
+        // A unit already hashed had its refs checked then.
+        if (this.own.has(`#/${container}/${name}`)) continue;
+        for (const ref of collectRefs(entry)) this.unitOf(ref);
+      }
     }
   }
 
+  private readonly units = new Map<string, string>();
+
   private unitOf(ref: string): string {
+    let unit = this.units.get(ref);
+    if (unit === undefined) {
+      unit = this.findUnit(ref);
+      this.units.set(ref, unit);
+    }
+    return unit;
+  }
+
+  private findUnit(ref: string): string {
     if (!ref.startsWith("#")) throw new Unkeyable();
     const tokens = ref === "#" || ref === "#/" ? [] : ref.slice(2).split("/").map(decodeToken);
     if (tokens.length === 0 || tokens[0] === "paths") throw new Unkeyable();
