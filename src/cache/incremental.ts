@@ -32,7 +32,7 @@ export async function buildModelCached(
   const keys =
     cache && openapi
       ? await timed("cache keys", () =>
-          documentKeys(document, `${cache.code}\0${loaded.location}\0${options.name ?? ""}`),
+          documentKeys(document, `${cache.code}\0${locationSalt(loaded)}\0${options.name ?? ""}`),
         )
       : undefined;
   if (!cache || !keys) return fullPipeline(loaded, options, timed, undefined);
@@ -55,6 +55,15 @@ export async function buildModelCached(
       keys,
     },
   );
+}
+
+/**
+ * Where the spec was read from matters to the model only for a spec fetched
+ * over http(s) (relative server URLs resolve against it); a local file's path
+ * does not, so a copy of the spec elsewhere still hits.
+ */
+function locationSalt(loaded: LoadedSpec): string {
+  return /^https?:/i.test(loaded.location) ? loaded.location : "file";
 }
 
 function isOpenApi(document: unknown): boolean {

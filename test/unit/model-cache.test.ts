@@ -194,6 +194,16 @@ describe("model and guidance cache", () => {
     },
   );
 
+  it("still hits when the same spec is read from another local path", async () => {
+    const dir = samplesCopy();
+    const out = join(dir, "..", "out");
+    const first = await generate({ from: join(dir, "petstore.yaml"), out });
+    const elsewhere = join(dir, "..", "moved.yaml");
+    cpSync(join(dir, "petstore.yaml"), elsewhere);
+    const moved = await generate({ from: elsewhere, out });
+    expect(moved.modelCache).toEqual({ hits: first.modelCache!.misses, misses: 0 });
+  });
+
   it("is keyed by the generator: another version finds nothing", () => {
     const dir = mkdtempSync(join(tmpdir(), "cgm-model-cache-code-"));
     const version = generatorVersion();
