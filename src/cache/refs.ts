@@ -59,8 +59,9 @@ function computeKeys(document: JsonObject, salt: string): DocumentKeys {
   const units = new UnitTable(document);
   const top = topLevelPart(document);
   if (containsRefUnder(top["x-mcp"])) throw new Unkeyable();
-  const topUnits = units.unitsOf(collectRefs(top));
-  const prelude = hash(`${salt}\0${JSON.stringify(top)}\0${units.describe(topUnits)}`);
+  const topJson = JSON.stringify(top);
+  const topUnits = units.unitsOf(refsInJson(topJson));
+  const prelude = hash(`${salt}\0${topJson}\0${units.describe(topUnits)}`);
   const preludeUnits = units.closure(units.unitsOf(collectRefs(withoutWebhooks(top))));
   const paths = document.paths;
   if (paths !== undefined && !isPlainObject(paths)) throw new Unkeyable();
@@ -70,13 +71,14 @@ function computeKeys(document: JsonObject, salt: string): DocumentKeys {
     if ("$ref" in pathItem || containsRefUnder(pathItem["x-mcp"])) throw new Unkeyable();
     const shared = pathItemFields(pathItem);
     const sharedJson = JSON.stringify(shared);
-    const sharedRefs = collectRefs(shared);
+    const sharedRefs = refsInJson(sharedJson);
     for (const method of HTTP_METHODS) {
       const operation = pathItem[method];
       if (!isPlainObject(operation)) continue;
       if (containsRefUnder(operation["x-mcp"])) throw new Unkeyable();
-      const direct = units.unitsOf([...sharedRefs, ...collectRefs(operation)]);
-      const text = `${prelude}\0${path}\0${method}\0${sharedJson}\0${JSON.stringify(operation)}\0${units.describe(direct)}`;
+      const operationJson = JSON.stringify(operation);
+      const direct = units.unitsOf([...sharedRefs, ...refsInJson(operationJson)]);
+      const text = `${prelude}\0${path}\0${method}\0${sharedJson}\0${operationJson}\0${units.describe(direct)}`;
       operations.push({ path, method, key: hash(text), units: direct });
     }
   }
@@ -116,19 +118,21 @@ function containsRefUnder(value: unknown): boolean {
   return value !== undefined && collectRefs(value).length > 0;
 }
 
-/** Every `$ref` string under a value (iterative: specs nest deeply). */
+/** Every `$ref` string under a value. */
 function collectRefs(value: unknown): string[] {
+  return refsInJson(JSON.stringify(value) ?? "");
+}
+
+/**
+ * Every `$ref` string in JSON text: the `"$ref":"…"` members. Inside a JSON
+ * string a quote is always escaped, so string content never matches; reading
+ * the text JSON.stringify made is much faster than walking the objects.
+ */
+function refsInJson(json: string): string[] {
   const refs: string[] = [];
-  const stack: unknown[] = [value];
-  while (stack.length > 0) {
-    const node = stack.pop();
-    if (Array.isArray(node)) stack.push(...node);
-    else if (isPlainObject(node)) {
-      for (const [key, child] of Object.entries(node)) {
-        if (key === "$ref" && typeof child === "string") refs.push(child);
-        else if (typeof child === "object" && child !== null) stack.push(child);
-      }
-    }
+  for (const match of json.matchAll(/"\$ref":"((?:[^"\\]|\\.)*)"/g)) {
+    const raw = match[1]!;
+    refs.push(raw.includes("\\") ? (JSON.parse(`"${raw}"`) as string) : raw);
   }
   return refs;
 }
@@ -195,7 +199,7 @@ class UnitTable {
       for (const [name, entry] of groups) {
         // A unit already hashed had its refs checked then.
         if (this.own.has(`#/${container}/${name}`)) continue;
-        for (const ref of collectRefs(entry)) this.unitOf(ref);
+        for (const ref of refsInJson(JSON.stringify(entry) ?? "")) this.unitOf(ref);
       }
     }
   }
@@ -224,7 +228,8 @@ class UnitTable {
     let known = this.own.get(unit);
     if (!known) {
       const value = valueAt(this.document, unit.slice(2).split("/").map(decodeToken));
-      known = { hash: hash(JSON.stringify(value) ?? "undefined"), successors: this.unitsOf(collectRefs(value)) };
+      const json = JSON.stringify(value) ?? "undefined";
+      known = { hash: hash(json), successors: this.unitsOf(refsInJson(json)) };
       this.own.set(unit, known);
     }
     return known;
