@@ -13,7 +13,7 @@
  */
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { mkdir, rename, writeFile } from "node:fs/promises";
+import { mkdir, open, rename } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -88,16 +88,32 @@ export function openModelCache(projectDir: string, generatorVersion: string): Mo
     async save() {
       if (kept.operations.size === 0 && kept.guidance.size === 0) return;
       if (unchanged()) return;
-      const lines = [JSON.stringify({ format: FORMAT, code })];
-      for (const section of SECTIONS)
-        for (const [key, json] of kept[section]) lines.push(`${section}\t${key}\t${json}`);
       await mkdir(dirname(file), { recursive: true });
       // Write beside and rename: a crash mid-write leaves the previous cache, not half a file.
       const temporary = `${file}.${process.pid}.tmp`;
-      await writeFile(temporary, lines.join("\n") + "\n");
+      await writeLines(temporary, JSON.stringify({ format: FORMAT, code }), kept);
       await rename(temporary, file);
     },
   };
+}
+
+/** Streams the entries out in chunks: Graph's cache is ~100 MB, too much to join into one more string. */
+async function writeLines(path: string, header: string, entries: Entries): Promise<void> {
+  const handle = await open(path, "w");
+  try {
+    let chunk = header + "\n";
+    for (const section of SECTIONS)
+      for (const [key, json] of entries[section]) {
+        chunk += `${section}\t${key}\t${json}\n`;
+        if (chunk.length > 1 << 20) {
+          await handle.write(chunk);
+          chunk = "";
+        }
+      }
+    await handle.write(chunk);
+  } finally {
+    await handle.close();
+  }
 }
 
 function emptyEntries(): Entries {

@@ -17,7 +17,7 @@ import type {
   ToolAnnotations,
   ToolModel,
 } from "./ir.js";
-import { argName, assignUniqueNames, baseToolName, envName, packageSlug, uniqueKey } from "./names.js";
+import { argName, assignUniqueNames, baseToolName, uniqueKey } from "./names.js";
 import { RESERVED_TOOL_NAMES } from "../../templates/server/src/runtime/call/types.js";
 import { toBoundedJsonSchema, type SchemaContext } from "./schema.js";
 import { htmlToMarkdown } from "./spec-cleanup.js";
@@ -33,8 +33,12 @@ import {
   type RawParameter,
 } from "./parameters.js";
 import { bodyAllowed, buildBody } from "./request-body.js";
-import { readBaseUrl, readLogo, readSecurity, readSecuritySchemes } from "./api-info.js";
+import { readSecurity } from "./api-info.js";
 import { mergeOverrides, readMcpExtension, type McpOverride } from "./overrides.js";
+import { openApiPrelude, type ModelOptions, type OpenApiPrelude } from "./prelude.js";
+
+export { apiIdentity, openApiPrelude } from "./prelude.js";
+export type { ModelOptions, OpenApiPrelude } from "./prelude.js";
 import { successResponse } from "./responses.js";
 
 /** `info` and `read_response` are the generated server's own tools: an API tool with such a base name gets `_op`. */
@@ -42,26 +46,11 @@ export function unreservedName(base: string): string {
   return RESERVED_TOOL_NAMES.includes(base) ? `${base}_op` : base;
 }
 
-export interface ModelOptions {
-  /** Overrides the server name derived from `info.title`. */
-  name?: string;
-  inputDepth?: number;
-  outputDepth?: number;
-  /** Size budget of one response schema in tools/list (characters of JSON). */
-  outputSchemaChars?: number;
-}
-
 export const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
 type ParameterLocation = ParameterBinding["in"];
 
-const DEFAULT_TIMEOUT_MS = 30_000;
 const MAX_DESCRIPTION = 4000;
-export function apiIdentity(title: string, override?: string): { slug: string; name: string; envPrefix: string } {
-  const slug = packageSlug(override ?? title).replace(/-mcp$/, "");
-  return { slug, name: `${slug}-mcp`, envPrefix: envName(slug) };
-}
-
 export function buildOpenApiModel(spec: DereferencedSpec, options: ModelOptions = {}): ApiModel {
   const prelude = openApiPrelude(spec.document, spec.location, options);
   const paths = isObject(spec.document.paths) ? spec.document.paths : {};
@@ -69,64 +58,6 @@ export function buildOpenApiModel(spec: DereferencedSpec, options: ModelOptions 
     modelOperation(prelude, path, method, pathItem, operation, pathOverride),
   );
   return assembleOpenApiModel(prelude, steps);
-}
-
-/**
- * What every operation's tool depends on besides the operation itself: the
- * API's identity, servers and security, the document-level diagnostics, the
- * root `x-mcp`. Plain data, so the incremental cache (src/cache) can keep it.
- */
-export interface OpenApiPrelude {
-  api: ApiData;
-  diagnostics: Diagnostic[];
-  defaultSecurity: string[][];
-  /** Names of the declared security schemes (before an operation adds a Google-style key scheme). */
-  knownSchemes: string[];
-  rootOverride: McpOverride;
-  inputDepth: number;
-  outputDepth: number;
-  outputSchemaChars: number;
-}
-
-export function openApiPrelude(document: SpecObject, location: string, options: ModelOptions = {}): OpenApiPrelude {
-  const diagnostics: Diagnostic[] = [];
-  const info = isObject(document.info) ? document.info : {};
-  const title = typeof info.title === "string" && info.title.trim() ? info.title.trim() : "API";
-  const identity = apiIdentity(title, options.name);
-  const securitySchemes = readSecuritySchemes(document, identity.envPrefix, diagnostics);
-  const api: ApiData = {
-    name: identity.name,
-    title,
-    version: typeof info.version === "string" ? info.version : String(info.version ?? "0.0.0"),
-    ...(typeof info.description === "string" ? { description: info.description } : {}),
-    instructions: "",
-    baseUrl: readBaseUrl(document, location, identity.envPrefix, diagnostics),
-    baseUrlEnv: `${identity.envPrefix}_BASE_URL`,
-    securitySchemes,
-    timeoutMs: DEFAULT_TIMEOUT_MS,
-    envPrefix: identity.envPrefix,
-    ...readLogo(info["x-logo"]),
-  };
-  const rootOverride = readMcpExtension(document["x-mcp"], "#/x-mcp", diagnostics);
-  const paths = isObject(document.paths) ? document.paths : {};
-  if (Object.keys(paths).length === 0) {
-    diagnostics.push({
-      pointer: "#/paths",
-      severity: "warning",
-      message: "the document has no paths, so the server has no tools",
-      fix: "add operations under `paths`",
-    });
-  }
-  return {
-    api,
-    diagnostics,
-    defaultSecurity: readSecurity(document.security),
-    knownSchemes: securitySchemes.map((scheme) => scheme.name),
-    rootOverride,
-    inputDepth: options.inputDepth ?? 10,
-    outputDepth: options.outputDepth ?? 5,
-    outputSchemaChars: options.outputSchemaChars ?? 4000,
-  };
 }
 
 /** One operation's contribution to the model; plain data (the incremental cache stores it). */
