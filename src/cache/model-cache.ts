@@ -35,12 +35,14 @@ const SECTIONS: Section[] = ["preludes", "operations", "guidance"];
 
 /** Entries as JSON text: parsed only when used, and written back as they were read. */
 type Entries = Record<Section, Map<string, string>>;
+/** What this run keeps: JSON text, or a value serialised only when saved (see `keep`). */
+type Kept = Record<Section, Map<string, string | { value: unknown }>>;
 
 export interface ModelCache {
   /** Fingerprint of the code that computes what is cached; part of every key. */
   readonly code: string;
   get<S extends Section>(section: S, key: string): CacheSections[S] | undefined;
-  /** Records what this run used or computed (serialised now); only these entries are saved. */
+  /** Records what this run used or computed; only these entries are saved. */
   keep<S extends Section>(section: S, key: string, value: CacheSections[S]): void;
   /** Operations' models / tools' guidance taken from an earlier run (hits) or computed (misses). */
   stats(section: "operations" | "guidance"): { hits: number; misses: number };
@@ -57,7 +59,7 @@ export function openModelCache(projectDir: string, generatorVersion: string): Mo
   const code = codeFingerprint(generatorVersion);
   const file = join(projectDir, MODEL_CACHE_FILE);
   const previous = readCacheFile(file, code);
-  const kept = emptyEntries();
+  const kept: Kept = { preludes: new Map(), operations: new Map(), guidance: new Map() };
   const counts = { operations: { hits: 0, misses: 0 }, guidance: { hits: 0, misses: 0 } };
   const unchanged = () =>
     SECTIONS.every(
@@ -82,7 +84,10 @@ export function openModelCache(projectDir: string, generatorVersion: string): Mo
       // A key stands for its value, so an entry read from the file is written back as it was.
       const known = previous[section].get(key);
       if (section !== "preludes") counts[section][known === undefined ? "misses" : "hits"]++;
-      kept[section].set(key, known ?? JSON.stringify(value));
+      // Model outcomes are never changed once made (later stages copy tools), so they wait for `save` as they are,
+      // sparing a second copy of Graph's 55 MB during guidance; guidance is serialised now, because producer
+      // calls are completed in place across tools afterwards.
+      kept[section].set(key, known ?? (section === "guidance" ? JSON.stringify(value) : { value }));
     },
     stats: (section) => ({ ...counts[section] }),
     async save() {
@@ -98,13 +103,13 @@ export function openModelCache(projectDir: string, generatorVersion: string): Mo
 }
 
 /** Streams the entries out in chunks: Graph's cache is ~100 MB, too much to join into one more string. */
-async function writeLines(path: string, header: string, entries: Entries): Promise<void> {
+async function writeLines(path: string, header: string, entries: Kept): Promise<void> {
   const handle = await open(path, "w");
   try {
     let chunk = header + "\n";
     for (const section of SECTIONS)
       for (const [key, json] of entries[section]) {
-        chunk += `${section}\t${key}\t${json}\n`;
+        chunk += `${section}\t${key}\t${typeof json === "string" ? json : JSON.stringify(json.value)}\n`;
         if (chunk.length > 1 << 20) {
           await handle.write(chunk);
           chunk = "";
