@@ -103,29 +103,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   };
 
   const version = generatorVersion();
-  // Without --out the folder is named after the API, known only after the model: no model cache then.
-  const cacheDir = options.out ? resolve(options.out) : undefined;
-  const modelCache = cacheDir ? openModelCache(cacheDir, version) : undefined;
-  const { built, specHash } = await readModel(options, modelCache, timed);
-  const model = applyGenerationChoices(built, options);
-  progress(
-    `model: ${model.tools.length} tools${model.tools.length < built.tools.length ? ` (${built.tools.length - model.tools.length} filtered out)` : ""}`,
-  );
-  const modelStats = modelCache?.stats("operations");
-  if (modelStats && modelStats.hits > 0)
-    progress(`cache: ${modelStats.hits} of ${modelStats.hits + modelStats.misses} operations' models reused`);
-  const seed = options.seed ?? 1;
-  const outDir = resolve(options.out ?? `./${model.api.name}`);
-  // Example outcomes of an earlier run of this generator on this project (see src/cache).
-  const exampleCache = openExampleCache(outDir, version);
-  const guidanceCache = modelCache ? guidanceCacheFor(modelCache, model.tools, seed) : undefined;
-  const guided = await guideModel(model, seed, { exampleCache, guidanceCache }, timed);
-  const guidanceStats = modelCache?.stats("guidance");
-  if (guidanceStats && guidanceStats.hits > 0)
-    progress(`cache: ${guidanceStats.hits} of ${guidanceStats.hits + guidanceStats.misses} tools' guidance reused`);
-  const cacheStats = exampleCache.stats();
-  const { hits, misses } = cacheStats;
-  if (hits > 0) progress(`cache: ${hits} of ${hits + misses} tools' examples reused`);
+  const { guided, specHash, outDir, reuse, saveCaches } = await guidedModel(options, version, timed, progress);
   const helpers = await loadTemplateHelpers(options.templatesDir);
   const files = await timed("emit", () =>
     emitProject(guided, {
@@ -166,9 +144,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
       timings,
       stale: differing,
       conflicted,
-      exampleCache: cacheStats,
-      ...(modelStats ? { modelCache: modelStats } : {}),
-      ...(guidanceStats ? { guidanceCache: guidanceStats } : {}),
+      ...reuse,
       ...(report ? { report, reportText } : {}),
     };
   }
@@ -180,21 +156,61 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
       ...(reportText && report && report.changes.length > 0 ? { changelogEntry: reportText } : {}),
     }),
   );
-  if (!options.dryRun) {
-    await exampleCache.save();
-    await modelCache?.save();
-  }
+  if (!options.dryRun) await saveCaches();
   return {
     model: guided,
     files,
     write,
     diagnostics: guided.diagnostics,
     timings,
-    exampleCache: cacheStats,
-    ...(modelStats ? { modelCache: modelStats } : {}),
-    ...(guidanceStats ? { guidanceCache: guidanceStats } : {}),
+    ...reuse,
     ...(report ? { report, reportText } : {}),
   };
+}
+
+/**
+ * Load → model → validate → guidance, with the project's caches (see
+ * src/cache); also what the run reuses and how to save the caches.
+ */
+async function guidedModel(options: GenerateOptions, version: string, timed: Timed, progress: (line: string) => void) {
+  // Without --out the folder is named after the API, known only after the model: no model cache then.
+  const cacheDir = options.out ? resolve(options.out) : undefined;
+  const modelCache = cacheDir ? openModelCache(cacheDir, version) : undefined;
+  const { built, specHash } = await readModel(options, modelCache, timed);
+  const model = applyGenerationChoices(built, options);
+  progress(
+    `model: ${model.tools.length} tools${model.tools.length < built.tools.length ? ` (${built.tools.length - model.tools.length} filtered out)` : ""}`,
+  );
+  const modelStats = modelCache?.stats("operations");
+  reportReuse(progress, modelStats, "operations' models");
+  const seed = options.seed ?? 1;
+  const outDir = resolve(options.out ?? `./${model.api.name}`);
+  // Example outcomes of an earlier run of this generator on this project (see src/cache).
+  const exampleCache = openExampleCache(outDir, version);
+  const guidanceCache = modelCache ? guidanceCacheFor(modelCache, model.tools, seed) : undefined;
+  const guided = await guideModel(model, seed, { exampleCache, guidanceCache }, timed);
+  const guidanceStats = modelCache?.stats("guidance");
+  reportReuse(progress, guidanceStats, "tools' guidance");
+  reportReuse(progress, exampleCache.stats(), "tools' examples");
+  const reuse = {
+    exampleCache: exampleCache.stats(),
+    ...(modelStats ? { modelCache: modelStats } : {}),
+    ...(guidanceStats ? { guidanceCache: guidanceStats } : {}),
+  };
+  const saveCaches = async () => {
+    await exampleCache.save();
+    await modelCache?.save();
+  };
+  return { guided, specHash, outDir, reuse, saveCaches };
+}
+
+/** A progress line for a cache that saved work this run. */
+function reportReuse(
+  progress: (line: string) => void,
+  stats: { hits: number; misses: number } | undefined,
+  what: string,
+) {
+  if (stats && stats.hits > 0) progress(`cache: ${stats.hits} of ${stats.hits + stats.misses} ${what} reused`);
 }
 
 type Timed = <T>(stage: string, run: () => T | Promise<T>) => Promise<T>;

@@ -40,7 +40,9 @@ export function guidanceCacheFor(cache: ModelCache, tools: ToolModel[], seed: nu
       return hit;
     },
     store(toolIndex: number, guidance: ToolGuidance, diagnostics: Diagnostic[]) {
-      cache.keep("guidance", keys[toolIndex]!, { guidance, diagnostics });
+      // Producer calls are completed in place across tools afterwards (completeProducerCalls): keep them as they are now.
+      const kept = guidance.producers ? { ...guidance, producers: structuredClone(guidance.producers) } : guidance;
+      cache.keep("guidance", keys[toolIndex]!, { guidance: kept, diagnostics });
     },
   };
 }

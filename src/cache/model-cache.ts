@@ -84,10 +84,9 @@ export function openModelCache(projectDir: string, generatorVersion: string): Mo
       // A key stands for its value, so an entry read from the file is written back as it was.
       const known = previous[section].get(key);
       if (section !== "preludes") counts[section][known === undefined ? "misses" : "hits"]++;
-      // Model outcomes are never changed once made (later stages copy tools), so they wait for `save` as they are,
-      // sparing a second copy of Graph's 55 MB during guidance; guidance is serialised now, because producer
-      // calls are completed in place across tools afterwards.
-      kept[section].set(key, known ?? (section === "guidance" ? JSON.stringify(value) : { value }));
+      // What this run computed waits for `save` as it is: a serialised copy would double Graph's ~100 MB for
+      // the rest of the run. Nothing changes these values once made (later stages copy; see guidance-keys.ts).
+      kept[section].set(key, known ?? { value });
     },
     stats: (section) => ({ ...counts[section] }),
     async save() {
