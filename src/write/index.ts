@@ -182,6 +182,8 @@ async function planGenerated(
   { next, recorded, force }: { next: string; recorded: string | undefined; force: boolean },
 ): Promise<PlannedFile> {
   const entry = { path: file.path, owner: file.owner };
+  // Equal text needs no hash (most files of a regeneration are unchanged).
+  if (current === file.content) return { ...entry, action: "unchanged" };
   const mine = hashContent(current);
   if (mine === next) return { ...entry, action: "unchanged" };
   if (mine === recorded || force) return { ...entry, action: "update" };
