@@ -59,10 +59,14 @@ function computeKeys(document: JsonObject, salt: string): DocumentKeys {
   const units = new UnitTable(document);
   const top = topLevelPart(document);
   if (containsRefUnder(top["x-mcp"])) throw new Unkeyable();
-  const topJson = JSON.stringify(top);
-  const topUnits = units.unitsOf(refsInJson(topJson));
-  const prelude = hash(`${salt}\0${topJson}\0${units.describe(topUnits)}`);
-  const preludeUnits = units.closure(units.unitsOf(collectRefs(withoutWebhooks(top))));
+  // Webhooks never become tools and no stage reads them: their `$ref`s must resolve (a cold run dereferences
+  // them), but their content is no part of any key, so editing a component only webhooks use recomputes nothing.
+  for (const key of WEBHOOK_KEYS) units.unitsOf(collectRefs(top[key]));
+  const core = withoutWebhooks(top);
+  const coreJson = JSON.stringify(core);
+  const coreUnits = units.unitsOf(refsInJson(coreJson));
+  const prelude = hash(`${salt}\0${coreJson}\0${units.describe(coreUnits)}`);
+  const preludeUnits = units.closure(coreUnits);
   const paths = document.paths;
   if (paths !== undefined && !isPlainObject(paths)) throw new Unkeyable();
   const operations: OperationKey[] = [];

@@ -99,10 +99,24 @@ describe("model and guidance cache", () => {
     expect(warm.diagnostics).toEqual(cold.diagnostics);
   });
 
-  it("recomputes the operations a changed component reaches, and only those", async () => {
+  it("recomputes the operations a changed component reaches, and only those (webhooks never count)", async () => {
     const dir = samplesCopy();
     const spec = join(dir, "petstore.yaml");
     const out = join(dir, "..", "out");
+    // Webhooks that use every schema, as GitHub's do: they are not tools, so they must not widen what an edit reaches.
+    editSpec(spec, (document) => {
+      const schemas = Object.keys((document["components"] as { schemas: Record<string, unknown> }).schemas);
+      document["x-webhooks"] = Object.fromEntries(
+        schemas.map((name) => [
+          `${name}-event`,
+          {
+            post: {
+              requestBody: { content: { "application/json": { schema: { $ref: `#/components/schemas/${name}` } } } },
+            },
+          },
+        ]),
+      );
+    });
     const first = await generate({ from: spec, out });
     const tools = first.model.tools.length;
     let reaching = 0;
