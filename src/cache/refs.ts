@@ -4,8 +4,8 @@
  *
  * An operation's tool depends on the operation object, its path item's own
  * fields (path-level parameters, `x-mcp`…), the document's top-level parts
- * (servers, security, security schemes, info, root `x-mcp`…) and every
- * component its `$ref`s reach, transitively. Components are hashed one "unit"
+ * (servers, security, security schemes, info, root `x-mcp`…; not webhooks,
+ * which never become tools) and every component its `$ref`s reach, transitively. Components are hashed one "unit"
  * at a time (`#/components/schemas/Pet`, `#/definitions/Pet`), each once, and
  * an operation's key is the hash of its own JSON plus the units it reaches.
  *
@@ -16,16 +16,16 @@
  */
 import { createHash } from "node:crypto";
 import { isPlainObject } from "../../templates/server/src/runtime/shared/json.js";
+import { HTTP_METHODS, type HttpMethod } from "../model/openapi.js";
 
 type JsonObject = Record<string, unknown>;
 
 /** Top-level keys whose entries are addressed one by one (component containers of OpenAPI 3.x and Swagger 2.0). */
 const UNIT_DEPTH: Record<string, number> = { components: 3, definitions: 2, parameters: 2, responses: 2 };
-export const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
 
 export interface OperationKey {
   path: string;
-  method: (typeof HTTP_METHODS)[number];
+  method: HttpMethod;
   key: string;
   /** Unit pointers (`#/components/schemas/Pet`) the operation refers to directly (see `DocumentKeys.reach`). */
   units: string[];
