@@ -4,8 +4,10 @@
  *
  * An operation's tool depends on the operation object, its path item's own
  * fields (path-level parameters, `x-mcp`…), the document's top-level parts
- * (servers, security, security schemes, info, root `x-mcp`…; not webhooks,
- * which never become tools) and every component its `$ref`s reach, transitively. Components are hashed one "unit"
+ * (security, security schemes, the API's title, root `x-mcp`…; not webhooks,
+ * which never become tools, nor what only the API-level prelude reads, such
+ * as `info.version` or `servers`: the prelude has its own key) and every
+ * component its `$ref`s reach, transitively. Components are hashed one "unit"
  * at a time (`#/components/schemas/Pet`, `#/definitions/Pet`), each once, and
  * an operation's key is the hash of its own JSON plus the units it reaches.
  *
@@ -67,6 +69,11 @@ function computeKeys(document: JsonObject, salt: string): DocumentKeys {
   const coreUnits = units.unitsOf(refsInJson(coreJson));
   const prelude = hash(`${salt}\0${coreJson}\0${units.describe(coreUnits)}`);
   const preludeUnits = units.closure(coreUnits);
+  // What operations see of the top level: not the API's version, descriptions or servers (only the prelude reads
+  // them), so a release that bumps `info.version` still reuses every operation.
+  const operationContext = withoutPreludeOnly(core);
+  const contextJson = JSON.stringify(operationContext);
+  const context = hash(`${salt}\0${contextJson}\0${units.describe(units.unitsOf(refsInJson(contextJson)))}`);
   const paths = document.paths;
   if (paths !== undefined && !isPlainObject(paths)) throw new Unkeyable();
   const operations: OperationKey[] = [];
@@ -82,7 +89,7 @@ function computeKeys(document: JsonObject, salt: string): DocumentKeys {
       if (containsRefUnder(operation["x-mcp"])) throw new Unkeyable();
       const operationJson = JSON.stringify(operation);
       const direct = units.unitsOf([...sharedRefs, ...refsInJson(operationJson)]);
-      const text = `${prelude}\0${path}\0${method}\0${sharedJson}\0${operationJson}\0${units.describe(direct)}`;
+      const text = `${context}\0${path}\0${method}\0${sharedJson}\0${operationJson}\0${units.describe(direct)}`;
       operations.push({ path, method, key: hash(text), units: direct });
     }
   }
@@ -101,6 +108,17 @@ function topLevelPart(document: JsonObject): JsonObject {
     else if (!(key in UNIT_DEPTH)) top[key] = value;
   }
   return top;
+}
+
+/**
+ * Top-level parts only the API-level prelude reads (see src/model/prelude.ts):
+ * `info` but its title (the environment variables' prefix comes from it), and
+ * OpenAPI 3's `servers`, `tags`, `externalDocs`. Swagger 2.0's `host`,
+ * `basePath` and `schemes` stay: the upgrade reads them.
+ */
+function withoutPreludeOnly(top: JsonObject): JsonObject {
+  const { info, servers: _servers, tags: _tags, externalDocs: _externalDocs, ...rest } = top;
+  return isPlainObject(info) ? { ...rest, info: { title: info.title } } : { ...rest, info };
 }
 
 /** Top-level webhooks (3.1 `webhooks`, the `x-webhooks` of 3.0 specs such as GitHub's) never become tools. */

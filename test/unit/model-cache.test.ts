@@ -208,6 +208,32 @@ describe("model and guidance cache", () => {
     },
   );
 
+  it.each(["petstore.yaml", "inventory-swagger2.json"])(
+    "%s: a release (new info.version, description, servers) reuses every operation's model",
+    async (name) => {
+      const dir = samplesCopy();
+      const spec = join(dir, name);
+      const out = join(dir, "..", "out");
+      const first = await generate({ from: spec, out });
+      editSpec(spec, (document) => {
+        const info = document["info"] as Record<string, unknown>;
+        info["version"] = "99.0.0";
+        info["description"] = "A new release.";
+        if (Array.isArray(document["servers"])) document["servers"] = [{ url: "https://api.example.com/v99" }];
+        else document["basePath"] = "/v99";
+      });
+      const { warm, cold, warmFiles, coldFiles } = await warmAndCold(spec, out);
+      // Swagger 2.0's basePath is read by the upgrade of every operation, so there everything is recomputed.
+      const keptAll = name.endsWith(".yaml");
+      expect(warm.modelCache).toEqual(
+        keptAll ? { hits: first.modelCache!.misses, misses: 0 } : { hits: 0, misses: first.modelCache!.misses },
+      );
+      expect(warm.model.api.version).toBe("99.0.0");
+      expect(warmFiles).toEqual(coldFiles);
+      expect(warm.diagnostics).toEqual(cold.diagnostics);
+    },
+  );
+
   it("still hits when the same spec is read from another local path", async () => {
     const dir = samplesCopy();
     const out = join(dir, "..", "out");
