@@ -5,22 +5,28 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, relative, resolve } from "node:path";
-import { dereferenceSpec } from "./dereference/index.js";
 import { GeneratorError } from "./diagnostics.js";
 import { emitProject, toToolData, TOOLS_DATA_PATH, type EmittedFile } from "./emit/index.js";
 import type { ShipTarget } from "./emit/ship.js";
 import { loadTemplateHelpers, packageRoot } from "./emit/templates.js";
 import { openExampleCache, type ExampleCache } from "./cache/index.js";
+import { buildModelCached } from "./cache/incremental.js";
+import { openModelCache, type ModelCache } from "./cache/model-cache.js";
 import { computeOutcomesInParallel, shouldUseWorker } from "./parallel/index.js";
-import { addGuidance, createExampleGenerator, exampleCompiler, toolSeed } from "./guidance/index.js";
+import {
+  addGuidance,
+  createExampleGenerator,
+  exampleCompiler,
+  toolSeed,
+  type GuidanceOptions,
+} from "./guidance/index.js";
+import { guidanceCacheFor } from "./cache/guidance-keys.js";
 import { isUrl, loadSpec } from "./load/index.js";
-import { buildModel } from "./model/index.js";
 import type { ApiModel, Diagnostic, GuidedApiModel, ToolData } from "./model/ir.js";
 import { filterTools, isEmptyFilter, type ToolFilter } from "../templates/server/src/runtime/shared/filter.js";
 import { DEFAULT_AUTO_THRESHOLD } from "../templates/server/src/runtime/config/settings.js";
 import type { ToolMode } from "../templates/server/src/runtime/shared/tool-data.js";
 import { compileInputValidators, uncompilableSchema } from "./model/validators.js";
-import { normaliseSpec } from "./normalise/index.js";
 import { compareTools, formatReport, type ChangeReport } from "./report/index.js";
 import {
   hashContent,
@@ -72,6 +78,10 @@ export interface GenerateResult {
   stale?: string[];
   /** Tools whose example outcome came from the project's cache (hits) or was computed (misses). */
   exampleCache: { hits: number; misses: number };
+  /** Operations whose model came from the project's cache (hits) or was computed (misses); absent without a cache. */
+  modelCache?: { hits: number; misses: number };
+  /** Tools whose guidance came from the project's cache (hits) or was computed (misses); absent without a cache. */
+  guidanceCache?: { hits: number; misses: number };
   /** With `check`: generated files that still hold merge conflict markers (also counted in `stale`). */
   conflicted?: string[];
 }
@@ -92,20 +102,8 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     return value;
   };
 
-  const { built, specHash } = await readModel(options, timed);
-  const model = applyGenerationChoices(built, options);
-  progress(
-    `model: ${model.tools.length} tools${model.tools.length < built.tools.length ? ` (${built.tools.length - model.tools.length} filtered out)` : ""}`,
-  );
   const version = generatorVersion();
-  const seed = options.seed ?? 1;
-  const outDir = resolve(options.out ?? `./${model.api.name}`);
-  // Example outcomes of an earlier run of this generator on this project (see src/cache).
-  const exampleCache = openExampleCache(outDir, version);
-  const guided = await guideModel(model, seed, exampleCache, timed);
-  const cacheStats = exampleCache.stats();
-  const { hits, misses } = cacheStats;
-  if (hits > 0) progress(`cache: ${hits} of ${hits + misses} tools' examples reused`);
+  const { guided, specHash, outDir, reuse, saveCaches } = await guidedModel(options, version, timed, progress);
   const helpers = await loadTemplateHelpers(options.templatesDir);
   const files = await timed("emit", () =>
     emitProject(guided, {
@@ -147,7 +145,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
       timings,
       stale: differing,
       conflicted,
-      exampleCache: cacheStats,
+      ...reuse,
       ...(report ? { report, reportText } : {}),
     };
   }
@@ -159,37 +157,87 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
       ...(reportText && report && report.changes.length > 0 ? { changelogEntry: reportText } : {}),
     }),
   );
-  if (!options.dryRun) await exampleCache.save();
+  if (!options.dryRun) await saveCaches();
   return {
     model: guided,
     files,
     write,
     diagnostics: guided.diagnostics,
     timings,
-    exampleCache: cacheStats,
+    ...reuse,
     ...(report ? { report, reportText } : {}),
   };
+}
+
+/**
+ * Load → model → validate → guidance, with the project's caches (see
+ * src/cache); also what the run reuses and how to save the caches.
+ */
+async function guidedModel(options: GenerateOptions, version: string, timed: Timed, progress: (line: string) => void) {
+  // Without --out the folder is named after the API, known only after the model: no model cache then.
+  const cacheDir = options.out ? resolve(options.out) : undefined;
+  const modelCache = cacheDir ? openModelCache(cacheDir, version) : undefined;
+  const { built, specHash } = await readModel(options, modelCache, timed);
+  const model = applyGenerationChoices(built, options);
+  progress(
+    `model: ${model.tools.length} tools${model.tools.length < built.tools.length ? ` (${built.tools.length - model.tools.length} filtered out)` : ""}`,
+  );
+  const modelStats = modelCache?.stats("operations");
+  reportReuse(progress, modelStats, "operations' models");
+  const seed = options.seed ?? 1;
+  const outDir = resolve(options.out ?? `./${model.api.name}`);
+  // Example outcomes of an earlier run of this generator on this project (see src/cache).
+  const exampleCache = openExampleCache(outDir, version);
+  const guidanceCache = modelCache ? guidanceCacheFor(modelCache, model.tools, seed) : undefined;
+  const guided = await guideModel(model, seed, { exampleCache, guidanceCache }, timed);
+  const guidanceStats = modelCache?.stats("guidance");
+  reportReuse(progress, guidanceStats, "tools' guidance");
+  reportReuse(progress, exampleCache.stats(), "tools' examples");
+  const reuse = {
+    exampleCache: exampleCache.stats(),
+    ...(modelStats ? { modelCache: modelStats } : {}),
+    ...(guidanceStats ? { guidanceCache: guidanceStats } : {}),
+  };
+  const saveCaches = async () => {
+    await exampleCache.save();
+    await modelCache?.save();
+  };
+  return { guided, specHash, outDir, reuse, saveCaches };
+}
+
+/** A progress line for a cache that saved work this run. */
+function reportReuse(
+  progress: (line: string) => void,
+  stats: { hits: number; misses: number } | undefined,
+  what: string,
+) {
+  if (stats && stats.hits > 0) progress(`cache: ${stats.hits} of ${stats.hits + stats.misses} ${what} reused`);
 }
 
 type Timed = <T>(stage: string, run: () => T | Promise<T>) => Promise<T>;
 
 /**
- * Load → normalise → dereference → model. Only the model and the spec's hash
+ * Load → normalise → dereference → model, with the per-operation cache of the
+ * project (see src/cache/incremental.ts). Only the model and the spec's hash
  * leave this function, so the parsed and dereferenced documents can be freed
  * before guidance runs (Graph's dereferenced spec is hundreds of MB).
  */
-async function readModel(options: GenerateOptions, timed: Timed): Promise<{ built: ApiModel; specHash: string }> {
+async function readModel(
+  options: GenerateOptions,
+  modelCache: ModelCache | undefined,
+  timed: Timed,
+): Promise<{ built: ApiModel; specHash: string }> {
   const loaded = await timed("load", () => loadSpec(options.from));
   const specHash = hashContent(loaded.text);
-  const normalised = await timed("normalise", () => normaliseSpec(loaded));
-  const dereferenced = await timed("dereference", () =>
-    dereferenceSpec(normalised, {
+  const built = await buildModelCached(
+    loaded,
+    {
+      ...(options.name ? { name: options.name } : {}),
       allowRemoteRefs: options.allowRemoteRefs ?? false,
       allowExternalFiles: options.allowExternalRefs ?? false,
-    }),
-  );
-  const built = await timed("model", () =>
-    buildModel(dereferenced, { ...(options.name ? { name: options.name } : {}) }),
+    },
+    modelCache,
+    timed,
   );
   return { built, specHash };
 }
@@ -203,9 +251,10 @@ async function readModel(options: GenerateOptions, timed: Timed): Promise<{ buil
 async function guideModel(
   model: ApiModel,
   seed: number,
-  exampleCache: ExampleCache,
+  caches: Pick<GuidanceOptions, "guidanceCache"> & { exampleCache: ExampleCache },
   timed: Timed,
 ): Promise<GuidedApiModel> {
+  const { exampleCache, guidanceCache } = caches;
   const uncached = model.tools.filter((tool) => !exampleCache.has(tool.inputSchema, toolSeed(seed, tool.name)));
   if (shouldUseWorker(uncached.length)) {
     const positions = new Map(uncached.map((tool, index) => [index, tool]));
@@ -220,14 +269,16 @@ async function guideModel(
       const tool = positions.get(index)!;
       exampleCache.store(tool.inputSchema, toolSeed(seed, tool.name), outcome);
     }
-    return timed("guidance", () => addGuidance(model, { seed, exampleCache }));
+    return timed("guidance", () => addGuidance(model, { seed, exampleCache, guidanceCache }));
   }
   // One example generator compiles each input schema once: the fail-closed check and example repair share it.
   const exampleGenerator = createExampleGenerator();
   const validators = await timed("validate", () =>
     compileInputValidators({ ...model, tools: uncached }, exampleCompiler(exampleGenerator)),
   );
-  return timed("guidance", () => addGuidance(model, { seed, validators, exampleGenerator, exampleCache }));
+  return timed("guidance", () =>
+    addGuidance(model, { seed, validators, exampleGenerator, exampleCache, guidanceCache }),
+  );
 }
 
 /** The user's generation-time choices: which operations, and how they are exposed. */

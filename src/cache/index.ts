@@ -43,6 +43,8 @@ export interface ExampleCache {
   /** Whether `lookup` would hit (does not count as a use). */
   has(schema: JsonSchema, seed: number): boolean;
   store(schema: JsonSchema, seed: number, outcome: ExampleOutcome): void;
+  /** Keeps this schema's entry for the next run, as `lookup` would, without handing out a copy (a tool whose whole guidance was cached). */
+  keep(schema: JsonSchema, seed: number): void;
   /** Outcomes reused from an earlier run (hits) and computed by this one (misses), for progress lines and the benchmark. */
   stats(): { hits: number; misses: number };
   /** Writes the entries used by this run (unused ones are dropped). */
@@ -86,6 +88,13 @@ export function openExampleCache(
       used[key] = hit;
       // Callers own what they get: never hand out the cached object itself.
       return structuredClone(hit);
+    },
+    keep(schema, seed) {
+      const key = keyFor(schema, seed);
+      if (Object.hasOwn(used, key)) return;
+      if (!Object.hasOwn(previous, key)) return;
+      hits++;
+      used[key] = previous[key]!;
     },
     has(schema, seed) {
       const key = keyFor(schema, seed);

@@ -58,7 +58,17 @@ export interface GuidanceOptions {
    */
   exampleGenerator?: ExampleGenerator;
   /** Example outcomes from an earlier run (see src/cache); hits skip the example search. */
-  exampleCache?: Pick<ExampleCache, "lookup" | "store">;
+  exampleCache?: Pick<ExampleCache, "lookup" | "store" | "keep">;
+  /**
+   * Whole tools' guidance from an earlier run, by the tool's position (see
+   * src/cache/guidance-keys.ts): a hit stands for `guideTool`'s result and
+   * warnings; `store` receives what was computed, before producer calls are
+   * completed across tools.
+   */
+  guidanceCache?: {
+    lookup(toolIndex: number): { guidance: ToolGuidance; diagnostics: Diagnostic[] } | undefined;
+    store(toolIndex: number, guidance: ToolGuidance, diagnostics: Diagnostic[]): void;
+  };
 }
 
 /** The example seed of one tool: derived from its name, so independent of tool order. */
@@ -81,8 +91,15 @@ export function addGuidance(model: ApiModel, options: GuidanceOptions = {}): Gui
   const seed = options.seed ?? 1;
   const diagnostics: Diagnostic[] = [];
   const examples = options.exampleGenerator ?? createExampleGenerator(options.examples);
-  const index = buildLinkIndex(model.tools);
-  const producers = buildProducerIndex(model.tools, index);
+  // The cross-tool indexes are built only when some tool's guidance is not cached.
+  let indexes: { index: ReturnType<typeof buildLinkIndex>; producers: ProducerIndex } | undefined;
+  const getIndexes = () => {
+    if (!indexes) {
+      const index = buildLinkIndex(model.tools);
+      indexes = { index, producers: buildProducerIndex(model.tools, index) };
+    }
+    return indexes;
+  };
   // Tools sharing a validator share their input schema's content: hand the
   // generator one object per content, so its validator cache (by identity) hits.
   const canonical = new Map<ValidateFunction, JsonSchema>();
@@ -94,18 +111,27 @@ export function addGuidance(model: ApiModel, options: GuidanceOptions = {}): Gui
     return tool.inputSchema;
   };
 
-  const tools: GuidedTool[] = model.tools.map((tool) => {
+  const tools: GuidedTool[] = model.tools.map((tool, position) => {
+    const toolSeedValue = toolSeed(seed, tool.name);
+    const cached = options.guidanceCache?.lookup(position);
+    if (cached) {
+      options.exampleCache?.keep(tool.inputSchema, toolSeedValue);
+      diagnostics.push(...cached.diagnostics);
+      return { ...tool, guidance: cached.guidance };
+    }
     const validate = options.validators?.get(tool.name);
+    const found: Diagnostic[] = [];
     const guidance = guideTool(tool, {
-      seed: toolSeed(seed, tool.name),
+      seed: toolSeedValue,
       validate,
       exampleSchema: schemaFor(tool, validate),
       examples,
       exampleCache: options.exampleCache,
-      index,
-      producers,
-      diagnostics,
+      ...getIndexes(),
+      diagnostics: found,
     });
+    options.guidanceCache?.store(position, guidance, found);
+    diagnostics.push(...found);
     return { ...tool, guidance };
   });
   completeProducerCalls(tools);

@@ -17,7 +17,7 @@ import type {
   ToolAnnotations,
   ToolModel,
 } from "./ir.js";
-import { argName, assignUniqueNames, baseToolName, envName, packageSlug, uniqueKey } from "./names.js";
+import { argName, assignUniqueNames, baseToolName, uniqueKey } from "./names.js";
 import { RESERVED_TOOL_NAMES } from "../../templates/server/src/runtime/call/types.js";
 import { toBoundedJsonSchema, type SchemaContext } from "./schema.js";
 import { htmlToMarkdown } from "./spec-cleanup.js";
@@ -33,8 +33,12 @@ import {
   type RawParameter,
 } from "./parameters.js";
 import { bodyAllowed, buildBody } from "./request-body.js";
-import { readBaseUrl, readLogo, readSecurity, readSecuritySchemes } from "./api-info.js";
+import { readSecurity } from "./api-info.js";
 import { mergeOverrides, readMcpExtension, type McpOverride } from "./overrides.js";
+import { openApiPrelude, type ModelOptions, type OpenApiPrelude } from "./prelude.js";
+
+export { apiIdentity, openApiPrelude } from "./prelude.js";
+export type { ModelOptions, OpenApiPrelude } from "./prelude.js";
 import { successResponse } from "./responses.js";
 
 /** `info` and `read_response` are the generated server's own tools: an API tool with such a base name gets `_op`. */
@@ -42,98 +46,134 @@ export function unreservedName(base: string): string {
   return RESERVED_TOOL_NAMES.includes(base) ? `${base}_op` : base;
 }
 
-export interface ModelOptions {
-  /** Overrides the server name derived from `info.title`. */
-  name?: string;
-  inputDepth?: number;
-  outputDepth?: number;
-  /** Size budget of one response schema in tools/list (characters of JSON). */
-  outputSchemaChars?: number;
-}
-
 export const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
-type HttpMethod = (typeof HTTP_METHODS)[number];
+export type HttpMethod = (typeof HTTP_METHODS)[number];
 type ParameterLocation = ParameterBinding["in"];
 
-const DEFAULT_TIMEOUT_MS = 30_000;
 const MAX_DESCRIPTION = 4000;
-export function apiIdentity(title: string, override?: string): { slug: string; name: string; envPrefix: string } {
-  const slug = packageSlug(override ?? title).replace(/-mcp$/, "");
-  return { slug, name: `${slug}-mcp`, envPrefix: envName(slug) };
+export function buildOpenApiModel(spec: DereferencedSpec, options: ModelOptions = {}): ApiModel {
+  const prelude = openApiPrelude(spec.document, spec.location, options);
+  const paths = isObject(spec.document.paths) ? spec.document.paths : {};
+  const steps = walkOperations(paths, (path, method, pathItem, operation, pathOverride) =>
+    modelOperation(prelude, path, method, pathItem, operation, pathOverride),
+  );
+  return assembleOpenApiModel(prelude, steps);
 }
 
-export function buildOpenApiModel(spec: DereferencedSpec, options: ModelOptions = {}): ApiModel {
-  const document = spec.document;
-  const diagnostics: Diagnostic[] = [];
-  const info = isObject(document.info) ? document.info : {};
-  const title = typeof info.title === "string" && info.title.trim() ? info.title.trim() : "API";
-  const identity = apiIdentity(title, options.name);
-  const securitySchemes = readSecuritySchemes(document, identity.envPrefix, diagnostics);
-  const api: ApiData = {
-    name: identity.name,
-    title,
-    version: typeof info.version === "string" ? info.version : String(info.version ?? "0.0.0"),
-    ...(typeof info.description === "string" ? { description: info.description } : {}),
-    instructions: "",
-    baseUrl: readBaseUrl(document, spec.location, identity.envPrefix, diagnostics),
-    baseUrlEnv: `${identity.envPrefix}_BASE_URL`,
-    securitySchemes,
-    timeoutMs: DEFAULT_TIMEOUT_MS,
-    envPrefix: identity.envPrefix,
-    ...readLogo(info["x-logo"]),
-  };
-  const context = {
-    diagnostics,
-    inputDepth: options.inputDepth ?? 10,
-    outputDepth: options.outputDepth ?? 5,
-    outputSchemaChars: options.outputSchemaChars ?? 4000,
-    defaultSecurity: readSecurity(document.security),
-    knownSchemes: new Set(securitySchemes.map((scheme) => scheme.name)),
-    schemes: securitySchemes,
-    envPrefix: identity.envPrefix,
-    credentialParameters: new Map<string, CredentialParameterNote>(),
-    signing: new Map<string, Set<string>>(),
-  };
+/** One operation's contribution to the model; plain data (the incremental cache stores it). */
+export interface OperationOutcome {
+  /** Absent when `x-mcp` hides the operation or it was skipped (see `diagnostics`). */
+  draft?: ToolDraft;
+  diagnostics: Diagnostic[];
+  /** Declared parameters found to be credentials, in the order found. */
+  credentialNotes: CredentialParameterNote[];
+  /** How many security schemes this operation added to the API's (a Google-style `key`, see credentials.ts). */
+  addedSchemes: number;
+  /** AWS signing headers this operation left out of its input, by the `Authorization` scheme they belong to. */
+  signing?: Array<{ scheme: string; headers: string[] }>;
+}
 
-  const drafts: ToolDraft[] = [];
-  const paths = isObject(document.paths) ? document.paths : {};
-  const rootOverride = readMcpExtension(document["x-mcp"], "#/x-mcp", diagnostics);
-  if (Object.keys(paths).length === 0) {
-    diagnostics.push({
-      pointer: "#/paths",
-      severity: "warning",
-      message: "the document has no paths, so the server has no tools",
-      fix: "add operations under `paths`",
-    });
-  }
+/** A step of the walk over `paths`: a path item's own `x-mcp` diagnostics, or one operation's outcome. */
+export type ModelStep = { pathDiagnostics: Diagnostic[] } | { outcome: OperationOutcome };
+
+/** Visits every operation in document order, reading each path item's `x-mcp` on the way. */
+export function walkOperations(
+  paths: SpecObject,
+  visit: (
+    path: string,
+    method: HttpMethod,
+    pathItem: SpecObject,
+    operation: SpecObject,
+    pathOverride: McpOverride,
+  ) => OperationOutcome,
+): ModelStep[] {
+  const steps: ModelStep[] = [];
   for (const [path, pathItem] of Object.entries(paths)) {
     if (!isObject(pathItem)) continue;
+    const pathDiagnostics: Diagnostic[] = [];
     const pathOverride = readMcpExtension(
       pathItem["x-mcp"],
       childPointer(pointerOf("paths", path), "x-mcp"),
-      diagnostics,
+      pathDiagnostics,
     );
+    if (pathDiagnostics.length > 0) steps.push({ pathDiagnostics });
     for (const method of HTTP_METHODS) {
       const operation = pathItem[method];
       if (!isObject(operation)) continue;
-      const pointer = pointerOf("paths", path, method);
-      const override = mergeOverrides(
-        rootOverride,
-        pathOverride,
-        readMcpExtension(operation["x-mcp"], childPointer(pointer, "x-mcp"), diagnostics),
-      );
-      if (override.hidden) continue;
-      try {
-        drafts.push(applyOverride(buildOperationTool(path, method, pathItem, operation, pointer, context), override));
-      } catch (error) {
-        diagnostics.push({
-          pointer,
-          severity: "error",
-          message: `operation skipped: ${(error as Error).message}`,
-          fix: "fix the operation's definition",
-        });
-      }
+      steps.push({ outcome: visit(path, method, pathItem, operation, pathOverride) });
     }
+  }
+  return steps;
+}
+
+export function modelOperation(
+  prelude: OpenApiPrelude,
+  path: string,
+  method: HttpMethod,
+  pathItem: SpecObject,
+  operation: SpecObject,
+  pathOverride: McpOverride,
+): OperationOutcome {
+  const schemes = prelude.api.securitySchemes;
+  const schemesBefore = schemes.length;
+  const context: OperationContext = {
+    diagnostics: [],
+    inputDepth: prelude.inputDepth,
+    outputDepth: prelude.outputDepth,
+    outputSchemaChars: prelude.outputSchemaChars,
+    defaultSecurity: prelude.defaultSecurity,
+    knownSchemes: new Set(prelude.knownSchemes),
+    schemes,
+    envPrefix: prelude.api.envPrefix,
+    credentialParameters: new Map<string, CredentialParameterNote>(),
+    signing: new Map<string, Set<string>>(),
+  };
+  const outcome = (draft?: ToolDraft): OperationOutcome => ({
+    ...(draft ? { draft } : {}),
+    diagnostics: context.diagnostics,
+    credentialNotes: [...context.credentialParameters.values()],
+    addedSchemes: schemes.length - schemesBefore,
+    ...(context.signing.size > 0
+      ? { signing: [...context.signing].map(([scheme, headers]) => ({ scheme, headers: [...headers] })) }
+      : {}),
+  });
+  const pointer = pointerOf("paths", path, method);
+  const override = mergeOverrides(
+    prelude.rootOverride,
+    pathOverride,
+    readMcpExtension(operation["x-mcp"], childPointer(pointer, "x-mcp"), context.diagnostics),
+  );
+  if (override.hidden) return outcome();
+  try {
+    return outcome(applyOverride(buildOperationTool(path, method, pathItem, operation, pointer, context), override));
+  } catch (error) {
+    context.diagnostics.push({
+      pointer,
+      severity: "error",
+      message: `operation skipped: ${(error as Error).message}`,
+      fix: "fix the operation's definition",
+    });
+    return outcome();
+  }
+}
+
+/** The model from the prelude and the walk's steps: diagnostics in document order, tool names made unique. */
+export function assembleOpenApiModel(prelude: OpenApiPrelude, steps: ModelStep[]): ApiModel {
+  const diagnostics = [...prelude.diagnostics];
+  const credentialParameters = new Map<string, CredentialParameterNote>();
+  const signing = new Map<string, Set<string>>();
+  const drafts: ToolDraft[] = [];
+  for (const step of steps) {
+    if ("pathDiagnostics" in step) {
+      diagnostics.push(...step.pathDiagnostics);
+      continue;
+    }
+    const { draft, diagnostics: found, credentialNotes } = step.outcome;
+    diagnostics.push(...found);
+    for (const note of credentialNotes) credentialParameters.set(`${note.in}:${note.name}:${note.scheme}`, note);
+    for (const { scheme, headers } of step.outcome.signing ?? [])
+      for (const header of headers) signing.set(scheme, (signing.get(scheme) ?? new Set<string>()).add(header));
+    if (draft) drafts.push(draft);
   }
   const names = assignUniqueNames(
     drafts.map((draft) => ({
@@ -148,19 +188,19 @@ export function buildOpenApiModel(spec: DereferencedSpec, options: ModelOptions 
       name: names[index]!,
     }),
   );
-  warnAboutSigning(context.signing, diagnostics);
-  const credentialParameters = [...context.credentialParameters.values()];
+  warnAboutSigning(signing, diagnostics);
+  const notes = [...credentialParameters.values()];
   return {
     kind: "openapi",
-    api,
+    api: prelude.api,
     tools,
     diagnostics,
-    ...(credentialParameters.length > 0 ? { credentialParameters } : {}),
+    ...(notes.length > 0 ? { credentialParameters: notes } : {}),
   };
 }
 
 /** A tool before names are made unique across the API. */
-type ToolDraft = Omit<ToolModel, "name"> & { baseName: string; identity: string; explicitName?: boolean };
+export type ToolDraft = Omit<ToolModel, "name"> & { baseName: string; identity: string; explicitName?: boolean };
 
 interface OperationContext {
   diagnostics: Diagnostic[];

@@ -6,7 +6,8 @@
  *  - a request body that can only ever be `{}` (Stripe declares one on GET
  *    operations) is no argument at all.
  */
-import TurndownService from "turndown";
+import { createRequire } from "node:module";
+import type TurndownService from "turndown";
 import type { JsonSchema } from "./ir.js";
 
 /**
@@ -20,7 +21,9 @@ let service: TurndownService | undefined;
 
 function turndown(): TurndownService {
   if (!service) {
-    service = new TurndownService({
+    // Loaded on first use (with its DOM, ~60 ms): most specs have no HTML, and a warm regeneration models few operations.
+    const Turndown = createRequire(import.meta.url)("turndown") as typeof TurndownService;
+    service = new Turndown({
       headingStyle: "atx",
       codeBlockStyle: "fenced",
       bulletListMarker: "-",

@@ -129,14 +129,14 @@ export async function writeProject(
 
   const plan: PlannedFile[] = fresh
     ? files.map((file) => ({ path: file.path, action: "create" as const, owner: file.owner }))
-    : await planUpdate(outDir, files, previous, options.force ?? false);
+    : await planUpdate(outDir, files, manifest, previous, options.force ?? false);
   // A conflict left unresolved keeps its old base, so the next merge still sees every change since.
   for (const entry of plan)
     if (entry.action === "conflict" && entry.content === undefined && previous?.files[entry.path])
       manifest.files[entry.path] = previous.files[entry.path]!;
   if (!options.dryRun) {
     if (fresh) await writeFresh(outDir, files, manifest);
-    else await applyUpdate(outDir, files, plan, manifest, options.changelogEntry);
+    else await applyUpdate(outDir, files, plan, { manifest, previous }, options.changelogEntry);
   }
   return { outDir, fresh, plan: plan.map(({ content: _content, ...entry }) => entry), manifest };
 }
@@ -144,6 +144,7 @@ export async function writeProject(
 async function planUpdate(
   outDir: string,
   files: EmittedFile[],
+  next: Manifest,
   previous: Manifest | undefined,
   force: boolean,
 ): Promise<PlannedFile[]> {
@@ -154,7 +155,11 @@ async function planUpdate(
     else if (file.owner === "user") plan.push({ path: file.path, action: "keep-user", owner: file.owner });
     else
       plan.push(
-        await planGenerated(outDir, file, await readFile(target, "utf8"), previous?.files[file.path]?.hash, force),
+        await planGenerated(outDir, file, await readFile(target, "utf8"), {
+          next: next.files[file.path]!.hash,
+          recorded: previous?.files[file.path]?.hash,
+          force,
+        }),
       );
   }
   const emitted = new Set(files.map((file) => file.path));
@@ -173,11 +178,12 @@ async function planGenerated(
   outDir: string,
   file: EmittedFile,
   current: string,
-  recorded: string | undefined,
-  force: boolean,
+  /** `next`: the hash of `file.content` (computed once, for the manifest); `recorded`: the last generation's. */
+  { next, recorded, force }: { next: string; recorded: string | undefined; force: boolean },
 ): Promise<PlannedFile> {
   const entry = { path: file.path, owner: file.owner };
-  const next = hashContent(file.content);
+  // Equal text needs no hash (most files of a regeneration are unchanged).
+  if (current === file.content) return { ...entry, action: "unchanged" };
   const mine = hashContent(current);
   if (mine === next) return { ...entry, action: "unchanged" };
   if (mine === recorded || force) return { ...entry, action: "update" };
@@ -287,7 +293,7 @@ async function applyUpdate(
   outDir: string,
   files: EmittedFile[],
   plan: PlannedFile[],
-  manifest: Manifest,
+  { manifest, previous }: { manifest: Manifest; previous: Manifest | undefined },
   changelogEntry?: string,
 ): Promise<void> {
   const byPath = new Map(files.map((file) => [file.path, file]));
@@ -314,7 +320,13 @@ async function applyUpdate(
         : "# API changes\n\nWritten by create-guided-mcp at each regeneration.\n\n";
       await stage(CHANGELOG_PATH, existing + changelogEntry);
     }
-    await stageBases(outDir, staging, files, plan);
+    await stageBases(
+      outDir,
+      staging,
+      files,
+      plan,
+      (path) => previous?.files[path]?.hash === manifest.files[path]?.hash,
+    );
     const stagedManifest = join(staging, MANIFEST_PATH);
     await writeFileDeep(stagedManifest, JSON.stringify(manifest, null, 2) + "\n");
     for (const [from, to] of moves) {
@@ -332,7 +344,18 @@ async function applyUpdate(
 }
 
 /** The new bases: this generation, except where a conflict is still unresolved (that file keeps its old base). */
-async function stageBases(outDir: string, staging: string, files: EmittedFile[], plan: PlannedFile[]): Promise<void> {
+/**
+ * The bases of the next merge: each file as generated now. A file generated
+ * exactly as last time keeps its compressed base as it is (same bytes, no
+ * need to compress GitHub's 6 MB tools.json again).
+ */
+async function stageBases(
+  outDir: string,
+  staging: string,
+  files: EmittedFile[],
+  plan: PlannedFile[],
+  generatedAsBefore: (path: string) => boolean,
+): Promise<void> {
   const unresolved = new Set(
     plan.filter((entry) => entry.action === "conflict" && entry.content === undefined).map((entry) => entry.path),
   );
@@ -340,8 +363,10 @@ async function stageBases(outDir: string, staging: string, files: EmittedFile[],
   for (const file of files) {
     if (file.owner !== "generator") continue;
     const old = join(outDir, BASE_DIR, `${file.path}.gz`);
-    if (!unresolved.has(file.path)) bases.push(file);
-    else if (existsSync(old)) bases.push({ path: file.path, content: await readFile(old) });
+    if (unresolved.has(file.path) || generatedAsBefore(file.path)) {
+      if (existsSync(old)) bases.push({ path: file.path, content: await readFile(old) });
+      else if (!unresolved.has(file.path)) bases.push(file);
+    } else bases.push(file);
   }
   await mkdir(join(staging, BASE_DIR), { recursive: true });
   await writeBases(staging, bases);

@@ -166,7 +166,9 @@ const ratioTable = table(
     "peer CPU s",
     "ours / peer peak MB",
     "regenerate after 1 summary edit s (min–max)",
-    "regenerate / full",
+    "regenerate / full (wall)",
+    "regenerate CPU s",
+    "regenerate / full (CPU)",
   ],
   rows.map(({ specName, runs, samples, incremental }) => {
     const wall = (key) => samples[key].map((run) => run.seconds);
@@ -184,6 +186,8 @@ const ratioTable = table(
       `${fmt(median(samples.ours.map((run) => run.peakMb)), 0)} / ${fmt(median(samples.peer.map((run) => run.peakMb)), 0)}`,
       `${fmt(regen)} (${spread(incremental.map((run) => run.seconds))})`,
       `${fmt((100 * regen) / ours, 0)} %`,
+      fmt(median(incremental.map((run) => run.cpu))),
+      `${fmt((100 * median(incremental.map((run) => run.cpu))) / median(samples.ours.map((run) => run.cpu)), 0)} %`,
     ];
   }),
 );
@@ -206,7 +210,7 @@ Machine: ${process.platform} ${process.arch}, Node ${process.version}, ${cpus().
 Load average (1 min) before / after: ${load.before.toFixed(1)} / ${load.after.toFixed(1)}${load.before > cpus().length || load.after > cpus().length ? " — **the machine was busy: wall times are inflated; CPU times are the steadier measure**" : ""}.
 
 Generation runs alternate (ours, peer, ours, peer…) into a fresh folder each time; whole process under GNU time; median of ${RUNS} runs (${GRAPH_RUNS} for Graph) with min–max.
-"Regenerate" is \`create-guided-mcp regenerate\` on the project after one operation's summary changed (its description for Stripe, which has no summaries; a different edit each run); it reuses the example cache in \`.guided-mcp/cache/\`.
+"Regenerate" is \`create-guided-mcp regenerate\` on the project after one operation's summary changed (its description for Stripe, which has no summaries; a different edit each run); it reuses the per-operation model, per-tool guidance and example caches in \`.guided-mcp/cache/\`, so it normalises, dereferences and models only the edited operation.
 create-guided-mcp computes all of its guidance on every run: every input schema is compiled with the server's Ajv (fail closed), every example is synthesised and validated, plus hints, links and output schemas. The peer emits none of these.
 
 ## Generation (ratio below 1 means ours is faster)

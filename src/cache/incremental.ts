@@ -1,0 +1,238 @@
+/**
+ * Load → model with the per-operation cache. A cold run (no entry for this
+ * document) takes the full pipeline and stores every operation's outcome. A
+ * warm run takes the cached outcomes of the operations whose key is unchanged,
+ * and normalises and dereferences a pruned copy of the document holding only
+ * the other operations and the components they reach: after a one-operation
+ * edit that is a few objects, not the whole spec.
+ *
+ * Anything the pruned run cannot reproduce exactly (an operation adding a
+ * security scheme, which changes what later operations see; an error) falls
+ * back to the full pipeline on a fresh parse, which behaves as a cold run.
+ */
+import type { DereferenceOptions } from "../dereference/index.js";
+import { parseSpecText, type LoadedSpec } from "../load/index.js";
+import type { ApiModel } from "../model/ir.js";
+import type { ModelOptions, OpenApiPrelude, OperationOutcome } from "../model/openapi.js";
+import type { SpecObject } from "../normalise/index.js";
+import type { ModelCache } from "./model-cache.js";
+import { documentKeys, pathItemFields, WEBHOOK_KEYS, type DocumentKeys } from "./refs.js";
+
+type Stage = <T>(stage: string, run: () => T | Promise<T>) => Promise<T>;
+
+/** The model of a loaded spec, from the cache where it can be (see the module comment). */
+export async function buildModelCached(
+  loaded: LoadedSpec,
+  options: ModelOptions & DereferenceOptions,
+  cache: ModelCache | undefined,
+  timed: Stage,
+): Promise<ApiModel> {
+  const document = loaded.document as SpecObject;
+  const openapi = isOpenApi(document);
+  const keys =
+    cache && openapi
+      ? await timed("cache keys", () =>
+          documentKeys(document, `${cache.code}\0${locationSalt(loaded)}\0${options.name ?? ""}`),
+        )
+      : undefined;
+  if (!cache || !keys) return fullPipeline(loaded, options, timed, undefined);
+  const prelude = cache.get("preludes", keys.prelude);
+  const hits = keys.operations.map(({ key }) => cache.get("operations", key));
+  const cold = hits.every((hit) => hit === undefined);
+  if (!cold) {
+    const warm = await timed("model (incremental)", () => prunedPipeline(loaded, keys, prelude, hits, options));
+    if (warm) {
+      keepAll(cache, keys, warm.prelude, warm.outcomes);
+      return warm.model;
+    }
+  }
+  return fullPipeline(
+    { ...loaded, document: cold ? document : parseSpecText(loaded.text, loaded.source) },
+    options,
+    timed,
+    {
+      cache,
+      keys,
+    },
+  );
+}
+
+/**
+ * Where the spec was read from matters to the model only for a spec fetched
+ * over http(s) (relative server URLs resolve against it); a local file's path
+ * does not, so a copy of the spec elsewhere still hits.
+ */
+function locationSalt(loaded: LoadedSpec): string {
+  return /^https?:/i.test(loaded.location) ? loaded.location : "file";
+}
+
+function isOpenApi(document: unknown): boolean {
+  return typeof document === "object" && document !== null && ("openapi" in document || "swagger" in document);
+}
+
+/** Normalise → dereference → model over the whole document, recording outcomes when asked. */
+async function fullPipeline(
+  loaded: LoadedSpec,
+  options: ModelOptions & DereferenceOptions,
+  timed: Stage,
+  record: { cache: ModelCache; keys: DocumentKeys } | undefined,
+): Promise<ApiModel> {
+  const dereferenced = await normaliseAndDereference(loaded, options, timed);
+  const { buildModel } = await import("../model/index.js");
+  const openapi = await import("../model/openapi.js");
+  if (!record || dereferenced.kind !== "openapi")
+    return timed("model", () => buildModel(dereferenced, modelOptions(options)));
+  return timed("model", () => {
+    const prelude = openapi.openApiPrelude(dereferenced.document, dereferenced.location, modelOptions(options));
+    const saved = structuredClone(prelude);
+    const outcomes: OperationOutcome[] = [];
+    const paths = isRecord(dereferenced.document.paths) ? dereferenced.document.paths : {};
+    let aligned = true;
+    const steps = openapi.walkOperations(paths, (path, method, pathItem, operation, pathOverride) => {
+      const outcome = openapi.modelOperation(prelude, path, method, pathItem, operation, pathOverride);
+      const key = record.keys.operations[outcomes.length];
+      if (key?.path !== path || key.method !== method || outcome.addedSchemes > 0) aligned = false;
+      outcomes.push(outcome);
+      return outcome;
+    });
+    // Stored only when every outcome stands on its own (see the module comment) and lines up with the keys.
+    if (aligned && outcomes.length === record.keys.operations.length)
+      keepAll(record.cache, record.keys, saved, outcomes);
+    return openapi.assembleOpenApiModel(prelude, steps);
+  });
+}
+
+async function normaliseAndDereference(loaded: LoadedSpec, options: DereferenceOptions, timed: Stage) {
+  const { normaliseSpec } = await import("../normalise/index.js");
+  const { dereferenceSpec } = await import("../dereference/index.js");
+  const normalised = await timed("normalise", () => normaliseSpec(loaded));
+  return timed("dereference", () =>
+    dereferenceSpec(normalised, {
+      allowRemoteRefs: options.allowRemoteRefs ?? false,
+      allowExternalFiles: options.allowExternalFiles ?? false,
+    }),
+  );
+}
+
+function modelOptions(options: ModelOptions): ModelOptions {
+  return options.name ? { name: options.name } : {};
+}
+
+function keepAll(cache: ModelCache, keys: DocumentKeys, prelude: OpenApiPrelude, outcomes: OperationOutcome[]): void {
+  cache.keep("preludes", keys.prelude, prelude);
+  keys.operations.forEach(({ key }, index) => cache.keep("operations", key, outcomes[index]!));
+}
+
+/**
+ * The warm run: cached outcomes for hits, the pruned document's model for the
+ * rest, assembled in document order. Undefined when it cannot stand in for a
+ * full run.
+ */
+async function prunedPipeline(
+  loaded: LoadedSpec,
+  keys: DocumentKeys,
+  cachedPrelude: OpenApiPrelude | undefined,
+  hits: Array<OperationOutcome | undefined>,
+  options: ModelOptions & DereferenceOptions,
+): Promise<{ model: ApiModel; prelude: OpenApiPrelude; outcomes: OperationOutcome[] } | undefined> {
+  const document = loaded.document as SpecObject;
+  const openapi = await import("../model/openapi.js");
+  const rawPaths = isRecord(document.paths) ? document.paths : {};
+  const misses = keys.operations.filter((_, index) => hits[index] === undefined);
+  let prelude = cachedPrelude;
+  let pruned: SpecObject | undefined;
+  if (misses.length > 0 || !prelude) {
+    try {
+      const spec = await normaliseAndDereference(
+        { ...loaded, document: prunedDocument(document, keys, misses) },
+        options,
+        async (_stage, run) => run(),
+      );
+      if (spec.kind !== "openapi") return undefined;
+      pruned = spec.document;
+      prelude = openapi.openApiPrelude(pruned, spec.location, modelOptions(options));
+    } catch {
+      // The full pipeline reports the problem exactly as a cold run does.
+      return undefined;
+    }
+  }
+  const saved = structuredClone(prelude!);
+  const prunedPaths = pruned && isRecord(pruned.paths) ? pruned.paths : {};
+  const outcomes: OperationOutcome[] = [];
+  let index = 0;
+  let faithful = true;
+  const steps = openapi.walkOperations(rawPaths, (path, method, _rawItem, _rawOperation, pathOverride) => {
+    const cached = hits[index++];
+    if (cached) return record(cached);
+    const pathItem = prunedPaths[path];
+    const operation = isRecord(pathItem) ? pathItem[method] : undefined;
+    if (!isRecord(pathItem) || !isRecord(operation)) {
+      faithful = false;
+      return record({ diagnostics: [], credentialNotes: [], addedSchemes: 0 });
+    }
+    return record(openapi.modelOperation(prelude!, path, method, pathItem, operation, pathOverride));
+  });
+  function record(outcome: OperationOutcome): OperationOutcome {
+    outcomes.push(outcome);
+    if (outcome.addedSchemes > 0) faithful = false;
+    return outcome;
+  }
+  if (!faithful || outcomes.length !== keys.operations.length) return undefined;
+  return { model: openapi.assembleOpenApiModel(prelude!, steps), prelude: saved, outcomes };
+}
+
+/**
+ * A shallow copy of the parsed document with only the missed operations under
+ * `paths` (every path key stays, so document-level checks see the same paths)
+ * and, of the component containers, only the units those operations and the
+ * top level reach.
+ */
+function prunedDocument(document: SpecObject, keys: DocumentKeys, misses: DocumentKeys["operations"]): SpecObject {
+  const pruned: SpecObject = {};
+  for (const [key, value] of Object.entries(document)) {
+    if (key === "components" && isRecord(value))
+      pruned[key] = value.securitySchemes === undefined ? {} : { securitySchemes: value.securitySchemes };
+    else if (key === "definitions" || key === "parameters" || key === "responses") pruned[key] = {};
+    else if (key !== "paths" && !WEBHOOK_KEYS.includes(key)) pruned[key] = value;
+  }
+  const units = new Set(keys.preludeUnits);
+  for (const unit of keys.reach(misses.flatMap((miss) => miss.units))) units.add(unit);
+  for (const unit of units) copyUnit(document, pruned, unit);
+  if (isRecord(document.paths)) {
+    const paths: SpecObject = {};
+    for (const [path, item] of Object.entries(document.paths))
+      paths[path] = isRecord(item) ? pathItemFields(item) : item;
+    for (const { path, method } of misses)
+      (paths[path] as SpecObject)[method] = (document.paths[path] as SpecObject)[method];
+    pruned.paths = paths;
+  } else if (document.paths !== undefined) pruned.paths = document.paths;
+  return pruned;
+}
+
+/** Copies the value at a unit pointer (`#/components/schemas/Pet`) into the pruned document, creating its parents. */
+function copyUnit(from: SpecObject, to: SpecObject, unit: string): void {
+  const tokens = unit
+    .slice(2)
+    .split("/")
+    .map((token) => token.replace(/~1/g, "/").replace(/~0/g, "~"));
+  let source: unknown = from;
+  let target = to;
+  for (const [position, token] of tokens.entries()) {
+    const parent = source;
+    source = isRecord(parent) ? parent[token] : undefined;
+    if (source === undefined) return;
+    if (position === tokens.length - 1) {
+      target[token] = source;
+      return;
+    }
+    // Never write into the original document's objects: the pruned copy gets its own parents.
+    const existing = target[token];
+    if (!isRecord(existing)) target[token] = {};
+    else if (existing === source) target[token] = { ...existing };
+    target = target[token] as SpecObject;
+  }
+}
+
+function isRecord(value: unknown): value is SpecObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

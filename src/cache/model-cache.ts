@@ -1,0 +1,180 @@
+/**
+ * The per-operation model cache (`.guided-mcp/cache/model.json`): each
+ * operation's finished model outcome (its tool draft, diagnostics and
+ * credential notes) under the key src/cache/refs.ts computes from the parsed
+ * document, plus the API-level prelude under its own key. Every key also
+ * covers the code that computes them: the generator version, the bytes of the
+ * generator's modules as installed (an unreleased edit invalidates too) and the
+ * versions of the OpenAPI upgrader and the `$ref` resolver.
+ *
+ * Like the example cache, it only ever saves work: a missing, corrupt or
+ * foreign file is an empty cache, and a hit is what this very code computed
+ * from these very inputs.
+ */
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { mkdir, open, rename } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Diagnostic, ToolGuidance } from "../model/ir.js";
+import type { OpenApiPrelude, OperationOutcome } from "../model/openapi.js";
+
+export const MODEL_CACHE_FILE = ".guided-mcp/cache/model.json";
+/** Bump when the file layout changes. */
+const FORMAT = 3;
+
+/** What the file holds, by key: the API-level prelude, each operation's model outcome, each tool's guidance. */
+export interface CacheSections {
+  preludes: OpenApiPrelude;
+  operations: OperationOutcome;
+  guidance: { guidance: ToolGuidance; diagnostics: Diagnostic[] };
+}
+type Section = keyof CacheSections;
+const SECTIONS: Section[] = ["preludes", "operations", "guidance"];
+
+/** Entries as JSON text: parsed only when used, and written back as they were read. */
+type Entries = Record<Section, Map<string, string>>;
+/** What this run keeps: JSON text, or a value serialised only when saved (see `keep`). */
+type Kept = Record<Section, Map<string, string | { value: unknown }>>;
+
+export interface ModelCache {
+  /** Fingerprint of the code that computes what is cached; part of every key. */
+  readonly code: string;
+  get<S extends Section>(section: S, key: string): CacheSections[S] | undefined;
+  /** Records what this run used or computed; only these entries are saved. */
+  keep<S extends Section>(section: S, key: string, value: CacheSections[S]): void;
+  /** Operations' models / tools' guidance taken from an earlier run (hits) or computed (misses). */
+  stats(section: "operations" | "guidance"): { hits: number; misses: number };
+  /** Writes the kept entries, unless they are exactly what the file already holds. */
+  save(): Promise<void>;
+}
+
+/**
+ * Opens the project's model cache. The file is one JSON header line, then one
+ * line per entry: `section <tab> key <tab> JSON` (JSON text never holds a raw
+ * tab or newline).
+ */
+export function openModelCache(projectDir: string, generatorVersion: string): ModelCache {
+  const code = codeFingerprint(generatorVersion);
+  const file = join(projectDir, MODEL_CACHE_FILE);
+  const previous = readCacheFile(file, code);
+  const kept: Kept = { preludes: new Map(), operations: new Map(), guidance: new Map() };
+  const counts = { operations: { hits: 0, misses: 0 }, guidance: { hits: 0, misses: 0 } };
+  const unchanged = () =>
+    SECTIONS.every(
+      (section) =>
+        kept[section].size === previous[section].size &&
+        [...kept[section].keys()].every((key) => previous[section].has(key)),
+    );
+  return {
+    code,
+    get(section, key) {
+      const text = previous[section].get(key);
+      if (text === undefined) return undefined;
+      try {
+        return JSON.parse(text) as CacheSections[typeof section];
+      } catch {
+        // A damaged entry (say, a file cut short) is a miss, and is not written back.
+        previous[section].delete(key);
+        return undefined;
+      }
+    },
+    keep(section: Section, key: string, value: unknown) {
+      // A key stands for its value, so an entry read from the file is written back as it was.
+      const known = previous[section].get(key);
+      if (section !== "preludes") counts[section][known === undefined ? "misses" : "hits"]++;
+      // What this run computed waits for `save` as it is: a serialised copy would double Graph's ~100 MB for
+      // the rest of the run. Nothing changes these values once made (later stages copy; see guidance-keys.ts).
+      kept[section].set(key, known ?? { value });
+    },
+    stats: (section) => ({ ...counts[section] }),
+    async save() {
+      if (kept.operations.size === 0 && kept.guidance.size === 0) return;
+      if (unchanged()) return;
+      await mkdir(dirname(file), { recursive: true });
+      // Write beside and rename: a crash mid-write leaves the previous cache, not half a file.
+      const temporary = `${file}.${process.pid}.tmp`;
+      await writeLines(temporary, JSON.stringify({ format: FORMAT, code }), kept);
+      await rename(temporary, file);
+    },
+  };
+}
+
+/** Streams the entries out in chunks: Graph's cache is ~100 MB, too much to join into one more string. */
+async function writeLines(path: string, header: string, entries: Kept): Promise<void> {
+  const handle = await open(path, "w");
+  try {
+    let chunk = header + "\n";
+    for (const section of SECTIONS)
+      for (const [key, json] of entries[section]) {
+        chunk += `${section}\t${key}\t${typeof json === "string" ? json : JSON.stringify(json.value)}\n`;
+        if (chunk.length > 1 << 20) {
+          await handle.write(chunk);
+          chunk = "";
+        }
+      }
+    await handle.write(chunk);
+  } finally {
+    await handle.close();
+  }
+}
+
+function emptyEntries(): Entries {
+  return { preludes: new Map(), operations: new Map(), guidance: new Map() };
+}
+
+function readCacheFile(file: string, code: string): Entries {
+  const entries = emptyEntries();
+  if (!existsSync(file)) return entries;
+  try {
+    const lines = readFileSync(file, "utf8").split("\n");
+    const header = JSON.parse(lines[0] ?? "") as { format?: unknown; code?: unknown };
+    if (header.format !== FORMAT || header.code !== code) return entries;
+    for (const line of lines.slice(1)) {
+      if (line === "") continue;
+      const [section, key, json] = line.split("\t", 3) as [Section, string, string | undefined];
+      if (json === undefined || !SECTIONS.includes(section)) return emptyEntries();
+      entries[section].set(key, json);
+    }
+    return entries;
+  } catch {
+    return emptyEntries();
+  }
+}
+
+/** A hash of everything in the generator that decides a model outcome (see the module comment). */
+function codeFingerprint(generatorVersion: string): string {
+  const hash = createHash("sha256");
+  hash.update(`model-cache ${FORMAT}\0generator ${generatorVersion}\0`);
+  const require = createRequire(import.meta.url);
+  for (const name of ["@scalar/openapi-upgrader", "@apidevtools/json-schema-ref-parser"]) {
+    const pkg = JSON.parse(readFileSync(packageJsonOf(require, name), "utf8")) as { version: string };
+    hash.update(`${name} ${pkg.version}\0`);
+  }
+  const here = dirname(fileURLToPath(import.meta.url));
+  const roots = [join(here, ".."), join(here, "..", "..", "templates", "server", "src", "runtime")];
+  for (const root of roots)
+    for (const path of filesUnder(root)) hash.update(path.slice(root.length)).update(readFileSync(path));
+  return hash.digest("hex");
+}
+
+function packageJsonOf(require: NodeJS.Require, name: string): string {
+  // Not require.resolve(`${name}/package.json`): packages with an `exports` map may refuse it.
+  for (const dir of require.resolve.paths(name) ?? []) {
+    const candidate = join(dir, name, "package.json");
+    if (existsSync(candidate)) return candidate;
+  }
+  throw new Error(`cannot find package.json of ${name}`);
+}
+
+function filesUnder(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  const out: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    const full = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...filesUnder(full));
+    else if (/\.(js|ts)$/.test(entry.name) && !entry.name.endsWith(".d.ts")) out.push(full);
+  }
+  return out;
+}

@@ -1,0 +1,253 @@
+/**
+ * Incremental regeneration through the per-operation model cache and the
+ * per-tool guidance cache (src/cache/): a warm regeneration writes exactly what
+ * a cold generation writes, recomputes only what an edit reaches, and a
+ * corrupt cache or --check never changes the outcome.
+ */
+import { cpSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { describe, expect, it } from "vitest";
+import { parse as parseYaml } from "yaml";
+import { CACHE_DIR } from "../../src/cache/index.js";
+import { MODEL_CACHE_FILE, openModelCache } from "../../src/cache/model-cache.js";
+import { generate, generatorVersion } from "../../src/generate.js";
+import { addGuidance } from "../../src/guidance/index.js";
+import type { ApiModel } from "../../src/model/ir.js";
+import { modelFrom, SAMPLES } from "../helpers/pipeline.js";
+
+/** Every generated file except the cache, the manifest (it records the spec's hash) and the changelog (it records the edit). */
+function projectFiles(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (current: string): void => {
+    for (const entry of readdirSync(current)) {
+      const full = join(current, entry);
+      const path = relative(dir, full);
+      if (path === CACHE_DIR || path === ".guided-mcp/manifest.json" || path === "CHANGELOG.md") continue;
+      if (statSync(full).isDirectory()) walk(full);
+      else out[path] = readFileSync(full, "utf8");
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+/** A copy of the samples folder (external `$ref`s resolve inside it). */
+function samplesCopy(): string {
+  const dir = mkdtempSync(join(tmpdir(), "cgm-model-cache-"));
+  cpSync(SAMPLES, join(dir, "samples"), { recursive: true });
+  return join(dir, "samples");
+}
+
+type Document = { paths: Record<string, Record<string, Record<string, unknown>>> } & Record<string, unknown>;
+
+/** Rewrites a spec (as JSON, which the loader reads whatever the file is called) after `edit`. */
+function editSpec(spec: string, edit: (document: Document) => void): void {
+  const text = readFileSync(spec, "utf8");
+  const document = (spec.endsWith(".json") ? JSON.parse(text) : parseYaml(text)) as Document;
+  edit(document);
+  writeFileSync(spec, JSON.stringify(document, null, 2));
+}
+
+/** Appends to the first operation's summary (or description). */
+function editFirstSummary(document: Document): void {
+  for (const item of Object.values(document.paths))
+    for (const operation of Object.values(item)) {
+      if (typeof operation !== "object" || operation === null) continue;
+      const field = typeof operation["summary"] === "string" ? "summary" : "description";
+      operation[field] = `${String(operation[field] ?? "")} (edited)`;
+      return;
+    }
+}
+
+/** Generates `spec` warm into `warmOut` (already generated from the unedited spec) and cold into a new folder; returns both. */
+async function warmAndCold(spec: string, warmOut: string) {
+  const warm = await generate({ from: spec, out: warmOut });
+  const coldOut = `${warmOut}-cold`;
+  const cold = await generate({ from: spec, out: coldOut });
+  return { warm, cold, warmFiles: projectFiles(warmOut), coldFiles: projectFiles(coldOut) };
+}
+
+describe("model and guidance cache", () => {
+  const samples: Array<[string, { keyed: boolean }]> = [
+    ["petstore.yaml", { keyed: true }],
+    ["catalogue.yaml", { keyed: true }],
+    ["inventory-swagger2.json", { keyed: true }],
+    // External file $refs: the model always takes the full pipeline (the referenced file is not keyed); guidance is still cached.
+    ["library-openapi31.yaml", { keyed: false }],
+  ];
+
+  it.each(samples)("%s: a warm regeneration after a summary edit equals a cold generation", async (name, { keyed }) => {
+    const dir = samplesCopy();
+    const spec = join(dir, name);
+    const out = join(dir, "..", "out");
+    const first = await generate({ from: spec, out });
+    const tools = first.model.tools.length;
+    expect(first.modelCache).toEqual({ hits: 0, misses: keyed ? tools : 0 });
+
+    const unchanged = await generate({ from: spec, out });
+    expect(unchanged.modelCache).toEqual({ hits: keyed ? tools : 0, misses: 0 });
+    expect(unchanged.write.plan.every((file) => file.action === "unchanged" || file.action === "keep-user")).toBe(true);
+
+    editSpec(spec, editFirstSummary);
+    const { warm, cold, warmFiles, coldFiles } = await warmAndCold(spec, out);
+    expect(warm.modelCache).toEqual({ hits: keyed ? tools - 1 : 0, misses: keyed ? 1 : 0 });
+    // Guidance does not depend on texts: a summary edit reuses every tool's.
+    expect(warm.guidanceCache).toEqual({ hits: tools, misses: 0 });
+    expect(warm.report?.changes.length).toBe(1);
+    expect(warmFiles).toEqual(coldFiles);
+    expect(warm.diagnostics).toEqual(cold.diagnostics);
+  });
+
+  it("recomputes the operations a changed component reaches, and only those (webhooks never count)", async () => {
+    const dir = samplesCopy();
+    const spec = join(dir, "petstore.yaml");
+    const out = join(dir, "..", "out");
+    // Webhooks that use every schema, as GitHub's do: they are not tools, so they must not widen what an edit reaches.
+    editSpec(spec, (document) => {
+      const schemas = Object.keys((document["components"] as { schemas: Record<string, unknown> }).schemas);
+      document["x-webhooks"] = Object.fromEntries(
+        schemas.map((name) => [
+          `${name}-event`,
+          {
+            post: {
+              requestBody: { content: { "application/json": { schema: { $ref: `#/components/schemas/${name}` } } } },
+            },
+          },
+        ]),
+      );
+    });
+    const first = await generate({ from: spec, out });
+    const tools = first.model.tools.length;
+    let reaching = 0;
+    editSpec(spec, (document) => {
+      const schemas = (document["components"] as { schemas: Record<string, Record<string, unknown>> }).schemas;
+      const [schemaName, schema] = Object.entries(schemas)[0]!;
+      schema["description"] = `${String(schema["description"] ?? "")} (edited)`;
+      reaching = JSON.stringify(document.paths).split(`"#/components/schemas/${schemaName}"`).length - 1;
+    });
+    expect(reaching).toBeGreaterThan(0);
+    const { warm, warmFiles, coldFiles } = await warmAndCold(spec, out);
+    expect(warm.modelCache!.misses).toBeGreaterThan(0);
+    expect(warm.modelCache!.misses).toBeLessThan(tools);
+    expect(warm.modelCache!.hits + warm.modelCache!.misses).toBe(tools);
+    expect(warmFiles).toEqual(coldFiles);
+  });
+
+  it("ignores a corrupt or foreign cache file, and --check leaves it as it is", async () => {
+    const dir = samplesCopy();
+    const spec = join(dir, "petstore.yaml");
+    const out = join(dir, "..", "out");
+    await generate({ from: spec, out });
+    const cacheFile = join(out, MODEL_CACHE_FILE);
+    const whole = readFileSync(cacheFile, "utf8");
+    const cutShort = whole.slice(0, whole.lastIndexOf("operations\t") + 80);
+    const damaged = [
+      { content: "{ not json", hits: 0 },
+      { content: JSON.stringify({ format: 3, code: "someone else" }) + "\n", hits: 0 },
+      // The last operation's entry is cut in the middle of its JSON: that one operation misses.
+      { content: cutShort, hits: (await generate({ from: spec, out, check: true })).modelCache!.hits - 1 },
+    ];
+    for (const { content, hits } of damaged) {
+      writeFileSync(cacheFile, content);
+      const again = await generate({ from: spec, out });
+      expect(again.modelCache!.hits).toBe(hits);
+      expect(again.write.plan.every((file) => file.action === "unchanged" || file.action === "keep-user")).toBe(true);
+    }
+
+    const before = readFileSync(cacheFile, "utf8");
+    editSpec(spec, editFirstSummary);
+    const check = await generate({ from: spec, out, check: true });
+    expect(check.stale).toContain("data/tools.json");
+    expect(check.modelCache!.hits).toBeGreaterThan(0);
+    expect(readFileSync(cacheFile, "utf8")).toBe(before);
+  });
+
+  it("stores nothing for an API where an operation adds a security scheme (later operations depend on it)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cgm-model-cache-google-"));
+    const spec = join(dir, "api.json");
+    const operation = (id: string) => ({
+      operationId: id,
+      summary: id,
+      parameters: ["key", "access_token"].map((name) => ({ name, in: "query", schema: { type: "string" } })),
+      responses: { "200": { description: "ok" } },
+    });
+    const document = {
+      openapi: "3.1.0",
+      info: { title: "Google-style", version: "1" },
+      components: { securitySchemes: { oauth: { type: "http", scheme: "bearer" } } },
+      security: [{ oauth: [] }],
+      paths: { "/a": { get: operation("listA") }, "/b": { get: operation("listB") } },
+    };
+    writeFileSync(spec, JSON.stringify(document));
+    const out = join(dir, "out");
+    const first = await generate({ from: spec, out });
+    expect(first.model.api.securitySchemes.map((scheme) => scheme.name)).toContain("api_key");
+    expect(first.modelCache).toEqual({ hits: 0, misses: 0 });
+    editSpec(spec, editFirstSummary);
+    const { warm, warmFiles, coldFiles } = await warmAndCold(spec, out);
+    expect(warm.modelCache).toEqual({ hits: 0, misses: 0 });
+    expect(warmFiles).toEqual(coldFiles);
+  });
+
+  it.each(["petstore.yaml", "catalogue.yaml", "inventory-swagger2.json"])(
+    "%s: guidance never reads a tool's description or title (the guidance cache's keys leave them out)",
+    async (name) => {
+      const model = await modelFrom(join(SAMPLES, name));
+      const retitled = {
+        ...model,
+        tools: model.tools.map((tool, index) => ({
+          ...tool,
+          description: `Something else entirely ${index}`,
+          title: `Other title ${index}`,
+          annotations: { ...tool.annotations, title: `Other title ${index}` },
+        })),
+      };
+      const guidance = (input: ApiModel) => addGuidance(input).tools.map((tool) => tool.guidance);
+      expect(guidance(retitled)).toEqual(guidance(model));
+    },
+  );
+
+  it.each(["petstore.yaml", "inventory-swagger2.json"])(
+    "%s: a release (new info.version, description, servers) reuses every operation's model",
+    async (name) => {
+      const dir = samplesCopy();
+      const spec = join(dir, name);
+      const out = join(dir, "..", "out");
+      const first = await generate({ from: spec, out });
+      editSpec(spec, (document) => {
+        const info = document["info"] as Record<string, unknown>;
+        info["version"] = "99.0.0";
+        info["description"] = "A new release.";
+        if (Array.isArray(document["servers"])) document["servers"] = [{ url: "https://api.example.com/v99" }];
+        else document["basePath"] = "/v99";
+      });
+      const { warm, cold, warmFiles, coldFiles } = await warmAndCold(spec, out);
+      // Swagger 2.0's basePath is read by the upgrade of every operation, so there everything is recomputed.
+      const keptAll = name.endsWith(".yaml");
+      expect(warm.modelCache).toEqual(
+        keptAll ? { hits: first.modelCache!.misses, misses: 0 } : { hits: 0, misses: first.modelCache!.misses },
+      );
+      expect(warm.model.api.version).toBe("99.0.0");
+      expect(warmFiles).toEqual(coldFiles);
+      expect(warm.diagnostics).toEqual(cold.diagnostics);
+    },
+  );
+
+  it("still hits when the same spec is read from another local path", async () => {
+    const dir = samplesCopy();
+    const out = join(dir, "..", "out");
+    const first = await generate({ from: join(dir, "petstore.yaml"), out });
+    const elsewhere = join(dir, "..", "moved.yaml");
+    cpSync(join(dir, "petstore.yaml"), elsewhere);
+    const moved = await generate({ from: elsewhere, out });
+    expect(moved.modelCache).toEqual({ hits: first.modelCache!.misses, misses: 0 });
+  });
+
+  it("is keyed by the generator: another version finds nothing", () => {
+    const dir = mkdtempSync(join(tmpdir(), "cgm-model-cache-code-"));
+    const version = generatorVersion();
+    expect(openModelCache(dir, version).code).toBe(openModelCache(dir, version).code);
+    expect(openModelCache(dir, `${version}-next`).code).not.toBe(openModelCache(dir, version).code);
+  });
+});
