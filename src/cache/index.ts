@@ -17,12 +17,11 @@
  * the same Ajv and configuration when the entry was made.
  */
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdir, rename, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { ExampleOutcome } from "../guidance/examples/index.js";
+import { codeFingerprint } from "./fingerprint.js";
 import type { JsonSchema } from "../model/ir.js";
 
 export const CACHE_DIR = ".guided-mcp/cache";
@@ -60,7 +59,10 @@ export function openExampleCache(
   generatorVersion: string,
   options: { exampleOptions?: unknown } = {},
 ): ExampleCache {
-  const code = codeFingerprint(generatorVersion, options.exampleOptions);
+  const code = codeFingerprint(
+    `format ${FORMAT}\0generator ${generatorVersion}\0options ${JSON.stringify(options.exampleOptions ?? {})}`,
+    ["ajv", "ajv-formats", "json-schema-faker"],
+  );
   const file = join(projectDir, CACHE_DIR, EXAMPLES_FILE);
   const previous = readCacheFile(file, code);
   const used: Record<string, ExampleOutcome> = Object.create(null) as Record<string, ExampleOutcome>;
@@ -133,51 +135,4 @@ function readCacheFile(file: string, code: string): Record<string, ExampleOutcom
   } catch {
     return {};
   }
-}
-
-/**
- * A hash of everything in the generator that decides an example outcome. The
- * guidance modules are hashed as installed, so even an unreleased edit (same
- * version number) invalidates the cache.
- */
-function codeFingerprint(generatorVersion: string, exampleOptions: unknown): string {
-  const hash = createHash("sha256");
-  hash.update(`format ${FORMAT}\0generator ${generatorVersion}\0options ${JSON.stringify(exampleOptions ?? {})}\0`);
-  const require = createRequire(import.meta.url);
-  for (const name of ["ajv", "ajv-formats", "json-schema-faker"]) {
-    const pkg = JSON.parse(readFileSync(packageJsonOf(require, name), "utf8")) as { version: string };
-    hash.update(`${name} ${pkg.version}\0`);
-  }
-  const here = dirname(fileURLToPath(import.meta.url));
-  // Run from the bundle (dist/bin), the guidance code is inside the bundle's own files.
-  const guidanceDir = join(here, "..", "guidance");
-  const codeDir = existsSync(guidanceDir) ? guidanceDir : here;
-  for (const path of filesUnder(codeDir)) hash.update(path.slice(codeDir.length)).update(readFileSync(path));
-  // The shared Ajv configuration, next to this module's source or compiled copy.
-  const ajvConfig = [
-    join(here, "..", "..", "templates", "server", "src", "runtime", "ajv.js"),
-    join(here, "..", "..", "templates", "server", "src", "runtime", "ajv.ts"),
-  ].find(existsSync);
-  if (ajvConfig) hash.update(readFileSync(ajvConfig));
-  return hash.digest("hex");
-}
-
-function packageJsonOf(require: NodeJS.Require, name: string): string {
-  // Not require.resolve(`${name}/package.json`): ESM-only packages with an `exports` map refuse it.
-  for (const dir of require.resolve.paths(name) ?? []) {
-    const candidate = join(dir, name, "package.json");
-    if (existsSync(candidate)) return candidate;
-  }
-  throw new Error(`cannot find package.json of ${name}`);
-}
-
-function filesUnder(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  const out: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-    const full = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...filesUnder(full));
-    else if (/\.(js|ts)$/.test(entry.name) && !entry.name.endsWith(".d.ts")) out.push(full);
-  }
-  return out;
 }

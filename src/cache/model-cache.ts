@@ -11,14 +11,12 @@
  * foreign file is an empty cache, and a hit is what this very code computed
  * from these very inputs.
  */
-import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdir, open, rename } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Diagnostic, ToolGuidance } from "../model/ir.js";
 import type { OpenApiPrelude, OperationOutcome } from "../model/openapi.js";
+import { codeFingerprint } from "./fingerprint.js";
 
 export const MODEL_CACHE_FILE = ".guided-mcp/cache/model.json";
 /** Bump when the file layout changes. */
@@ -56,7 +54,10 @@ export interface ModelCache {
  * tab or newline).
  */
 export function openModelCache(projectDir: string, generatorVersion: string): ModelCache {
-  const code = codeFingerprint(generatorVersion);
+  const code = codeFingerprint(`model-cache ${FORMAT}\0generator ${generatorVersion}`, [
+    "@scalar/openapi-upgrader",
+    "@apidevtools/json-schema-ref-parser",
+  ]);
   const file = join(projectDir, MODEL_CACHE_FILE);
   const previous = readCacheFile(file, code);
   const kept: Kept = { preludes: new Map(), operations: new Map(), guidance: new Map() };
@@ -141,40 +142,4 @@ function readCacheFile(file: string, code: string): Entries {
   } catch {
     return emptyEntries();
   }
-}
-
-/** A hash of everything in the generator that decides a model outcome (see the module comment). */
-function codeFingerprint(generatorVersion: string): string {
-  const hash = createHash("sha256");
-  hash.update(`model-cache ${FORMAT}\0generator ${generatorVersion}\0`);
-  const require = createRequire(import.meta.url);
-  for (const name of ["@scalar/openapi-upgrader", "@apidevtools/json-schema-ref-parser"]) {
-    const pkg = JSON.parse(readFileSync(packageJsonOf(require, name), "utf8")) as { version: string };
-    hash.update(`${name} ${pkg.version}\0`);
-  }
-  const here = dirname(fileURLToPath(import.meta.url));
-  const roots = [join(here, ".."), join(here, "..", "..", "templates", "server", "src", "runtime")];
-  for (const root of roots)
-    for (const path of filesUnder(root)) hash.update(path.slice(root.length)).update(readFileSync(path));
-  return hash.digest("hex");
-}
-
-function packageJsonOf(require: NodeJS.Require, name: string): string {
-  // Not require.resolve(`${name}/package.json`): packages with an `exports` map may refuse it.
-  for (const dir of require.resolve.paths(name) ?? []) {
-    const candidate = join(dir, name, "package.json");
-    if (existsSync(candidate)) return candidate;
-  }
-  throw new Error(`cannot find package.json of ${name}`);
-}
-
-function filesUnder(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  const out: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-    const full = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...filesUnder(full));
-    else if (/\.(js|ts)$/.test(entry.name) && !entry.name.endsWith(".d.ts")) out.push(full);
-  }
-  return out;
 }
