@@ -13,37 +13,11 @@
  */
 import type { GuidedApiModel, GuidedTool } from "../model/ir.js";
 import type { OperationBinding, ParameterBinding } from "../../templates/server/src/runtime/shared/tool-data.js";
+import type { ExpectedRequest, TestExpectations } from "../../templates/server/src/runtime/shared/test-expectations.js";
 
 export const TEST_EXPECTATIONS_PATH = "src/runtime/test/expectations.json";
 /** Above this many tools the suite checks an evenly spread sample, and says so. */
 export const MAX_TESTED_TOOLS = 25;
-
-export interface ExpectedRequest {
-  method: string;
-  /** Relative to the base URL's path, with path parameters expanded. */
-  path: string;
-  /** Decoded name/value pairs, in any order; credential query parameters are not listed. */
-  query: Array<[string, string]>;
-  /** Lower-cased name -> value; the request may carry more (accept, user-agent, credentials). */
-  headers: Record<string, string>;
-  body?: unknown;
-  /** Parts of the request this derivation does not cover. */
-  unchecked: string[];
-}
-
-export interface ToolExpectation {
-  name: string;
-  args: Record<string, unknown>;
-  safe: boolean;
-  handler: boolean;
-  request?: ExpectedRequest;
-}
-
-export interface TestExpectations {
-  totalTools: number;
-  sampled: boolean;
-  tools: ToolExpectation[];
-}
 
 export function testExpectations(model: GuidedApiModel): TestExpectations {
   const sample = sampleTools(model.tools);

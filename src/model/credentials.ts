@@ -11,6 +11,8 @@ import type { ClientCredentialsFlow, SecuritySchemeData } from "../../templates/
 import { parameterKey, type DeclaredParameter } from "./fragments.js";
 import { isObject } from "../normalise/index.js";
 import { envName } from "./names.js";
+import { pointerOf } from "../diagnostics.js";
+import type { Diagnostic } from "./ir.js";
 
 /** Query parameters carrying the OAuth2 access token, which the bearer scheme already sends in `Authorization`. */
 const TOKEN_QUERY_PARAMETERS = new Set(["access_token", "oauth_token"]);
@@ -140,4 +142,15 @@ export function clientCredentialsFlow(
     clientIdEnv: envName(envPrefix, name, "client_id"),
     clientSecretEnv: envName(envPrefix, name, "client_secret"),
   };
+}
+
+/** One warning per signing scheme: the headers are not arguments, and this server does not compute them. */
+export function warnAboutSigning(signing: Map<string, Set<string>>, diagnostics: Diagnostic[]): void {
+  for (const [scheme, headers] of signing)
+    diagnostics.push({
+      pointer: pointerOf("components", "securitySchemes", scheme),
+      severity: "warning",
+      message: `the AWS Signature V4 headers ${[...headers].join(", ")} are request-signing plumbing, so they are not tool arguments; the server sends the configured credential as the Authorization header and does not sign requests`,
+      fix: "sign requests in the beforeRequest hook of src/hooks.ts, or point the base URL at a SigV4-signing proxy",
+    });
 }

@@ -6,7 +6,6 @@ import type { DereferencedSpec } from "../dereference/index.js";
 import { childPointer, pointerOf } from "../diagnostics.js";
 import { isObject, type SpecObject } from "../normalise/index.js";
 import type {
-  ApiData,
   ApiModel,
   CredentialParameterNote,
   Diagnostic,
@@ -22,7 +21,7 @@ import { RESERVED_TOOL_NAMES } from "../../templates/server/src/runtime/call/typ
 import { toBoundedJsonSchema, type SchemaContext } from "./schema.js";
 import { htmlToMarkdown } from "./spec-cleanup.js";
 import { parameterKey, parsePathKey, planDiscriminators, type PathKey } from "./fragments.js";
-import { planCredentials } from "./credentials.js";
+import { planCredentials, warnAboutSigning } from "./credentials.js";
 import {
   bindingFor,
   collectParameters,
@@ -216,17 +215,6 @@ interface OperationContext {
   credentialParameters: Map<string, CredentialParameterNote>;
   /** AWS signing headers left out of tool input, by the `Authorization` scheme they belong to. */
   signing: Map<string, Set<string>>;
-}
-
-/** One warning per signing scheme: the headers are not arguments, and this server does not compute them. */
-function warnAboutSigning(signing: Map<string, Set<string>>, diagnostics: Diagnostic[]): void {
-  for (const [scheme, headers] of signing)
-    diagnostics.push({
-      pointer: pointerOf("components", "securitySchemes", scheme),
-      severity: "warning",
-      message: `the AWS Signature V4 headers ${[...headers].join(", ")} are request-signing plumbing, so they are not tool arguments; the server sends the configured credential as the Authorization header and does not sign requests`,
-      fix: "sign requests in the beforeRequest hook of src/hooks.ts, or point the base URL at a SigV4-signing proxy",
-    });
 }
 
 function buildOperationTool(

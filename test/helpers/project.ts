@@ -4,8 +4,17 @@
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { join, relative, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 
 export const REPO_ROOT = resolve(new URL("../..", import.meta.url).pathname);
@@ -87,4 +96,20 @@ async function withLock(lock: string, run: () => void): Promise<void> {
   } finally {
     rmSync(lock, { recursive: true, force: true });
   }
+}
+
+/** Every file of a generated project by relative path, except the paths given (a folder skips what is inside it). */
+export function projectFiles(dir: string, except: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (current: string): void => {
+    for (const entry of readdirSync(current)) {
+      const full = join(current, entry);
+      const path = relative(dir, full);
+      if (except.includes(path)) continue;
+      if (statSync(full).isDirectory()) walk(full);
+      else out[path] = readFileSync(full, "utf8");
+    }
+  };
+  walk(dir);
+  return out;
 }

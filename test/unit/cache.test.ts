@@ -1,29 +1,17 @@
 /** Incremental regeneration: cached example outcomes equal fresh ones, and anything they depend on invalidates them. */
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CACHE_DIR, openExampleCache } from "../../src/cache/index.js";
 import { generate, generatorVersion } from "../../src/generate.js";
 import { toolSeed } from "../../src/guidance/index.js";
 import { runCli } from "../helpers/cli.js";
 import { SAMPLES } from "../helpers/pipeline.js";
+import { projectFiles } from "../helpers/project.js";
 
-/** Every file of a project except the cache, by relative path. */
-function projectFiles(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (current: string): void => {
-    for (const entry of readdirSync(current)) {
-      const full = join(current, entry);
-      const path = relative(dir, full);
-      if (path === CACHE_DIR) continue;
-      if (statSync(full).isDirectory()) walk(full);
-      else out[path] = readFileSync(full, "utf8");
-    }
-  };
-  walk(dir);
-  return out;
-}
+/** Compared files leave out the cache. */
+const PROJECT_EXCEPT = [CACHE_DIR];
 
 function specCopy(): { dir: string; spec: string } {
   const dir = mkdtempSync(join(tmpdir(), "cgm-cache-"));
@@ -62,8 +50,8 @@ describe("example cache", () => {
     // Cached == fresh: the same spec generated into a new folder, without any cache.
     const fresh = join(dir, "fresh-mcp");
     await generate({ from: spec, out: fresh });
-    const cachedFiles = projectFiles(out);
-    const freshFiles = projectFiles(fresh);
+    const cachedFiles = projectFiles(out, PROJECT_EXCEPT);
+    const freshFiles = projectFiles(fresh, PROJECT_EXCEPT);
     delete cachedFiles[".guided-mcp/manifest.json"];
     delete freshFiles[".guided-mcp/manifest.json"];
     delete cachedFiles["CHANGELOG.md"];
@@ -125,7 +113,7 @@ describe("two threads (large APIs)", () => {
     const threaded = withWorkers("1", () => runCli(["--from", spec, "--out", two]));
     expect(threaded.code).toBe(0);
     expect(threaded.stderr).toContain("validate+examples (2 threads)");
-    expect(projectFiles(two)).toEqual(projectFiles(one));
+    expect(projectFiles(two, PROJECT_EXCEPT)).toEqual(projectFiles(one, PROJECT_EXCEPT));
   });
 
   it("still fails closed, naming the first uncompilable tool in spec order", () => {

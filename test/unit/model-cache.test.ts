@@ -4,9 +4,9 @@
  * a cold generation writes, recomputes only what an edit reaches, and a
  * corrupt cache or --check never changes the outcome.
  */
-import { cpSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { CACHE_DIR } from "../../src/cache/index.js";
@@ -15,22 +15,10 @@ import { generate, generatorVersion } from "../../src/generate.js";
 import { addGuidance } from "../../src/guidance/index.js";
 import type { ApiModel } from "../../src/model/ir.js";
 import { modelFrom, SAMPLES } from "../helpers/pipeline.js";
+import { projectFiles } from "../helpers/project.js";
 
-/** Every generated file except the cache, the manifest (it records the spec's hash) and the changelog (it records the edit). */
-function projectFiles(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (current: string): void => {
-    for (const entry of readdirSync(current)) {
-      const full = join(current, entry);
-      const path = relative(dir, full);
-      if (path === CACHE_DIR || path === ".guided-mcp/manifest.json" || path === "CHANGELOG.md") continue;
-      if (statSync(full).isDirectory()) walk(full);
-      else out[path] = readFileSync(full, "utf8");
-    }
-  };
-  walk(dir);
-  return out;
-}
+/** Compared files leave out the cache. and what records the run (the manifest holds the spec hash, the changelog the edit). */
+const PROJECT_EXCEPT = [CACHE_DIR, ".guided-mcp/manifest.json", "CHANGELOG.md"];
 
 /** A copy of the samples folder (external `$ref`s resolve inside it). */
 function samplesCopy(): string {
@@ -65,7 +53,12 @@ async function warmAndCold(spec: string, warmOut: string) {
   const warm = await generate({ from: spec, out: warmOut });
   const coldOut = `${warmOut}-cold`;
   const cold = await generate({ from: spec, out: coldOut });
-  return { warm, cold, warmFiles: projectFiles(warmOut), coldFiles: projectFiles(coldOut) };
+  return {
+    warm,
+    cold,
+    warmFiles: projectFiles(warmOut, PROJECT_EXCEPT),
+    coldFiles: projectFiles(coldOut, PROJECT_EXCEPT),
+  };
 }
 
 describe("model and guidance cache", () => {

@@ -5,6 +5,7 @@
  * builds a runtime itself passes them in `ServerOptions`, and anything left
  * out takes the settings table's default.
  */
+import type { RuntimeConfig } from "./config.js";
 import { settingDefault } from "./settings.js";
 import type { ResilienceSettings } from "../upstream/resilience.js";
 
@@ -43,14 +44,12 @@ export function hardeningSettings(options: HardeningOptions = {}): HardeningSett
 }
 
 /** The hardening part of a resolved configuration, as runtime options. */
-export function hardeningOptions(config: {
-  maxArgumentBytes: number;
-  retries: number;
-  retryMaxDelayMs: number;
-  circuitThreshold: number;
-  circuitCooldownMs: number;
-  auditLog?: string;
-}): HardeningOptions {
+export function hardeningOptions(
+  config: Pick<
+    RuntimeConfig,
+    "maxArgumentBytes" | "retries" | "retryMaxDelayMs" | "circuitThreshold" | "circuitCooldownMs" | "auditLog"
+  >,
+): HardeningOptions {
   return {
     maxArgumentBytes: config.maxArgumentBytes,
     resilience: {

@@ -21,28 +21,9 @@ import { hooks } from "../../hooks.js";
 import { handlers } from "../handlers.js";
 import { createServerFromRuntime } from "../mcp/server.js";
 import { createToolRuntime, type ToolRuntime } from "../server/runtime.js";
+import type { TestExpectations as Expectations } from "../shared/test-expectations.js";
 import type { ToolsFile } from "../shared/tool-data.js";
 
-interface ExpectedRequest {
-  method: string;
-  path: string;
-  query: Array<[string, string]>;
-  headers: Record<string, string>;
-  body?: unknown;
-  unchecked: string[];
-}
-interface ToolExpectation {
-  name: string;
-  args: Record<string, unknown>;
-  safe: boolean;
-  handler: boolean;
-  request?: ExpectedRequest;
-}
-interface Expectations {
-  totalTools: number;
-  sampled: boolean;
-  tools: ToolExpectation[];
-}
 interface Received {
   method: string;
   url: URL;
