@@ -6,22 +6,12 @@ import { describe, expect, it } from "vitest";
 import { applyCredentials } from "../../templates/server/src/runtime/upstream/auth.js";
 import { buildRequest } from "../../templates/server/src/runtime/upstream/request.js";
 import type { ApiData, OperationBinding } from "../../templates/server/src/runtime/shared/tool-data.js";
+import { TEST_API } from "../helpers/api-fixture.js";
 
+// Without basic auth: bearer and basic would both claim the Authorization header.
 const api: ApiData = {
-  name: "test-mcp",
-  title: "Test",
-  version: "1.0.0",
-  instructions: "",
-  baseUrl: "https://api.example.com/v1",
-  baseUrlEnv: "TEST_BASE_URL",
-  securitySchemes: [
-    { name: "headerKey", kind: "apiKey", in: "header", parameterName: "X-API-Key", env: "TEST_API_KEY" },
-    { name: "queryKey", kind: "apiKey", in: "query", parameterName: "api_key", env: "TEST_QUERY_KEY" },
-    { name: "cookieKey", kind: "apiKey", in: "cookie", parameterName: "session", env: "TEST_SESSION" },
-    { name: "bearer", kind: "bearer", env: "TEST_TOKEN" },
-  ],
-  timeoutMs: 10_000,
-  envPrefix: "TEST",
+  ...TEST_API,
+  securitySchemes: TEST_API.securitySchemes.filter((scheme) => scheme.kind !== "basic"),
 };
 
 const all: OperationBinding = {

@@ -3,29 +3,13 @@ import { missingCredentials } from "../../templates/server/src/runtime/upstream/
 import { RequestBuildError } from "../../templates/server/src/runtime/upstream/errors.js";
 import { buildRequest } from "../../templates/server/src/runtime/upstream/request.js";
 import type {
-  ApiData,
   BodyBinding,
   OperationBinding,
   ParameterBinding,
 } from "../../templates/server/src/runtime/shared/tool-data.js";
+import { TEST_API } from "../helpers/api-fixture.js";
 
-const api: ApiData = {
-  name: "test-mcp",
-  title: "Test",
-  version: "1.0.0",
-  instructions: "",
-  baseUrl: "https://api.example.com/v1",
-  baseUrlEnv: "TEST_BASE_URL",
-  securitySchemes: [
-    { name: "headerKey", kind: "apiKey", in: "header", parameterName: "X-API-Key", env: "TEST_API_KEY" },
-    { name: "queryKey", kind: "apiKey", in: "query", parameterName: "api_key", env: "TEST_QUERY_KEY" },
-    { name: "cookieKey", kind: "apiKey", in: "cookie", parameterName: "session", env: "TEST_SESSION" },
-    { name: "bearer", kind: "bearer", env: "TEST_TOKEN" },
-    { name: "basic", kind: "basic", usernameEnv: "TEST_USER", passwordEnv: "TEST_PASSWORD" },
-  ],
-  timeoutMs: 10_000,
-  envPrefix: "TEST",
-};
+const api = TEST_API;
 
 function parameter(
   overrides: Partial<ParameterBinding> & Pick<ParameterBinding, "name" | "in" | "style">,
