@@ -6,25 +6,16 @@
  * README reports it) and checks that an offered `corrective_params` is never
  * itself invalid.
  */
-import { join } from "node:path";
-import { createRequire } from "node:module";
 import { afterAll, describe, expect, it } from "vitest";
 import { toToolData } from "../../src/emit/index.js";
 import { addGuidance } from "../../src/guidance/index.js";
 import type { ToolData } from "../../src/model/ir.js";
 import { compileInputValidators } from "../../src/model/validators.js";
 import { prepareArguments } from "../../templates/server/src/runtime/guidance/correct.js";
-import { DIRECTORY_ROOT } from "../helpers/corpus.js";
-import { modelFrom, SAMPLES } from "../helpers/pipeline.js";
+import { GUIDANCE_CORPUS_SPECS } from "../helpers/corpus.js";
+import { modelFrom } from "../helpers/pipeline.js";
 
-const SPECS = [
-  join(SAMPLES, "petstore.yaml"),
-  createRequire(import.meta.url).resolve("@octokit/openapi/generated/api.github.com.json"),
-  join(DIRECTORY_ROOT, "stripe.com.json"),
-  join(DIRECTORY_ROOT, "slack.com.json"),
-  join(DIRECTORY_ROOT, "asana.com.json"),
-  join(DIRECTORY_ROOT, "box.com.json"),
-];
+const SPECS = GUIDANCE_CORPUS_SPECS;
 
 type Kind =
   | "misspelt parameter"

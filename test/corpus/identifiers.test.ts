@@ -11,8 +11,6 @@
  * this measures whether the offered calls are complete, valid and ordered, and
  * whether the retry then passes; not the upstream's real shapes.
  */
-import { join } from "node:path";
-import { createRequire } from "node:module";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { CallToolResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -22,19 +20,12 @@ import { addGuidance } from "../../src/guidance/index.js";
 import { compileInputValidators } from "../../src/model/validators.js";
 import { createServer as createMcpServer } from "../../templates/server/src/runtime/mcp/server.js";
 import type { ToolData, ToolMode, ToolsFile } from "../../templates/server/src/runtime/shared/tool-data.js";
-import { DIRECTORY_ROOT } from "../helpers/corpus.js";
-import { modelFrom, SAMPLES } from "../helpers/pipeline.js";
+import { GUIDANCE_CORPUS_SPECS } from "../helpers/corpus.js";
+import { modelFrom } from "../helpers/pipeline.js";
 import { json, startUpstream, type Upstream } from "../helpers/upstream.js";
 import { at, replaceVia } from "../helpers/agent.js";
 
-const SPECS = [
-  join(SAMPLES, "petstore.yaml"),
-  createRequire(import.meta.url).resolve("@octokit/openapi/generated/api.github.com.json"),
-  join(DIRECTORY_ROOT, "stripe.com.json"),
-  join(DIRECTORY_ROOT, "slack.com.json"),
-  join(DIRECTORY_ROOT, "asana.com.json"),
-  join(DIRECTORY_ROOT, "box.com.json"),
-];
+const SPECS = GUIDANCE_CORPUS_SPECS;
 const MODES: ToolMode[] = ["per-operation", "discovery"];
 const tally = new Map<string, { cases: number; healed: number }>();
 

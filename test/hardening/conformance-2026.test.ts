@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { installCached } from "../helpers/project.js";
-import { startConformanceTarget, type ConformanceTarget, type HttpSession } from "./support.js";
+import { startConformanceTarget, type ConformanceCheck, type ConformanceTarget, type HttpSession } from "./support.js";
 
 const run = promisify(execFile);
 const REVISION = "2026-07-28";
@@ -107,12 +107,6 @@ afterAll(async () => {
   await target?.stop();
 });
 
-interface Check {
-  id: string;
-  status: string;
-  errorMessage?: string;
-}
-
 describe(`MCP conformance suite, ${REVISION} requirement set (Node 22 from the registry)`, () => {
   it("runs on Node 22", async () => {
     expect((await run(node, ["--version"])).stdout.trim()).toMatch(/^v22\./);
@@ -135,12 +129,12 @@ describe(`MCP conformance suite, ${REVISION} requirement set (Node 22 from the r
       stdout: error.stdout ?? "",
       stderr: error.stderr ?? "",
     }));
-    const ran = new Map<string, Check[]>();
+    const ran = new Map<string, ConformanceCheck[]>();
     for (const dir of readdirSync(output).filter((name) => name.startsWith("server-"))) {
       const scenario = dir.replace(/^server-/, "").replace(/-\d{4}-\d{2}-\d{2}T.*$/, "");
-      ran.set(scenario, JSON.parse(readFileSync(join(output, dir, "checks.json"), "utf8")) as Check[]);
+      ran.set(scenario, JSON.parse(readFileSync(join(output, dir, "checks.json"), "utf8")) as ConformanceCheck[]);
     }
-    const failing = (checks: Check[]) =>
+    const failing = (checks: ConformanceCheck[]) =>
       checks.filter((check) => check.status === "FAILURE" || check.status === "WARNING");
     for (const scenario of MUST_PASS) {
       expect(ran.has(scenario), `${scenario} did not run`).toBe(true);

@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../helpers/project.js";
-import { startConformanceTarget, type ConformanceTarget, type HttpSession } from "./support.js";
+import { startConformanceTarget, type ConformanceCheck, type ConformanceTarget, type HttpSession } from "./support.js";
 
 const run = promisify(execFile);
 const CLI = join(REPO_ROOT, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js");
@@ -80,12 +80,6 @@ afterAll(async () => {
   await target?.stop();
 });
 
-interface Check {
-  id: string;
-  status: string;
-  errorMessage?: string;
-}
-
 describe("MCP conformance suite against the generated server (Streamable HTTP)", () => {
   it("classifies every server scenario of the installed suite", async () => {
     const { stdout } = await run(process.execPath, [CLI, "list", "--server"]);
@@ -107,7 +101,7 @@ describe("MCP conformance suite against the generated server (Streamable HTTP)",
       stderr: error.stderr ?? "",
     }));
     const [resultDir] = readdirSync(dir);
-    const checks = JSON.parse(readFileSync(join(dir, resultDir!, "checks.json"), "utf8")) as Check[];
+    const checks = JSON.parse(readFileSync(join(dir, resultDir!, "checks.json"), "utf8")) as ConformanceCheck[];
     const failures = checks.filter((check) => check.status !== "SUCCESS" && check.status !== "INFO");
     expect(failures, JSON.stringify(failures, null, 2)).toEqual([]);
     expect("failed" in result ? result : undefined, "the conformance CLI exited non-zero").toBeUndefined();

@@ -139,3 +139,10 @@ export async function startConformanceTarget(): Promise<ConformanceTarget> {
     },
   };
 }
+
+/** One check in a conformance scenario's checks.json (@modelcontextprotocol/conformance). */
+export interface ConformanceCheck {
+  id: string;
+  status: string;
+  errorMessage?: string;
+}
