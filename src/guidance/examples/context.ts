@@ -4,8 +4,8 @@
  * and passed explicitly to the shaping, leaf, repair and build steps.
  */
 import type { Ajv2020, ValidateFunction } from "ajv/dist/2020.js";
-import { createAjv } from "../../../templates/server/src/runtime/shared/ajv.js";
 import type { JsonSchema } from "../../model/ir.js";
+import { createGenerationAjv } from "../../model/validators.js";
 
 export type ExampleMode = "minimal" | "full";
 export type Args = Record<string, unknown>;
@@ -62,12 +62,7 @@ export function createContext(options: ExampleGeneratorOptions = {}): ExampleCon
 }
 
 function newAjv(verbose: boolean): Ajv2020 {
-  const a = createAjv();
-  (a.opts as { verbose?: boolean }).verbose = verbose;
-  // The model stage already reported what Ajv would warn about (unknown formats...).
-  const quiet = { log() {}, warn() {}, error() {} };
-  (a as unknown as { logger: typeof quiet }).logger = quiet;
-  return a;
+  return createGenerationAjv({ verbose, quiet: true });
 }
 
 /** One Ajv instance and a cache keyed by schema identity. */
