@@ -271,7 +271,8 @@ async function guideModel(
     }
     return timed("guidance", () => addGuidance(model, { seed, exampleCache, guidanceCache }));
   }
-  // One example generator compiles each input schema once: the fail-closed check and example repair share it.
+  // The fail-closed check compiles the input schemas (see createCheckCompiler); schemas it does not split are
+  // compiled by the example generator, whose repair then reuses that validator.
   const exampleGenerator = createExampleGenerator();
   const validators = await timed("validate", () =>
     compileInputValidators({ ...model, tools: uncached }, exampleCompiler(exampleGenerator)),

@@ -7,6 +7,7 @@
 import type { ExampleOutcome } from "../guidance/examples/index.js";
 import { createExampleGenerator, exampleCompiler } from "../guidance/index.js";
 import type { JsonSchema } from "../model/ir.js";
+import { createCheckCompiler } from "../model/validators.js";
 
 export interface OutcomeTask {
   /** The tool's position in the model, to report and merge in tool order. */
@@ -28,7 +29,6 @@ export interface OutcomeResults {
  */
 export function computeOutcomes(tasks: OutcomeTask[]): OutcomeResults {
   const generator = createExampleGenerator();
-  const compile = exampleCompiler(generator);
   const canonical = new Map<string, JsonSchema>();
   const validators = tasks.map((task) => {
     const key = JSON.stringify(task.schema);
@@ -36,6 +36,7 @@ export function computeOutcomes(tasks: OutcomeTask[]): OutcomeResults {
     canonical.set(key, schema);
     return schema;
   });
+  const compile = createCheckCompiler(canonical.values(), exampleCompiler(generator));
   const compiled = new Map<JsonSchema, ReturnType<typeof compile>>();
   for (const [position, task] of tasks.entries()) {
     const schema = validators[position]!;
