@@ -34,11 +34,20 @@ function hasFixedValues(schema: JsonSchema | undefined): boolean {
   return schema !== undefined && ("enum" in schema || "const" in schema);
 }
 
+/** Asked for every tool, and again for every candidate producer of every identifier: computed once per tool. */
+const identifierArgsOf = new WeakMap<ToolModel, ReadonlySet<string>>();
+
 /**
  * Top-level arguments of a tool that are identifiers: path parameters, and
  * arguments named or described as ids; never arguments with fixed values.
  */
-export function identifierArgs(tool: ToolModel): Set<string> {
+export function identifierArgs(tool: ToolModel): ReadonlySet<string> {
+  let known = identifierArgsOf.get(tool);
+  if (!known) identifierArgsOf.set(tool, (known = findIdentifierArgs(tool)));
+  return known;
+}
+
+function findIdentifierArgs(tool: ToolModel): Set<string> {
   const out = new Set<string>();
   const props = (tool.inputSchema["properties"] ?? {}) as Record<string, JsonSchema>;
   for (const binding of tool.operation?.parameters ?? []) {
