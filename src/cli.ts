@@ -17,7 +17,7 @@ import { isEmptyFilter, parseList, type ToolFilter } from "../templates/server/s
 import type { ToolMode } from "../templates/server/src/runtime/shared/tool-data.js";
 import { DEFAULT_AUTO_THRESHOLD } from "../templates/server/src/runtime/config/settings.js";
 import { generate, regenerationOptions, type GenerateOptions } from "./generate.js";
-import { askMissing, currentPromptContext, PromptCancelled, whyNotInteractive } from "./interactive.js";
+import type { askMissing } from "./interactive.js";
 import { detectPackageManager, installAndBuild, type PackageManager } from "./install.js";
 import { summary } from "./cli-summary.js";
 
@@ -225,6 +225,8 @@ async function runFirst(args: FirstRunArgs): Promise<number> {
   let from = args.from ?? args.spec;
   let prompted: Awaited<ReturnType<typeof askMissing>> | undefined;
   if (!from) {
+    // The prompts library loads only for a person at a terminal who gave no spec.
+    const { askMissing, currentPromptContext, PromptCancelled, whyNotInteractive } = await import("./interactive.js");
     const why = whyNotInteractive(currentPromptContext(args.yes));
     if (why)
       throw new UsageError(

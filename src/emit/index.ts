@@ -21,7 +21,7 @@ import {
   type ShipTarget,
 } from "./ship.js";
 import { TEST_EXPECTATIONS_PATH, testExpectations } from "./test-suite.js";
-import { createHandlebars, DEFAULT_TEMPLATES, readTemplates, renderTemplate, type TemplateFile } from "./templates.js";
+import { DEFAULT_TEMPLATES, readTemplates, TemplateRenderer, type TemplateFile } from "./templates.js";
 import { validationOnlySchema } from "../model/output-schema.js";
 
 type TsMorph = typeof import("ts-morph");
@@ -40,6 +40,8 @@ export interface EmitOptions {
   templatesDir?: string;
   /** Extra Handlebars helpers, from a custom template folder's helpers.js. */
   helpers?: Record<string, (...args: never[]) => unknown>;
+  /** Renders the templates (default: one with `helpers` and the build's precompiled templates; tests pass their own). */
+  renderer?: TemplateRenderer;
   /** Parse every emitted TypeScript file, static ones included (tests use it; generation needs only the files it changes). */
   checkAllTypeScript?: boolean;
   /** Which distribution files to write (default all: MCPB manifest, registry server.json, Dockerfile). */
@@ -65,7 +67,7 @@ export const TOOLS_DATA_PATH = "data/tools.json";
 
 export function emitProject(model: GuidedApiModel, options: EmitOptions): EmittedFile[] {
   const templates = readTemplates(options.templatesDir);
-  const handlebars = createHandlebars(options.helpers);
+  const renderer = options.renderer ?? new TemplateRenderer(options.helpers);
   const ship = options.ship ?? SHIP_TARGETS;
   const context = {
     ...templateContext(model, options),
@@ -88,7 +90,7 @@ export function emitProject(model: GuidedApiModel, options: EmitOptions): Emitte
       .join("/");
     const target = SHIP_TEMPLATE_OUTPUTS[path];
     if (target && !ship.includes(target)) continue;
-    const content = rendered ? renderTemplate(handlebars, template, context) : template.content;
+    const content = rendered ? renderer.render(template, context) : template.content;
     const owner: FileOwner = USER_OWNED.has(path) ? "user" : "generator";
     const file: EmittedFile = {
       path,
@@ -108,7 +110,7 @@ export function emitProject(model: GuidedApiModel, options: EmitOptions): Emitte
       throw new GeneratorError(HANDLER_TEMPLATE, "template missing", "restore it from the defaults");
     const file: EmittedFile = {
       path: `src/handlers/${tool.handler.module}.ts`,
-      content: renderTemplate(handlebars, handlerTemplate, { ...context, tool: handlerContext(tool) }),
+      content: renderer.render(handlerTemplate, { ...context, tool: handlerContext(tool) }),
       owner: "user",
     };
     files.push(file);
