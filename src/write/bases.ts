@@ -1,0 +1,56 @@
+/**
+ * The merge bases: the pristine last generation of each generator-owned file,
+ * gzipped under `.guided-mcp/base/`, so the next regeneration can merge a
+ * user's edits three ways (see merge.ts).
+ */
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { gunzipSync, gzip } from "node:zlib";
+
+export const BASE_DIR = ".guided-mcp/base";
+
+export function hashContent(content: string | Buffer): string {
+  return createHash("sha256").update(content).digest("hex");
+}
+
+export function basePath(root: string, path: string): string {
+  return join(root, BASE_DIR, `${path}.gz`);
+}
+
+/** The base kept for `path`, if it is there and still what the manifest recorded (`recorded` is its hash). */
+export function readBase(outDir: string, path: string, recorded: string): string | undefined {
+  const file = basePath(outDir, path);
+  if (!existsSync(file)) return undefined;
+  try {
+    const bytes = gunzipSync(readFileSync(file));
+    return hashContent(bytes) === recorded ? bytes.toString("utf8") : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Compresses new bases on libuv's thread pool, each started as soon as its
+ * bytes are known: compressing GitHub's 6 MB tools.json then overlaps the
+ * planning and writing of the files (on another core) instead of following it.
+ * Same zlib and options as `gzipSync`, so the same bytes.
+ */
+export class BaseCompressor {
+  private readonly pending = new Map<string, Promise<Buffer>>();
+
+  start(path: string, bytes: Buffer): void {
+    const compressed = new Promise<Buffer>((resolve, reject) =>
+      gzip(bytes, (error, result) => (error ? reject(error) : resolve(result))),
+    );
+    // A run that fails before awaiting it must not also report an unhandled rejection.
+    compressed.catch(() => {});
+    this.pending.set(path, compressed);
+  }
+
+  /** The compressed bytes of `path`, started now if `start` was not called for it. */
+  compressed(path: string, bytes: Buffer): Promise<Buffer> {
+    if (!this.pending.has(path)) this.start(path, bytes);
+    return this.pending.get(path)!;
+  }
+}
