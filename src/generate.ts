@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, relative, resolve } from "node:path";
 import { GeneratorError } from "./diagnostics.js";
+import { withoutLoadingFetch } from "./fetch-globals.js";
 import { emitProject, toToolData, TOOLS_DATA_PATH, type EmittedFile } from "./emit/index.js";
 import type { ShipTarget } from "./emit/ship.js";
 import { loadTemplateHelpers, packageRoot } from "./emit/templates.js";
@@ -229,16 +230,19 @@ async function readModel(
 ): Promise<{ built: ApiModel; specHash: string }> {
   const loaded = await timed("load", () => loadSpec(options.from));
   const specHash = hashContent(loaded.text);
-  const built = await buildModelCached(
-    loaded,
-    {
-      ...(options.name ? { name: options.name } : {}),
-      allowRemoteRefs: options.allowRemoteRefs ?? false,
-      allowExternalFiles: options.allowExternalRefs ?? false,
-    },
-    modelCache,
-    timed,
-  );
+  const build = () =>
+    buildModelCached(
+      loaded,
+      {
+        ...(options.name ? { name: options.name } : {}),
+        allowRemoteRefs: options.allowRemoteRefs ?? false,
+        allowExternalFiles: options.allowExternalRefs ?? false,
+      },
+      modelCache,
+      timed,
+    );
+  // Without remote refs nothing in these stages fetches (see fetch-globals.ts).
+  const built = options.allowRemoteRefs ? await build() : await withoutLoadingFetch(build);
   return { built, specHash };
 }
 
