@@ -157,6 +157,12 @@ export class TemplateRenderer {
 
 const HELPER_FILES = ["helpers.mjs", "helpers.js"];
 
+/** `import()`, through the CLI loader's importer when run from the code-cached bundle (see src/code-cache.ts). */
+function importModule(url: string): Promise<unknown> {
+  const importer = (globalThis as Record<symbol, unknown>)[Symbol.for("create-guided-mcp.import")];
+  return typeof importer === "function" ? (importer as (url: string) => Promise<unknown>)(url) : import(url);
+}
+
 /**
  * Custom helpers live in `helpers.mjs` (or `helpers.js`, ESM) at the top of a
  * template folder; its default export is an object of helper functions.
@@ -167,7 +173,7 @@ export async function loadTemplateHelpers(templatesDir: string | undefined): Pro
   if (!file) return {};
   let module: { default?: unknown };
   try {
-    module = (await import(pathToFileURL(file).href)) as { default?: unknown };
+    module = (await importModule(pathToFileURL(file).href)) as { default?: unknown };
   } catch (error) {
     throw new GeneratorError(
       file,
