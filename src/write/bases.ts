@@ -6,9 +6,11 @@
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { gunzipSync, gzip } from "node:zlib";
+import { gunzipSync, gzip, gzipSync } from "node:zlib";
 
 export const BASE_DIR = ".guided-mcp/base";
+/** Bases at least this large are compressed on libuv's thread pool, from the start of the write stage. */
+const POOL_THRESHOLD = 256 * 1024;
 
 export function hashContent(content: string | Buffer): string {
   return createHash("sha256").update(content).digest("hex");
@@ -31,15 +33,17 @@ export function readBase(outDir: string, path: string, recorded: string): string
 }
 
 /**
- * Compresses new bases on libuv's thread pool, each started as soon as its
- * bytes are known: compressing GitHub's 6 MB tools.json then overlaps the
- * planning and writing of the files (on another core) instead of following it.
- * Same zlib and options as `gzipSync`, so the same bytes.
+ * Compresses the large new bases (GitHub's 6 MB tools.json) on libuv's thread
+ * pool, each started as soon as its bytes are known, so it overlaps the planning
+ * and writing of the files (on another core) instead of following them; small
+ * ones are compressed in place. Same zlib and options either way, so the same bytes.
  */
 export class BaseCompressor {
   private readonly pending = new Map<string, Promise<Buffer>>();
 
   start(path: string, bytes: Buffer): void {
+    // A small file compresses faster than a trip through the pool (each deflate stream allocates ≈ 300 KB).
+    if (bytes.length < POOL_THRESHOLD) return;
     const compressed = new Promise<Buffer>((resolve, reject) =>
       gzip(bytes, (error, result) => (error ? reject(error) : resolve(result))),
     );
@@ -48,9 +52,8 @@ export class BaseCompressor {
     this.pending.set(path, compressed);
   }
 
-  /** The compressed bytes of `path`, started now if `start` was not called for it. */
-  compressed(path: string, bytes: Buffer): Promise<Buffer> {
-    if (!this.pending.has(path)) this.start(path, bytes);
-    return this.pending.get(path)!;
+  /** The compressed bytes of `path`: from the pool if `start` sent it there, else compressed now. */
+  compressed(path: string, bytes: Buffer): Promise<Buffer> | Buffer {
+    return this.pending.get(path) ?? gzipSync(bytes);
   }
 }
