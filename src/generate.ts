@@ -32,6 +32,7 @@ import { compareTools, formatReport, type ChangeReport } from "./report/index.js
 import {
   hashContent,
   isUpToDate,
+  prepareWrite,
   readGeneratedBase,
   readManifest,
   unresolvedConflicts,
@@ -118,6 +119,8 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   );
 
   const previousManifest = await readManifest(outDir);
+  // Large merge bases start compressing on the thread pool now, while the change report reads the last generation.
+  const prepared = options.check || options.dryRun ? files : prepareWrite(outDir, files, previousManifest);
   const previousTools = previousManifest ? await readPreviousTools(outDir, previousManifest) : undefined;
   const report = previousTools ? compareTools(previousTools, guided.tools.map(toToolData)) : undefined;
   const reportText = report ? formatReport(report, `${guided.api.title} ${guided.api.version}`) : undefined;
@@ -152,7 +155,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   }
 
   const write = await timed("write", () =>
-    writeProject(outDir, files, manifestBase, {
+    writeProject(outDir, prepared, manifestBase, {
       force: options.force ?? false,
       dryRun: options.dryRun ?? false,
       ...(reportText && report && report.changes.length > 0 ? { changelogEntry: reportText } : {}),

@@ -6,6 +6,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import type { EmittedFile } from "../emit/index.js";
 import { gunzipSync, gzip, gzipSync } from "node:zlib";
 
 export const BASE_DIR = ".guided-mcp/base";
@@ -56,4 +57,40 @@ export class BaseCompressor {
   compressed(path: string, bytes: Buffer): Promise<Buffer> | Buffer {
     return this.pending.get(path) ?? gzipSync(bytes);
   }
+}
+
+/** An emitted file with its bytes and their hash, each computed once: GitHub's tools.json is 6 MB. */
+export interface Encoded {
+  file: EmittedFile;
+  bytes: Buffer;
+  hash: string;
+}
+
+/** The emitted files encoded and hashed, and the compression of their new merge bases under way. */
+export interface PreparedWrite {
+  encoded: Encoded[];
+  bases: BaseCompressor;
+}
+
+/**
+ * Encodes the files and starts compressing every new base a write will need (a
+ * file generated as last time keeps its base). Called by `generate` as soon as
+ * the files are emitted, so the compression runs while the change report reads the last generation.
+ */
+export function prepareWrite(
+  outDir: string,
+  files: EmittedFile[],
+  /** The last generation's manifest, if any. */
+  previous: { files: Record<string, { hash: string }> } | undefined,
+  compress = true,
+): PreparedWrite {
+  const bases = new BaseCompressor();
+  const encoded = files.map((file): Encoded => {
+    const bytes = Buffer.from(file.content, "utf8");
+    const hash = hashContent(bytes);
+    const unchanged = previous?.files[file.path]?.hash === hash && existsSync(basePath(outDir, file.path));
+    if (compress && file.owner === "generator" && !unchanged) bases.start(file.path, bytes);
+    return { file, bytes, hash };
+  });
+  return { encoded, bases };
 }

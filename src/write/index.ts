@@ -11,26 +11,26 @@
  * lines; user-owned files are never touched once they exist.
  */
 import { randomBytes } from "node:crypto";
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmdirSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { GeneratorError } from "../diagnostics.js";
 import type { EmittedFile, FileOwner } from "../emit/index.js";
-import { BASE_DIR, BaseCompressor, basePath, hashContent, readBase } from "./bases.js";
+import {
+  BASE_DIR,
+  type BaseCompressor,
+  basePath,
+  type Encoded,
+  hashContent,
+  prepareWrite,
+  type PreparedWrite,
+  readBase,
+} from "./bases.js";
 import { FileWriter } from "./file-writer.js";
 import { mergeJson } from "./json-merge.js";
 import { hasConflictMarkers, mergeText } from "./merge.js";
 
-export { BASE_DIR, hashContent };
+export { BASE_DIR, hashContent, prepareWrite, type PreparedWrite };
 export const MANIFEST_PATH = ".guided-mcp/manifest.json";
 
 export interface Manifest {
@@ -113,16 +113,9 @@ export async function readManifest(outDir: string): Promise<Manifest | undefined
   }
 }
 
-/** An emitted file with its bytes and their hash, each computed once: GitHub's tools.json is 6 MB. */
-interface Encoded {
-  file: EmittedFile;
-  bytes: Buffer;
-  hash: string;
-}
-
 export async function writeProject(
   outDir: string,
-  files: EmittedFile[],
+  input: EmittedFile[] | PreparedWrite,
   manifestBase: Omit<Manifest, "files">,
   options: WriteOptions = {},
 ): Promise<WriteResult> {
@@ -135,13 +128,10 @@ export async function writeProject(
       "choose another --out, or pass --force to generate into it anyway (existing user files are kept)",
     );
   }
-  const encoded = files.map((file): Encoded => {
-    const bytes = Buffer.from(file.content, "utf8");
-    return { file, bytes, hash: hashContent(bytes) };
-  });
+  const { encoded, bases } = Array.isArray(input) ? prepareWrite(outDir, input, previous, !options.dryRun) : input;
+  const files = encoded.map(({ file }) => file);
   const manifest: Manifest = { ...manifestBase, files: {} };
   for (const { file, hash } of encoded) manifest.files[file.path] = { hash, owner: file.owner };
-  const bases = options.dryRun ? undefined : startBases(outDir, encoded, previous);
 
   const plan: PlannedFile[] = fresh
     ? files.map((file) => ({ path: file.path, action: "create" as const, owner: file.owner }))
@@ -150,22 +140,11 @@ export async function writeProject(
   for (const entry of plan)
     if (entry.action === "conflict" && entry.content === undefined && previous?.files[entry.path])
       manifest.files[entry.path] = previous.files[entry.path]!;
-  if (bases) {
+  if (!options.dryRun) {
     if (fresh) await writeFresh(outDir, encoded, manifest, bases);
     else await applyUpdate(outDir, encoded, plan, { manifest, previous, bases }, options.changelogEntry);
   }
   return { outDir, fresh, plan: plan.map(({ content: _content, ...entry }) => entry), manifest };
-}
-
-/** Starts compressing every new base this write will need (a file generated as last time keeps its base). */
-function startBases(outDir: string, encoded: Encoded[], previous: Manifest | undefined): BaseCompressor {
-  const bases = new BaseCompressor();
-  for (const { file, bytes, hash } of encoded) {
-    if (file.owner !== "generator") continue;
-    if (previous?.files[file.path]?.hash === hash && existsSync(basePath(outDir, file.path))) continue;
-    bases.start(file.path, bytes);
-  }
-  return bases;
 }
 
 function planUpdate(outDir: string, encoded: Encoded[], previous: Manifest | undefined, force: boolean): PlannedFile[] {
@@ -271,7 +250,12 @@ function mergeJsonFile(
 /** What the last generation wrote to `path` (before any user edit), if its base was kept. */
 export async function readGeneratedBase(outDir: string, manifest: Manifest, path: string): Promise<string | undefined> {
   const recorded = manifest.files[path]?.hash;
-  return recorded ? readBase(outDir, path, recorded) : undefined;
+  if (!recorded) return undefined;
+  // The project's own copy, when unedited, is that text: reading it is cheaper than decompressing the base.
+  const current = join(outDir, path);
+  const bytes = existsSync(current) ? readFileSync(current) : undefined;
+  if (bytes && hashContent(bytes) === recorded) return bytes.toString("utf8");
+  return readBase(outDir, path, recorded);
 }
 
 /** Written to a temporary sibling folder, then renamed into place (see file-writer.ts on writing synchronously). */
