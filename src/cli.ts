@@ -188,6 +188,7 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
       throw new UsageError(message);
     });
 
+  skipHelpCache(parser);
   try {
     await parser.parseAsync();
   } catch (error) {
@@ -202,6 +203,18 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
     throw error;
   }
   return exitCode ?? 0;
+}
+
+/**
+ * After the handler of a command other than the default one (`regenerate`), yargs renders the whole help text and
+ * keeps it in case the handler asks to show it (≈ 15–20 ms, more than a warm regeneration's guidance stage); ours
+ * never do, and `--help` renders its own. Through yargs' internal methods, so a yargs without them changes nothing.
+ */
+function skipHelpCache(parser: Argv): void {
+  type Usage = { cacheHelpMessage?: () => void };
+  const internal = parser as unknown as { getInternalMethods?: () => { getUsageInstance?: () => Usage | undefined } };
+  const usage = internal.getInternalMethods?.().getUsageInstance?.();
+  if (usage && typeof usage.cacheHelpMessage === "function") usage.cacheHelpMessage = () => {};
 }
 
 type FirstRunArgs = CommonArgs & {

@@ -107,22 +107,26 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   const version = generatorVersion();
   const { guided, specHash, outDir, reuse, saveCaches } = await guidedModel(options, version, timed, progress);
   const helpers = await loadTemplateHelpers(options.templatesDir);
-  const files = await timed("emit", () =>
-    emitProject(guided, {
+  // The data file's tools, computed once: the change report compares them too.
+  const { files, toolData } = await timed("emit", () => {
+    const toolData = guided.tools.map(toToolData);
+    const files = emitProject(guided, {
       generatorVersion: version,
+      toolData,
       helpers,
       ...(options.templatesDir ? { templatesDir: options.templatesDir } : {}),
       ...(options.ship ? { ship: options.ship } : {}),
       ...(options.mcpName ? { mcpName: options.mcpName } : {}),
       ...projectVersion(outDir),
-    }),
-  );
+    });
+    return { files, toolData };
+  });
 
   const previousManifest = await readManifest(outDir);
   // Large merge bases start compressing on the thread pool now, while the change report reads the last generation.
   const prepared = options.check || options.dryRun ? files : prepareWrite(outDir, files, previousManifest);
   const previousTools = previousManifest ? await readPreviousTools(outDir, previousManifest) : undefined;
-  const report = previousTools ? compareTools(previousTools, guided.tools.map(toToolData)) : undefined;
+  const report = previousTools ? compareTools(previousTools, toolData) : undefined;
   const reportText = report ? formatReport(report, `${guided.api.title} ${guided.api.version}`) : undefined;
   const manifestBase: Omit<Manifest, "files"> = {
     generator: { name: "create-guided-mcp", version },

@@ -50,6 +50,8 @@ export interface EmitOptions {
   mcpName?: string;
   /** The project's package version (its package.json's, when regenerating); default INITIAL_VERSION. */
   version?: string;
+  /** `model.tools.map(toToolData)`, when the caller has it already (the change report needs it too). */
+  toolData?: ToolData[];
 }
 
 const PROJECT_PREFIX = "server/";
@@ -117,7 +119,11 @@ export function emitProject(model: GuidedApiModel, options: EmitOptions): Emitte
     toCheck.add(file);
   }
 
-  files.push({ path: TOOLS_DATA_PATH, content: toolsDataJson(model), owner: "generator" });
+  files.push({
+    path: TOOLS_DATA_PATH,
+    content: toolsDataJson(model, options.toolData ?? model.tools.map(toToolData)),
+    owner: "generator",
+  });
   files.push({
     path: TEST_EXPECTATIONS_PATH,
     content: JSON.stringify(testExpectations(model), null, 2) + "\n",
@@ -160,8 +166,8 @@ export function toToolData(tool: GuidedTool): ToolData {
   };
 }
 
-function toolsDataJson(model: GuidedApiModel): string {
-  const data: ToolsFile = { api: model.api, tools: model.tools.map(toToolData) };
+function toolsDataJson(model: GuidedApiModel, tools: ToolData[]): string {
+  const data: ToolsFile = { api: model.api, tools };
   // Readable for small APIs; compact where size dominates (GitHub, Graph).
   return JSON.stringify(data, null, model.tools.length <= 200 ? 2 : undefined) + "\n";
 }
