@@ -16,7 +16,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import Module, { createRequire } from "node:module";
 import { homedir } from "node:os";
-import { dirname, join, sep } from "node:path";
+import { basename, dirname, join, sep } from "node:path";
 import vm from "node:vm";
 
 const DIGEST_BYTES = 32;
@@ -71,8 +71,13 @@ export function requireWithCodeCache<T>(entry: string, cacheDir = defaultCodeCac
   return { exports, save: () => saveAll(cacheDir, pending) };
 }
 
+/**
+ * One entry per bundle script and installation: the chunk's name without its content hash, so a rebuild's
+ * renamed chunks replace their entries instead of adding to them.
+ */
 function entryName(filename: string): string {
-  return `${createHash("sha256").update(filename).digest("hex").slice(0, 32)}.bin`;
+  const stem = basename(filename, ".js").replace(/-[\w-]{8}$/, "");
+  return `${createHash("sha256").update(dirname(filename)).digest("hex").slice(0, 16)}-${stem}.bin`;
 }
 
 /** What Node's own `_compile` does for a CommonJS file, with V8's cached data. */
