@@ -17,7 +17,7 @@ import { isEmptyFilter, parseList, type ToolFilter } from "../templates/server/s
 import type { ToolMode } from "../templates/server/src/runtime/shared/tool-data.js";
 import { DEFAULT_AUTO_THRESHOLD } from "../templates/server/src/runtime/config/settings.js";
 import { generate, regenerationOptions, type GenerateOptions } from "./generate.js";
-import { askMissing, currentPromptContext, PromptCancelled, whyNotInteractive } from "./interactive.js";
+import type { askMissing } from "./interactive.js";
 import { detectPackageManager, installAndBuild, type PackageManager } from "./install.js";
 import { summary } from "./cli-summary.js";
 
@@ -188,6 +188,7 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
       throw new UsageError(message);
     });
 
+  skipHelpCache(parser);
   try {
     await parser.parseAsync();
   } catch (error) {
@@ -202,6 +203,18 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
     throw error;
   }
   return exitCode ?? 0;
+}
+
+/**
+ * After the handler of a command other than the default one (`regenerate`), yargs renders the whole help text and
+ * keeps it in case the handler asks to show it (≈ 15–20 ms, more than a warm regeneration's guidance stage); ours
+ * never do, and `--help` renders its own. Through yargs' internal methods, so a yargs without them changes nothing.
+ */
+function skipHelpCache(parser: Argv): void {
+  type Usage = { cacheHelpMessage?: () => void };
+  const internal = parser as unknown as { getInternalMethods?: () => { getUsageInstance?: () => Usage | undefined } };
+  const usage = internal.getInternalMethods?.().getUsageInstance?.();
+  if (usage && typeof usage.cacheHelpMessage === "function") usage.cacheHelpMessage = () => {};
 }
 
 type FirstRunArgs = CommonArgs & {
@@ -225,6 +238,8 @@ async function runFirst(args: FirstRunArgs): Promise<number> {
   let from = args.from ?? args.spec;
   let prompted: Awaited<ReturnType<typeof askMissing>> | undefined;
   if (!from) {
+    // The prompts library loads only for a person at a terminal who gave no spec.
+    const { askMissing, currentPromptContext, PromptCancelled, whyNotInteractive } = await import("./interactive.js");
     const why = whyNotInteractive(currentPromptContext(args.yes));
     if (why)
       throw new UsageError(

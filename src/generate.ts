@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, relative, resolve } from "node:path";
 import { GeneratorError } from "./diagnostics.js";
+import { withoutLoadingFetch } from "./fetch-globals.js";
 import { emitProject, toToolData, TOOLS_DATA_PATH, type EmittedFile } from "./emit/index.js";
 import type { ShipTarget } from "./emit/ship.js";
 import { loadTemplateHelpers, packageRoot } from "./emit/templates.js";
@@ -31,6 +32,7 @@ import { compareTools, formatReport, type ChangeReport } from "./report/index.js
 import {
   hashContent,
   isUpToDate,
+  prepareWrite,
   readGeneratedBase,
   readManifest,
   unresolvedConflicts,
@@ -105,20 +107,26 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   const version = generatorVersion();
   const { guided, specHash, outDir, reuse, saveCaches } = await guidedModel(options, version, timed, progress);
   const helpers = await loadTemplateHelpers(options.templatesDir);
-  const files = await timed("emit", () =>
-    emitProject(guided, {
+  // The data file's tools, computed once: the change report compares them too.
+  const { files, toolData } = await timed("emit", () => {
+    const toolData = guided.tools.map(toToolData);
+    const files = emitProject(guided, {
       generatorVersion: version,
+      toolData,
       helpers,
       ...(options.templatesDir ? { templatesDir: options.templatesDir } : {}),
       ...(options.ship ? { ship: options.ship } : {}),
       ...(options.mcpName ? { mcpName: options.mcpName } : {}),
       ...projectVersion(outDir),
-    }),
-  );
+    });
+    return { files, toolData };
+  });
 
   const previousManifest = await readManifest(outDir);
+  // Large merge bases start compressing on the thread pool now, while the change report reads the last generation.
+  const prepared = options.check || options.dryRun ? files : prepareWrite(outDir, files, previousManifest);
   const previousTools = previousManifest ? await readPreviousTools(outDir, previousManifest) : undefined;
-  const report = previousTools ? compareTools(previousTools, guided.tools.map(toToolData)) : undefined;
+  const report = previousTools ? compareTools(previousTools, toolData) : undefined;
   const reportText = report ? formatReport(report, `${guided.api.title} ${guided.api.version}`) : undefined;
   const manifestBase: Omit<Manifest, "files"> = {
     generator: { name: "create-guided-mcp", version },
@@ -151,7 +159,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   }
 
   const write = await timed("write", () =>
-    writeProject(outDir, files, manifestBase, {
+    writeProject(outDir, prepared, manifestBase, {
       force: options.force ?? false,
       dryRun: options.dryRun ?? false,
       ...(reportText && report && report.changes.length > 0 ? { changelogEntry: reportText } : {}),
@@ -229,16 +237,19 @@ async function readModel(
 ): Promise<{ built: ApiModel; specHash: string }> {
   const loaded = await timed("load", () => loadSpec(options.from));
   const specHash = hashContent(loaded.text);
-  const built = await buildModelCached(
-    loaded,
-    {
-      ...(options.name ? { name: options.name } : {}),
-      allowRemoteRefs: options.allowRemoteRefs ?? false,
-      allowExternalFiles: options.allowExternalRefs ?? false,
-    },
-    modelCache,
-    timed,
-  );
+  const build = () =>
+    buildModelCached(
+      loaded,
+      {
+        ...(options.name ? { name: options.name } : {}),
+        allowRemoteRefs: options.allowRemoteRefs ?? false,
+        allowExternalFiles: options.allowExternalRefs ?? false,
+      },
+      modelCache,
+      timed,
+    );
+  // Without remote refs nothing in these stages fetches (see fetch-globals.ts).
+  const built = options.allowRemoteRefs ? await build() : await withoutLoadingFetch(build);
   return { built, specHash };
 }
 

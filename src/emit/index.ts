@@ -21,7 +21,7 @@ import {
   type ShipTarget,
 } from "./ship.js";
 import { TEST_EXPECTATIONS_PATH, testExpectations } from "./test-suite.js";
-import { createHandlebars, DEFAULT_TEMPLATES, readTemplates, renderTemplate, type TemplateFile } from "./templates.js";
+import { DEFAULT_TEMPLATES, readTemplates, TemplateRenderer, type TemplateFile } from "./templates.js";
 import { validationOnlySchema } from "../model/output-schema.js";
 
 type TsMorph = typeof import("ts-morph");
@@ -40,6 +40,8 @@ export interface EmitOptions {
   templatesDir?: string;
   /** Extra Handlebars helpers, from a custom template folder's helpers.js. */
   helpers?: Record<string, (...args: never[]) => unknown>;
+  /** Renders the templates (default: one with `helpers` and the build's precompiled templates; tests pass their own). */
+  renderer?: TemplateRenderer;
   /** Parse every emitted TypeScript file, static ones included (tests use it; generation needs only the files it changes). */
   checkAllTypeScript?: boolean;
   /** Which distribution files to write (default all: MCPB manifest, registry server.json, Dockerfile). */
@@ -48,6 +50,8 @@ export interface EmitOptions {
   mcpName?: string;
   /** The project's package version (its package.json's, when regenerating); default INITIAL_VERSION. */
   version?: string;
+  /** `model.tools.map(toToolData)`, when the caller has it already (the change report needs it too). */
+  toolData?: ToolData[];
 }
 
 const PROJECT_PREFIX = "server/";
@@ -65,7 +69,7 @@ export const TOOLS_DATA_PATH = "data/tools.json";
 
 export function emitProject(model: GuidedApiModel, options: EmitOptions): EmittedFile[] {
   const templates = readTemplates(options.templatesDir);
-  const handlebars = createHandlebars(options.helpers);
+  const renderer = options.renderer ?? new TemplateRenderer(options.helpers);
   const ship = options.ship ?? SHIP_TARGETS;
   const context = {
     ...templateContext(model, options),
@@ -88,7 +92,7 @@ export function emitProject(model: GuidedApiModel, options: EmitOptions): Emitte
       .join("/");
     const target = SHIP_TEMPLATE_OUTPUTS[path];
     if (target && !ship.includes(target)) continue;
-    const content = rendered ? renderTemplate(handlebars, template, context) : template.content;
+    const content = rendered ? renderer.render(template, context) : template.content;
     const owner: FileOwner = USER_OWNED.has(path) ? "user" : "generator";
     const file: EmittedFile = {
       path,
@@ -108,14 +112,18 @@ export function emitProject(model: GuidedApiModel, options: EmitOptions): Emitte
       throw new GeneratorError(HANDLER_TEMPLATE, "template missing", "restore it from the defaults");
     const file: EmittedFile = {
       path: `src/handlers/${tool.handler.module}.ts`,
-      content: renderTemplate(handlebars, handlerTemplate, { ...context, tool: handlerContext(tool) }),
+      content: renderer.render(handlerTemplate, { ...context, tool: handlerContext(tool) }),
       owner: "user",
     };
     files.push(file);
     toCheck.add(file);
   }
 
-  files.push({ path: TOOLS_DATA_PATH, content: toolsDataJson(model), owner: "generator" });
+  files.push({
+    path: TOOLS_DATA_PATH,
+    content: toolsDataJson(model, options.toolData ?? model.tools.map(toToolData)),
+    owner: "generator",
+  });
   files.push({
     path: TEST_EXPECTATIONS_PATH,
     content: JSON.stringify(testExpectations(model), null, 2) + "\n",
@@ -158,8 +166,8 @@ export function toToolData(tool: GuidedTool): ToolData {
   };
 }
 
-function toolsDataJson(model: GuidedApiModel): string {
-  const data: ToolsFile = { api: model.api, tools: model.tools.map(toToolData) };
+function toolsDataJson(model: GuidedApiModel, tools: ToolData[]): string {
+  const data: ToolsFile = { api: model.api, tools };
   // Readable for small APIs; compact where size dominates (GitHub, Graph).
   return JSON.stringify(data, null, model.tools.length <= 200 ? 2 : undefined) + "\n";
 }

@@ -10,19 +10,28 @@
  * json-merge.ts), with conflict markers only where both sides changed the same
  * lines; user-owned files are never touched once they exist.
  */
-import { createHash, randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
-import { mkdir, readdir, readFile, rename, rm, rmdir, writeFile } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { gunzipSync, gzipSync } from "node:zlib";
 import { GeneratorError } from "../diagnostics.js";
 import type { EmittedFile, FileOwner } from "../emit/index.js";
+import {
+  BASE_DIR,
+  type BaseCompressor,
+  basePath,
+  type Encoded,
+  hashContent,
+  prepareWrite,
+  type PreparedWrite,
+  readBase,
+} from "./bases.js";
+import { FileWriter } from "./file-writer.js";
 import { mergeJson } from "./json-merge.js";
 import { hasConflictMarkers, mergeText } from "./merge.js";
 
+export { BASE_DIR, hashContent, prepareWrite, type PreparedWrite };
 export const MANIFEST_PATH = ".guided-mcp/manifest.json";
-/** The pristine last generation of each generator-owned file, gzipped: the base of the next three-way merge. */
-export const BASE_DIR = ".guided-mcp/base";
 
 export interface Manifest {
   generator: { name: string; version: string };
@@ -66,10 +75,6 @@ export interface WriteResult {
   manifest: Manifest;
 }
 
-export function hashContent(content: string | Buffer): string {
-  return createHash("sha256").update(content).digest("hex");
-}
-
 /** Whether emitting now would produce exactly what the manifest says was generated. */
 export function isUpToDate(manifest: Manifest, files: EmittedFile[]): { upToDate: boolean; differing: string[] } {
   const differing: string[] = [];
@@ -110,13 +115,12 @@ export async function readManifest(outDir: string): Promise<Manifest | undefined
 
 export async function writeProject(
   outDir: string,
-  files: EmittedFile[],
+  input: EmittedFile[] | PreparedWrite,
   manifestBase: Omit<Manifest, "files">,
   options: WriteOptions = {},
 ): Promise<WriteResult> {
   const previous = await readManifest(outDir);
-  const entries = existsSync(outDir) ? await readdir(outDir) : [];
-  const fresh = entries.length === 0;
+  const fresh = !existsSync(outDir) || readdirSync(outDir).length === 0;
   if (!fresh && !previous && !options.force) {
     throw new GeneratorError(
       outDir,
@@ -124,70 +128,68 @@ export async function writeProject(
       "choose another --out, or pass --force to generate into it anyway (existing user files are kept)",
     );
   }
+  const { encoded, bases } = Array.isArray(input) ? prepareWrite(outDir, input, previous, !options.dryRun) : input;
+  const files = encoded.map(({ file }) => file);
   const manifest: Manifest = { ...manifestBase, files: {} };
-  for (const file of files) manifest.files[file.path] = { hash: hashContent(file.content), owner: file.owner };
+  for (const { file, hash } of encoded) manifest.files[file.path] = { hash, owner: file.owner };
 
   const plan: PlannedFile[] = fresh
     ? files.map((file) => ({ path: file.path, action: "create" as const, owner: file.owner }))
-    : await planUpdate(outDir, files, manifest, previous, options.force ?? false);
+    : planUpdate(outDir, encoded, previous, options.force ?? false);
   // A conflict left unresolved keeps its old base, so the next merge still sees every change since.
   for (const entry of plan)
     if (entry.action === "conflict" && entry.content === undefined && previous?.files[entry.path])
       manifest.files[entry.path] = previous.files[entry.path]!;
   if (!options.dryRun) {
-    if (fresh) await writeFresh(outDir, files, manifest);
-    else await applyUpdate(outDir, files, plan, { manifest, previous }, options.changelogEntry);
+    if (fresh) await writeFresh(outDir, encoded, manifest, bases);
+    else await applyUpdate(outDir, encoded, plan, { manifest, previous, bases }, options.changelogEntry);
   }
   return { outDir, fresh, plan: plan.map(({ content: _content, ...entry }) => entry), manifest };
 }
 
-async function planUpdate(
-  outDir: string,
-  files: EmittedFile[],
-  next: Manifest,
-  previous: Manifest | undefined,
-  force: boolean,
-): Promise<PlannedFile[]> {
+function planUpdate(outDir: string, encoded: Encoded[], previous: Manifest | undefined, force: boolean): PlannedFile[] {
   const plan: PlannedFile[] = [];
-  for (const file of files) {
+  for (const { file, bytes, hash } of encoded) {
     const target = join(outDir, file.path);
     if (!existsSync(target)) plan.push({ path: file.path, action: "create", owner: file.owner });
     else if (file.owner === "user") plan.push({ path: file.path, action: "keep-user", owner: file.owner });
     else
       plan.push(
-        await planGenerated(outDir, file, await readFile(target, "utf8"), {
-          next: next.files[file.path]!.hash,
+        planGenerated(outDir, file, readFileSync(target), {
+          bytes,
+          next: hash,
           recorded: previous?.files[file.path]?.hash,
           force,
         }),
       );
   }
-  const emitted = new Set(files.map((file) => file.path));
+  const emitted = new Set(encoded.map(({ file }) => file.path));
   for (const [path, entry] of Object.entries(previous?.files ?? {})) {
     if (emitted.has(path) || entry.owner !== "generator") continue;
     const target = join(outDir, path);
     if (!existsSync(target)) continue;
     // A file the generator no longer produces is removed only if the user never edited it.
-    if (hashContent(await readFile(target)) === entry.hash) plan.push({ path, action: "delete", owner: "generator" });
+    if (hashContent(readFileSync(target)) === entry.hash) plan.push({ path, action: "delete", owner: "generator" });
   }
   return plan;
 }
 
 /** A generator-owned file that exists: replace it, merge the user's edits into the new version, or leave it. */
-async function planGenerated(
+function planGenerated(
   outDir: string,
   file: EmittedFile,
-  current: string,
-  /** `next`: the hash of `file.content` (computed once, for the manifest); `recorded`: the last generation's. */
-  { next, recorded, force }: { next: string; recorded: string | undefined; force: boolean },
-): Promise<PlannedFile> {
+  current: Buffer,
+  /** `bytes`, `next`: `file.content` encoded and its hash; `recorded`: the last generation's hash. */
+  { bytes, next, recorded, force }: { bytes: Buffer; next: string; recorded: string | undefined; force: boolean },
+): PlannedFile {
   const entry = { path: file.path, owner: file.owner };
-  // Equal text needs no hash (most files of a regeneration are unchanged).
-  if (current === file.content) return { ...entry, action: "unchanged" };
+  // Equal bytes need no hash (most files of a regeneration are unchanged).
+  if (current.equals(bytes)) return { ...entry, action: "unchanged" };
   const mine = hashContent(current);
   if (mine === next) return { ...entry, action: "unchanged" };
   if (mine === recorded || force) return { ...entry, action: "update" };
-  if (hasConflictMarkers(current)) {
+  const text = current.toString("utf8");
+  if (hasConflictMarkers(text)) {
     return {
       ...entry,
       action: "conflict",
@@ -195,11 +197,11 @@ async function planGenerated(
     };
   }
   if (next === recorded) return { ...entry, action: "kept-edit" };
-  const base = recorded ? await readBase(outDir, file.path, recorded) : undefined;
+  const base = recorded ? readBase(outDir, file.path, recorded) : undefined;
   if (base === undefined) return { ...entry, action: "sidecar" };
   return file.path.endsWith(".json")
-    ? mergeJsonFile(entry, base, current, file.content)
-    : mergeTextFile(entry, base, current, file.content);
+    ? mergeJsonFile(entry, base, text, file.content)
+    : mergeTextFile(entry, base, text, file.content);
 }
 
 function mergeTextFile(
@@ -248,131 +250,128 @@ function mergeJsonFile(
 /** What the last generation wrote to `path` (before any user edit), if its base was kept. */
 export async function readGeneratedBase(outDir: string, manifest: Manifest, path: string): Promise<string | undefined> {
   const recorded = manifest.files[path]?.hash;
-  return recorded ? readBase(outDir, path, recorded) : undefined;
+  if (!recorded) return undefined;
+  // The project's own copy, when unedited, is that text: reading it is cheaper than decompressing the base.
+  const current = join(outDir, path);
+  const bytes = existsSync(current) ? readFileSync(current) : undefined;
+  if (bytes && hashContent(bytes) === recorded) return bytes.toString("utf8");
+  return readBase(outDir, path, recorded);
 }
 
-async function readBase(outDir: string, path: string, recorded: string): Promise<string | undefined> {
-  const file = join(outDir, BASE_DIR, `${path}.gz`);
-  if (!existsSync(file)) return undefined;
-  try {
-    const text = gunzipSync(await readFile(file)).toString("utf8");
-    return hashContent(text) === recorded ? text : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-async function writeBases(root: string, files: Array<{ path: string; content: string | Buffer }>): Promise<void> {
-  for (const file of files) {
-    const path = join(root, BASE_DIR, `${file.path}.gz`);
-    await mkdir(dirname(path), { recursive: true });
-    await writeFile(path, typeof file.content === "string" ? gzipSync(file.content) : file.content);
-  }
-}
-
-async function writeFresh(outDir: string, files: EmittedFile[], manifest: Manifest): Promise<void> {
+/** Written to a temporary sibling folder, then renamed into place (see file-writer.ts on writing synchronously). */
+async function writeFresh(
+  outDir: string,
+  encoded: Encoded[],
+  manifest: Manifest,
+  bases: BaseCompressor,
+): Promise<void> {
   const parent = dirname(outDir);
-  await mkdir(parent, { recursive: true });
+  mkdirSync(parent, { recursive: true });
   const staging = join(parent, `.${basename(outDir)}.tmp-${randomBytes(4).toString("hex")}`);
+  const writer = new FileWriter();
   try {
-    for (const file of files) await writeFileDeep(join(staging, file.path), file.content);
-    await writeBases(
-      staging,
-      files.filter((file) => file.owner === "generator"),
-    );
-    await writeFileDeep(join(staging, MANIFEST_PATH), JSON.stringify(manifest, null, 2) + "\n");
-    if (existsSync(outDir)) await rmdir(outDir);
-    await rename(staging, outDir);
+    for (const { file, bytes } of encoded) writer.write(join(staging, file.path), bytes);
+    for (const { file, bytes } of encoded)
+      if (file.owner === "generator")
+        writer.write(basePath(staging, file.path), await bases.compressed(file.path, bytes));
+    writer.write(join(staging, MANIFEST_PATH), JSON.stringify(manifest, null, 2) + "\n");
+    if (existsSync(outDir)) rmdirSync(outDir);
+    renameSync(staging, outDir);
   } catch (error) {
-    await rm(staging, { recursive: true, force: true });
+    rmSync(staging, { recursive: true, force: true });
     throw error;
   }
 }
 
 async function applyUpdate(
   outDir: string,
-  files: EmittedFile[],
+  encoded: Encoded[],
   plan: PlannedFile[],
-  { manifest, previous }: { manifest: Manifest; previous: Manifest | undefined },
+  state: { manifest: Manifest; previous: Manifest | undefined; bases: BaseCompressor },
   changelogEntry?: string,
 ): Promise<void> {
-  const byPath = new Map(files.map((file) => [file.path, file]));
   const staging = join(outDir, ".guided-mcp", `staging-${randomBytes(4).toString("hex")}`);
-  const moves: Array<[string, string]> = [];
-  const stage = async (destination: string, content: string) => {
-    const staged = join(staging, "files", destination);
-    await writeFileDeep(staged, content);
-    moves.push([staged, join(outDir, destination)]);
-  };
+  const writer = new FileWriter();
   try {
-    for (const entry of plan) {
-      const file = byPath.get(entry.path);
-      if (!file) continue;
-      if (entry.action === "create" || entry.action === "update") await stage(entry.path, file.content);
-      else if (entry.action === "sidecar") await stage(`${entry.path}.new`, file.content);
-      else if ((entry.action === "merged" || entry.action === "conflict") && entry.content !== undefined)
-        await stage(entry.path, entry.content);
-    }
-    if (changelogEntry) {
-      const changelog = join(outDir, CHANGELOG_PATH);
-      const existing = existsSync(changelog)
-        ? await readFile(changelog, "utf8")
-        : "# API changes\n\nWritten by create-guided-mcp at each regeneration.\n\n";
-      await stage(CHANGELOG_PATH, existing + changelogEntry);
-    }
-    await stageBases(
-      outDir,
-      staging,
-      files,
-      plan,
-      (path) => previous?.files[path]?.hash === manifest.files[path]?.hash,
-    );
+    const moves = stageFiles(outDir, join(staging, "files"), encoded, plan, writer);
+    if (changelogEntry) moves.push(stageChangelog(outDir, join(staging, "files"), changelogEntry, writer));
+    await stageBases(outDir, staging, encoded, plan, state, writer);
     const stagedManifest = join(staging, MANIFEST_PATH);
-    await writeFileDeep(stagedManifest, JSON.stringify(manifest, null, 2) + "\n");
+    writer.write(stagedManifest, JSON.stringify(state.manifest, null, 2) + "\n");
     for (const [from, to] of moves) {
-      await mkdir(dirname(to), { recursive: true });
-      await rename(from, to);
+      writer.ensureDir(dirname(to));
+      renameSync(from, to);
     }
-    for (const entry of plan) if (entry.action === "delete") await rm(join(outDir, entry.path), { force: true });
-    await rm(join(outDir, BASE_DIR), { recursive: true, force: true });
-    await rename(join(staging, BASE_DIR), join(outDir, BASE_DIR));
+    for (const entry of plan) if (entry.action === "delete") rmSync(join(outDir, entry.path), { force: true });
+    rmSync(join(outDir, BASE_DIR), { recursive: true, force: true });
+    renameSync(join(staging, BASE_DIR), join(outDir, BASE_DIR));
     // The manifest moves last: until then, a re-run still sees the previous generation.
-    await rename(stagedManifest, join(outDir, MANIFEST_PATH));
+    renameSync(stagedManifest, join(outDir, MANIFEST_PATH));
   } finally {
-    await rm(staging, { recursive: true, force: true });
+    rmSync(staging, { recursive: true, force: true });
   }
 }
 
-/** The new bases: this generation, except where a conflict is still unresolved (that file keeps its old base). */
+/** Writes what the plan changes into the staging folder; returns the moves into the project. */
+function stageFiles(
+  outDir: string,
+  staging: string,
+  encoded: Encoded[],
+  plan: PlannedFile[],
+  writer: FileWriter,
+): Array<[string, string]> {
+  const byPath = new Map(encoded.map((entry) => [entry.file.path, entry]));
+  const moves: Array<[string, string]> = [];
+  const stage = (destination: string, content: string | Buffer) => {
+    const staged = join(staging, destination);
+    writer.write(staged, content);
+    moves.push([staged, join(outDir, destination)]);
+  };
+  for (const entry of plan) {
+    const file = byPath.get(entry.path);
+    if (!file) continue;
+    if (entry.action === "create" || entry.action === "update") stage(entry.path, file.bytes);
+    else if (entry.action === "sidecar") stage(`${entry.path}.new`, file.bytes);
+    else if ((entry.action === "merged" || entry.action === "conflict") && entry.content !== undefined)
+      stage(entry.path, entry.content);
+  }
+  return moves;
+}
+
+function stageChangelog(outDir: string, staging: string, entry: string, writer: FileWriter): [string, string] {
+  const changelog = join(outDir, CHANGELOG_PATH);
+  const existing = existsSync(changelog)
+    ? readFileSync(changelog, "utf8")
+    : "# API changes\n\nWritten by create-guided-mcp at each regeneration.\n\n";
+  const staged = join(staging, CHANGELOG_PATH);
+  writer.write(staged, existing + entry);
+  return [staged, changelog];
+}
+
 /**
  * The bases of the next merge: each file as generated now. A file generated
  * exactly as last time keeps its compressed base as it is (same bytes, no
- * need to compress GitHub's 6 MB tools.json again).
+ * need to compress GitHub's 6 MB tools.json again); so does a file whose
+ * conflict is still unresolved, so the next merge still sees every change since.
  */
 async function stageBases(
   outDir: string,
   staging: string,
-  files: EmittedFile[],
+  encoded: Encoded[],
   plan: PlannedFile[],
-  generatedAsBefore: (path: string) => boolean,
+  { manifest, previous, bases }: { manifest: Manifest; previous: Manifest | undefined; bases: BaseCompressor },
+  writer: FileWriter,
 ): Promise<void> {
   const unresolved = new Set(
     plan.filter((entry) => entry.action === "conflict" && entry.content === undefined).map((entry) => entry.path),
   );
-  const bases: Array<{ path: string; content: string | Buffer }> = [];
-  for (const file of files) {
+  writer.ensureDir(join(staging, BASE_DIR));
+  for (const { file, bytes } of encoded) {
     if (file.owner !== "generator") continue;
-    const old = join(outDir, BASE_DIR, `${file.path}.gz`);
-    if (unresolved.has(file.path) || generatedAsBefore(file.path)) {
-      if (existsSync(old)) bases.push({ path: file.path, content: await readFile(old) });
-      else if (!unresolved.has(file.path)) bases.push(file);
-    } else bases.push(file);
+    const old = basePath(outDir, file.path);
+    const keepOld = unresolved.has(file.path) || previous?.files[file.path]?.hash === manifest.files[file.path]?.hash;
+    if (keepOld && existsSync(old)) writer.write(basePath(staging, file.path), readFileSync(old));
+    else if (!unresolved.has(file.path))
+      writer.write(basePath(staging, file.path), await bases.compressed(file.path, bytes));
   }
-  await mkdir(join(staging, BASE_DIR), { recursive: true });
-  await writeBases(staging, bases);
-}
-
-async function writeFileDeep(path: string, content: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, content);
 }

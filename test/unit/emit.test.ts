@@ -1,6 +1,11 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { createRequire } from "node:module";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { emitProject } from "../../src/emit/index.js";
+import { precompiledTemplatesModule } from "../../src/emit/precompile.js";
+import { readTemplates, TemplateRenderer } from "../../src/emit/templates.js";
 import { codeLiteral, markdownText } from "../../src/emit/escape.js";
 import { addGuidance } from "../../src/guidance/index.js";
 import { modelFrom, SAMPLES } from "../helpers/pipeline.js";
@@ -78,6 +83,38 @@ describe("emit", async () => {
   it("is deterministic", () => {
     const again = emitProject(model, { generatorVersion: "0.0.0-test" });
     expect(again.map((file) => [file.path, file.content])).toEqual(files.map((file) => [file.path, file.content]));
+  });
+});
+
+describe("precompiled default templates", async () => {
+  const file = join(mkdtempSync(join(tmpdir(), "cgm-precompiled-")), "templates.cjs");
+  writeFileSync(file, precompiledTemplatesModule());
+  const precompiled = createRequire(import.meta.url)(file);
+  const templates = [...readTemplates().values()].filter((template) => template.path.endsWith(".hbs"));
+
+  it("cover every default .hbs template", () => {
+    expect(Object.keys(precompiled).sort()).toEqual(templates.map((template) => template.path).sort());
+  });
+
+  it.each(["petstore.yaml", "notes-tools.schema.json"])(
+    "render exactly what compiling at run time renders (%s)",
+    async (sample) => {
+      const model = addGuidance(await modelFrom(join(SAMPLES, sample)), { seed: 1 });
+      const fromBuild = new TemplateRenderer({}, precompiled);
+      const compiledOnly = new TemplateRenderer({}, {});
+      const emit = (renderer: TemplateRenderer) =>
+        emitProject(model, { generatorVersion: "0.0.0-test", renderer }).map((file) => [file.path, file.content]);
+      expect(emit(fromBuild)).toEqual(emit(compiledOnly));
+      expect(fromBuild.compiledAtRunTime).toBe(0);
+      expect(compiledOnly.compiledAtRunTime).toBeGreaterThan(0);
+    },
+  );
+
+  it("are not used for a template whose text changed since the build", () => {
+    const template = templates.find((candidate) => candidate.path === "handler.ts.hbs")!;
+    const renderer = new TemplateRenderer({}, precompiled);
+    expect(renderer.render({ ...template, content: "edited {{tool.name}}" }, { tool: { name: "x" } })).toBe("edited x");
+    expect(renderer.compiledAtRunTime).toBe(1);
   });
 });
 

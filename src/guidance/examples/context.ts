@@ -67,13 +67,15 @@ function newAjv(verbose: boolean): Ajv2020 {
 
 /** One Ajv instance and a cache keyed by schema identity. */
 function cachedCompiler(verbose: boolean): Compiler {
-  let ajv = newAjv(verbose);
+  // Made at the first compile: a regeneration whose examples all come from the cache compiles nothing.
+  let ajv: Ajv2020 | undefined;
   const cache = new WeakMap<object, Compiled>();
   return (schema) => {
     const hit = cache.get(schema);
     if (hit) return hit;
     let result: Compiled;
     try {
+      ajv ??= newAjv(verbose);
       result = { validate: ajv.compile(schema) };
     } catch (first) {
       // e.g. an `$id` already used by another tool's schema: retry in a fresh instance.

@@ -1,0 +1,77 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { defaultCodeCacheDir } from "../../src/code-cache.js";
+import { REPO_ROOT } from "../helpers/project.js";
+
+const CLI = join(REPO_ROOT, "bin", "create-guided-mcp.js");
+const SPEC = join(REPO_ROOT, "samples", "petstore.yaml");
+
+/** Generates Petstore with the real bin, its code cache under `cacheHome`; returns the README as generated. */
+function generate(cacheHome: string, env: Record<string, string> = {}): string {
+  const out = join(mkdtempSync(join(tmpdir(), "cgm-code-cache-out-")), "petstore");
+  const run = spawnSync(process.execPath, [CLI, "--quiet", "--from", SPEC, "--out", out], {
+    encoding: "utf8",
+    env: { ...process.env, XDG_CACHE_HOME: cacheHome, ...env },
+  });
+  expect(run.status, run.stderr).toBe(0);
+  return readFileSync(join(out, "README.md"), "utf8") + readFileSync(join(out, "data", "tools.json"), "utf8");
+}
+
+function entries(cacheHome: string): Map<string, { bytes: Buffer; mtime: number }> {
+  const dir = defaultCodeCacheDir({ XDG_CACHE_HOME: cacheHome })!;
+  return new Map(
+    readdirSync(dir).map((name) => [
+      name,
+      { bytes: readFileSync(join(dir, name)), mtime: statSync(join(dir, name)).mtimeMs },
+    ]),
+  );
+}
+
+describe("the CLI's V8 code cache", () => {
+  it("is made by the first run and used as it is by the next, which generates the same project", () => {
+    const home = mkdtempSync(join(tmpdir(), "cgm-code-cache-"));
+    const first = generate(home);
+    const made = entries(home);
+    // One entry per bundle script the run loaded (the CLI and its chunks), each its script's hash then V8's data.
+    expect(made.size).toBeGreaterThanOrEqual(3);
+    for (const { bytes } of made.values()) expect(bytes.length).toBeGreaterThan(32 + 100);
+    expect(generate(home)).toBe(first);
+    // Accepted: nothing rewritten.
+    expect(entries(home)).toEqual(made);
+  });
+
+  it("replaces corrupt, cut-short and foreign entries, and the run is unaffected", () => {
+    const home = mkdtempSync(join(tmpdir(), "cgm-code-cache-"));
+    const first = generate(home);
+    const dir = defaultCodeCacheDir({ XDG_CACHE_HOME: home })!;
+    const names = [...entries(home).keys()].sort();
+    const damaged = new Map<string, Buffer>();
+    names.forEach((name, index) => {
+      const bytes = readFileSync(join(dir, name));
+      const replacement = [
+        Buffer.from("not a code cache"),
+        bytes.subarray(0, bytes.length >> 1),
+        // Right script hash, other data: V8 itself must reject it.
+        Buffer.concat([bytes.subarray(0, 32), Buffer.alloc(bytes.length - 32, 7)]),
+      ][index % 3]!;
+      writeFileSync(join(dir, name), replacement);
+      damaged.set(name, replacement);
+    });
+    expect(generate(home)).toBe(first);
+    for (const [name, { bytes }] of entries(home)) expect(bytes.equals(damaged.get(name)!), name).toBe(false);
+  });
+
+  it("writes nothing when turned off, or when its folder cannot be made", () => {
+    const home = mkdtempSync(join(tmpdir(), "cgm-code-cache-"));
+    const expected = generate(home);
+    const off = mkdtempSync(join(tmpdir(), "cgm-code-cache-"));
+    expect(generate(off, { GUIDED_MCP_CODE_CACHE: "0" })).toBe(expected);
+    expect(readdirSync(off)).toEqual([]);
+    const file = join(mkdtempSync(join(tmpdir(), "cgm-code-cache-")), "a-file");
+    writeFileSync(file, "");
+    expect(generate(file)).toBe(expected);
+  });
+});
