@@ -14,8 +14,19 @@ import { faker } from "@faker-js/faker/locale/en";
 import type { JsonSchema } from "../../model/ir.js";
 import { identifierStem } from "../identifiers.js";
 import { declaredTypes, fitsString, hashString, words } from "../schema-util.js";
+import { createMersenne53, type Randomizer } from "./mersenne.js";
 
 type Faker = typeof faker;
+
+/**
+ * faker's own randomizer with a cheaper reseed (mersenne.ts), put in place of
+ * the en instance's: only this module draws from it, and it seeds before every
+ * use. `fakerCore` is faker's internal holder, where every draw reads the
+ * randomizer; were it to move, faker's own randomizer stays, with the same
+ * values (test/guidance/realistic.test.ts notices).
+ */
+const core = (faker as unknown as { fakerCore?: { randomizer?: Randomizer } }).fakerCore;
+if (core?.randomizer) core.randomizer = createMersenne53(0);
 
 /** What is known about the argument a schema describes. */
 export interface ValueRole {
