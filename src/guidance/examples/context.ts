@@ -6,7 +6,6 @@
 import type { Ajv2020, ValidateFunction } from "ajv/dist/2020.js";
 import { createAjv } from "../../../templates/server/src/runtime/shared/ajv.js";
 import type { JsonSchema } from "../../model/ir.js";
-import { compileEagerly } from "./eager.js";
 
 export type ExampleMode = "minimal" | "full";
 export type Args = Record<string, unknown>;
@@ -65,7 +64,6 @@ export function createContext(options: ExampleGeneratorOptions = {}): ExampleCon
 function newAjv(verbose: boolean): Ajv2020 {
   const a = createAjv();
   (a.opts as { verbose?: boolean }).verbose = verbose;
-  a.opts.code.process = compileEagerly;
   // The model stage already reported what Ajv would warn about (unknown formats...).
   const quiet = { log() {}, warn() {}, error() {} };
   (a as unknown as { logger: typeof quiet }).logger = quiet;

@@ -170,7 +170,7 @@ const NUMBER_RULES: Array<{ test: RegExp; integer: number; number?: number }> = 
  * schema object to the argument it describes; results are cached per schema
  * so every attempt and repair sees the same value.
  */
-export function createPicker(roles: WeakMap<object, ValueRole>, seed: number) {
+export function createPicker(roles: Pick<WeakMap<object, ValueRole>, "get">, seed: number) {
   const cache = new Map<object, unknown>();
   return (schema: JsonSchema, type: string | undefined): unknown => {
     const role = roles.get(schema);

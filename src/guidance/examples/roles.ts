@@ -11,7 +11,22 @@ import type { ValueRole } from "./realistic.js";
 
 const MAX_DEPTH = 12;
 
-export function schemaRoles(inputSchema: JsonSchema): WeakMap<object, ValueRole> {
+/** Roles by subschema object; shared by every tool with this input schema object, so never written to. */
+export type Roles = Pick<WeakMap<object, ValueRole>, "get">;
+
+/**
+ * The roles of one input schema object, worked out once: tools with equal
+ * input schemas are handed the same object (`addGuidance`), and only their
+ * seeds differ (Graph: 11,422 tools, 6,800 distinct input schemas).
+ */
+export function schemaRoles(inputSchema: JsonSchema): Roles {
+  let roles = rolesBySchema.get(inputSchema);
+  if (!roles) rolesBySchema.set(inputSchema, (roles = walkRoles(inputSchema)));
+  return roles;
+}
+const rolesBySchema = new WeakMap<JsonSchema, Roles>();
+
+function walkRoles(inputSchema: JsonSchema): Roles {
   const roles = new WeakMap<object, ValueRole>();
   const seen = new Set<object>();
   const visit = (node: unknown, role: ValueRole | undefined, depth: number): void => {
