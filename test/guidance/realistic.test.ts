@@ -4,8 +4,12 @@
  * by name; identifiers stay labelled placeholders that keep their pattern.
  */
 import { join } from "node:path";
+import { generateMersenne53Randomizer } from "@faker-js/faker";
+import { faker } from "@faker-js/faker/locale/en";
 import { describe, expect, it } from "vitest";
 import { createExampleGenerator } from "../../src/guidance/examples/index.js";
+import { createMersenne53, isMersenne53 } from "../../src/guidance/examples/mersenne.js";
+import "../../src/guidance/examples/realistic.js";
 import { addGuidance } from "../../src/guidance/index.js";
 import type { JsonSchema } from "../../src/model/ir.js";
 import { createAjv } from "../../templates/server/src/runtime/shared/ajv.js";
@@ -103,5 +107,38 @@ describe("spec examples and placeholders (samples/catalogue.yaml)", () => {
     expect(tool("create_book").guidance.hints.typed["author_id"]!.placeholder).toMatch(/placeholder/);
     expect(tool("create_book").guidance.hints.typed["title"]!.placeholder).toBeUndefined();
     expect(tool("list_books").guidance.hints.typed["q"]!.placeholder).toBeUndefined();
+  });
+});
+
+describe("the randomizer behind realistic values", () => {
+  it("draws exactly what faker's own Mersenne Twister draws, across reseeds and state refills", () => {
+    const reference = generateMersenne53Randomizer(1);
+    const ours = createMersenne53(1);
+    const seeds = [
+      0,
+      1,
+      42,
+      2 ** 31 - 1,
+      2 ** 31,
+      2 ** 32 - 1,
+      ...Array.from({ length: 40 }, (_, i) => (i * 2654435761) >>> 0),
+    ];
+    for (const seed of seeds) {
+      reference.seed(seed);
+      ours.seed(seed);
+      // 1,300 draws = 2,600 words: past the 624-word state several times.
+      const expected = Array.from({ length: 1300 }, () => reference.next());
+      expect(Array.from({ length: 1300 }, () => ours.next())).toEqual(expected);
+    }
+  });
+
+  it("is the one the en faker instance draws from", () => {
+    const core = (faker as unknown as { fakerCore?: { randomizer?: unknown } }).fakerCore;
+    faker.seed(7);
+    const drawn = faker.number.int(1_000_000);
+    const own = generateMersenne53Randomizer(7);
+    // Same value as faker's own randomizer, through ours.
+    expect(drawn).toBe(Math.floor(own.next() * 1_000_001));
+    expect(isMersenne53(core?.randomizer)).toBe(true);
   });
 });

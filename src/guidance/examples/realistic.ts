@@ -14,8 +14,19 @@ import { faker } from "@faker-js/faker/locale/en";
 import type { JsonSchema } from "../../model/ir.js";
 import { identifierStem } from "../identifiers.js";
 import { declaredTypes, fitsString, hashString, words } from "../schema-util.js";
+import { createMersenne53, type Randomizer } from "./mersenne.js";
 
 type Faker = typeof faker;
+
+/**
+ * faker's own randomizer with a cheaper reseed (mersenne.ts), put in place of
+ * the en instance's: only this module draws from it, and it seeds before every
+ * use. `fakerCore` is faker's internal holder, where every draw reads the
+ * randomizer; were it to move, faker's own randomizer stays, with the same
+ * values (test/guidance/realistic.test.ts notices).
+ */
+const core = (faker as unknown as { fakerCore?: { randomizer?: Randomizer } }).fakerCore;
+if (core?.randomizer) core.randomizer = createMersenne53(0);
 
 /** What is known about the argument a schema describes. */
 export interface ValueRole {
@@ -159,7 +170,7 @@ const NUMBER_RULES: Array<{ test: RegExp; integer: number; number?: number }> = 
  * schema object to the argument it describes; results are cached per schema
  * so every attempt and repair sees the same value.
  */
-export function createPicker(roles: WeakMap<object, ValueRole>, seed: number) {
+export function createPicker(roles: Pick<WeakMap<object, ValueRole>, "get">, seed: number) {
   const cache = new Map<object, unknown>();
   return (schema: JsonSchema, type: string | undefined): unknown => {
     const role = roles.get(schema);
@@ -181,21 +192,29 @@ export function createPicker(roles: WeakMap<object, ValueRole>, seed: number) {
 export type Picker = ReturnType<typeof createPicker>;
 
 function stringValue(schema: JsonSchema, role: ValueRole, seed: number): string | undefined {
-  const phrase = rolePhrase(role);
-  const rule = STRING_RULES.find((r) => r.test.test(phrase));
+  // Seeding faker refills its whole Mersenne Twister state (624 words), so it
+  // happens only before the first candidate that draws from faker: most
+  // identifiers never do. Every draw in this module follows a seed, so the
+  // values stay the same whether or not an earlier call seeded.
+  let seeded = false;
+  const seededFaker = (): Faker => {
+    if (!seeded) faker.seed((seed ^ hashString(role.name)) >>> 0);
+    seeded = true;
+    return faker;
+  };
+  const rule = ruleFor(rolePhrase(role));
   const candidates: Array<() => string> = [];
-  if (rule) candidates.push(() => rule.make(faker, role));
+  if (rule) candidates.push(() => rule.make(seededFaker(), role));
   else if (role.identifier) candidates.push(() => placeholder(role));
   else {
     const byDescription = describedRule(role.description);
-    if (byDescription) candidates.push(() => byDescription.make(faker, role));
+    if (byDescription) candidates.push(() => byDescription.make(seededFaker(), role));
     candidates.push(
-      () => twoWords(faker),
-      () => faker.word.noun(),
+      () => twoWords(seededFaker()),
+      () => seededFaker().word.noun(),
     );
   }
   if (typeof schema["pattern"] === "string") candidates.push(...prefixed(schema["pattern"], role));
-  faker.seed((seed ^ hashString(role.name)) >>> 0);
   for (const make of candidates) {
     const value = fitted(schema, make());
     if (value !== undefined) return value;
@@ -203,16 +222,30 @@ function stringValue(schema: JsonSchema, role: ValueRole, seed: number): string 
   return undefined;
 }
 
+/** The first string rule matching a phrase; phrases repeat across tools, so the answer is kept. */
+const rulesByPhrase = new Map<string, StringRule | undefined>();
+function ruleFor(phrase: string): StringRule | undefined {
+  if (rulesByPhrase.has(phrase)) return rulesByPhrase.get(phrase);
+  const rule = STRING_RULES.find((r) => r.test.test(phrase));
+  rulesByPhrase.set(phrase, rule);
+  return rule;
+}
+
 /** A rule chosen by the first words of the description ("The email address of…", "URL of…"). */
 function describedRule(description: string | undefined): StringRule | undefined {
   if (!description) return undefined;
-  const head = words(description.slice(0, 60)).slice(0, 4);
-  for (let n = head.length; n >= 1; n--) {
-    const rule = STRING_RULES.find((r) => !r.nameOnly && r.test.test(head.slice(0, n).join(" ")));
-    if (rule) return rule;
+  const opening = description.slice(0, 60);
+  if (rulesByOpening.has(opening)) return rulesByOpening.get(opening);
+  const head = words(opening).slice(0, 4);
+  let rule: StringRule | undefined;
+  for (let n = head.length; n >= 1 && !rule; n--) {
+    rule = STRING_RULES.find((r) => !r.nameOnly && r.test.test(head.slice(0, n).join(" ")));
   }
-  return undefined;
+  rulesByOpening.set(opening, rule);
+  return rule;
 }
+/** Large APIs repeat descriptions across operations (Graph: the same field in hundreds of tools). */
+const rulesByOpening = new Map<string, StringRule | undefined>();
 
 /** Placeholders that keep a pattern's literal prefix: `^bk_[a-z0-9]+$` → `bk_example`. */
 function prefixed(pattern: string, role: ValueRole): Array<() => string> {

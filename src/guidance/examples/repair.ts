@@ -224,14 +224,9 @@ function regenerateComposite(
   }
   // Same schema as the one being repaired (or regenerating failed): try each
   // oneOf/anyOf branch merged with its siblings, in order.
-  const branches = Array.isArray(parent[e.keyword]) ? (parent[e.keyword] as unknown[]) : [];
-  const rest: JsonSchema = { ...parent };
-  delete rest[e.keyword];
-  for (let i = 0; i < Math.min(branches.length, 6) && job.budget.left > 0; i++) {
-    const branch = branches[i];
-    const allOf = Array.isArray(rest["allOf"]) ? [...(rest["allOf"] as unknown[]), branch] : [branch];
-    const merged: JsonSchema = { ...rest, allOf };
-    const candidate = makeValid(job, merged, seed + i, depth + 1);
+  const branches = mergedBranches(parent, e.keyword);
+  for (let i = 0; i < branches.length && job.budget.left > 0; i++) {
+    const candidate = makeValid(job, branches[i]!, seed + i, depth + 1);
     if (candidate.ok) {
       // The merged schema may accept values the original rejects (oneOf: several branches match).
       const compiled = job.ctx.compile(parent);
@@ -240,6 +235,30 @@ function regenerateComposite(
   }
   return { ok: false };
 }
+
+/**
+ * The first six oneOf/anyOf branches of `parent`, each merged with the
+ * branch's siblings. Kept per schema object: the same composite fails again
+ * and again (every attempt, every round, every tool sharing the schema), and
+ * the validators are cached by object identity, so a fresh merge would be
+ * compiled anew each time.
+ */
+function mergedBranches(parent: JsonSchema, keyword: string): JsonSchema[] {
+  let byKeyword = mergedCache.get(parent);
+  if (!byKeyword) mergedCache.set(parent, (byKeyword = new Map()));
+  let merged = byKeyword.get(keyword);
+  if (merged) return merged;
+  const branches = Array.isArray(parent[keyword]) ? (parent[keyword] as unknown[]) : [];
+  const rest: JsonSchema = { ...parent };
+  delete rest[keyword];
+  merged = branches.slice(0, 6).map((branch) => {
+    const allOf = Array.isArray(rest["allOf"]) ? [...(rest["allOf"] as unknown[]), branch] : [branch];
+    return { ...rest, allOf };
+  });
+  byKeyword.set(keyword, merged);
+  return merged;
+}
+const mergedCache = new WeakMap<JsonSchema, Map<string, JsonSchema[]>>();
 
 /** Dedupes an array, then tops it up to `minItems` with distinct values. */
 function uniqueItemsFor(job: Job, arr: unknown[], s: JsonSchema, seed: number): unknown[] {

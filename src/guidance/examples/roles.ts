@@ -11,7 +11,22 @@ import type { ValueRole } from "./realistic.js";
 
 const MAX_DEPTH = 12;
 
-export function schemaRoles(inputSchema: JsonSchema): WeakMap<object, ValueRole> {
+/** Roles by subschema object; shared by every tool with this input schema object, so never written to. */
+export type Roles = Pick<WeakMap<object, ValueRole>, "get">;
+
+/**
+ * The roles of one input schema object, worked out once: tools with equal
+ * input schemas are handed the same object (`addGuidance`), and only their
+ * seeds differ (Graph: 11,422 tools, 6,800 distinct input schemas).
+ */
+export function schemaRoles(inputSchema: JsonSchema): Roles {
+  let roles = rolesBySchema.get(inputSchema);
+  if (!roles) rolesBySchema.set(inputSchema, (roles = walkRoles(inputSchema)));
+  return roles;
+}
+const rolesBySchema = new WeakMap<JsonSchema, Roles>();
+
+function walkRoles(inputSchema: JsonSchema): Roles {
   const roles = new WeakMap<object, ValueRole>();
   const seen = new Set<object>();
   const visit = (node: unknown, role: ValueRole | undefined, depth: number): void => {
@@ -24,9 +39,11 @@ export function schemaRoles(inputSchema: JsonSchema): WeakMap<object, ValueRole>
     if (isObject(props)) {
       for (const [name, sub] of Object.entries(props)) visit(sub, roleOf(name, asSchema(sub), role?.name), depth + 1);
     }
-    const itemRole = role ? { ...role, name: singularize(role.name) } : undefined;
-    visit(s["items"], itemRole, depth + 1);
-    if (Array.isArray(s["prefixItems"])) for (const item of s["prefixItems"]) visit(item, itemRole, depth + 1);
+    if ("items" in s || "prefixItems" in s) {
+      const itemRole = role ? { ...role, name: singularize(role.name) } : undefined;
+      visit(s["items"], itemRole, depth + 1);
+      if (Array.isArray(s["prefixItems"])) for (const item of s["prefixItems"]) visit(item, itemRole, depth + 1);
+    }
     for (const key of ["allOf", "anyOf", "oneOf"] as const) {
       const branches = s[key];
       if (Array.isArray(branches)) for (const branch of branches) visit(branch, role, depth + 1);
@@ -38,8 +55,16 @@ export function schemaRoles(inputSchema: JsonSchema): WeakMap<object, ValueRole>
 
 function roleOf(name: string, schema: JsonSchema | undefined, parent: string | undefined): ValueRole {
   const description = typeof schema?.["description"] === "string" ? schema["description"] : undefined;
-  const role: ValueRole = { name, identifier: isIdentifierName(name) || describedAsIdentifier(schema) };
+  const role: ValueRole = { name, identifier: identifierName(name) || describedAsIdentifier(schema) };
   if (description) role.description = description;
   if (parent) role.parent = parent;
   return role;
 }
+
+/** `isIdentifierName`, kept per name: large APIs repeat the same property names in every tool. */
+function identifierName(name: string): boolean {
+  let known = identifierNames.get(name);
+  if (known === undefined) identifierNames.set(name, (known = isIdentifierName(name)));
+  return known;
+}
+const identifierNames = new Map<string, boolean>();

@@ -1,0 +1,75 @@
+/**
+ * The 53-bit Mersenne Twister randomizer @faker-js/faker uses by default, with
+ * the same output for the same seed, but reseeding in place: faker's own
+ * builds a fresh 624-entry array with `Array.from` at every `seed()`, and the
+ * realistic-value picker reseeds once per argument (≈ 20 µs each, tens of
+ * thousands of times on Microsoft Graph). The state lives in an Int32Array:
+ * every operation on it is a 32-bit one, so wrapping at store time changes
+ * no result.
+ */
+const N = 624;
+const M = 397;
+const MATRIX_A = 0x9908b0df;
+const UPPER = 0x80000000;
+const LOWER = 0x7fffffff;
+
+export interface Randomizer {
+  next(): number;
+  seed(seed: number | number[]): void;
+}
+
+export function createMersenne53(seed: number): Randomizer {
+  const state = new Int32Array(N);
+  let index = 0;
+  const reseed = (value: number): void => {
+    state[0] = value;
+    for (let i = 1; i < N; i++) {
+      const prev = state[i - 1]! ^ (state[i - 1]! >>> 30);
+      state[i] = Math.trunc(Math.imul(1812433253, prev) + i);
+    }
+    twist(state);
+    index = 0;
+  };
+  const nextU32 = (): number => {
+    let y = state[index]!;
+    y ^= y >>> 11;
+    y ^= (y << 7) & 0x9d2c5680;
+    y ^= (y << 15) & 0xefc60000;
+    y ^= y >>> 18;
+    if (++index >= N) {
+      twist(state);
+      index = 0;
+    }
+    return y >>> 0;
+  };
+  reseed(seed);
+  const randomizer: Randomizer = {
+    next: () => ((nextU32() >>> 5) * 67108864 + (nextU32() >>> 6)) * 2 ** -53,
+    seed: (value) => {
+      // faker seeds from an array with another routine; this module only ever passes a number.
+      if (typeof value !== "number") throw new TypeError("createMersenne53: seed with a number");
+      reseed(value);
+    },
+  };
+  made.add(randomizer);
+  return randomizer;
+}
+
+/** Whether a randomizer came from `createMersenne53` (tests check it is the one in use). */
+export function isMersenne53(randomizer: unknown): boolean {
+  return typeof randomizer === "object" && randomizer !== null && made.has(randomizer);
+}
+const made = new WeakSet<object>();
+
+function twist(s: Int32Array): void {
+  for (let i = 0; i < N - M; i++) {
+    const y = (s[i]! & UPPER) + (s[i + 1]! & LOWER);
+    s[i] = s[i + M]! ^ (y >>> 1) ^ (-(y & 1) & MATRIX_A);
+  }
+  for (let i = N - M; i < N - 1; i++) {
+    const y = (s[i]! & UPPER) + (s[i + 1]! & LOWER);
+    s[i] = s[i + M - N]! ^ (y >>> 1) ^ (-(y & 1) & MATRIX_A);
+  }
+  const y = (s[N - 1]! & UPPER) + (s[0]! & LOWER);
+  s[N - 1] = s[M - 1]! ^ (y >>> 1) ^ (-(y & 1) & MATRIX_A);
+}
