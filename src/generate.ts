@@ -13,7 +13,12 @@ import { loadTemplateHelpers, packageRoot } from "./emit/templates.js";
 import { openExampleCache, type ExampleCache } from "./cache/index.js";
 import { buildModelCached } from "./cache/incremental.js";
 import { openModelCache, type ModelCache } from "./cache/model-cache.js";
-import { computeOutcomesInParallel, shouldUseWorker } from "./parallel/index.js";
+import {
+  computeOutcomesInParallel,
+  shouldUseWorker,
+  startExampleWorker,
+  type ExampleWorker,
+} from "./parallel/index.js";
 import {
   addGuidance,
   createExampleGenerator,
@@ -185,8 +190,14 @@ async function guidedModel(options: GenerateOptions, version: string, timed: Tim
   // Without --out the folder is named after the API, known only after the model: no model cache then.
   const cacheDir = options.out ? resolve(options.out) : undefined;
   const modelCache = cacheDir ? openModelCache(cacheDir, version) : undefined;
-  const { built, specHash } = await readModel(options, modelCache, timed);
-  const model = applyGenerationChoices(built, options);
+  const { built, specHash, worker } = await readModel(options, modelCache, timed);
+  let model: ApiModel;
+  try {
+    model = applyGenerationChoices(built, options);
+  } catch (error) {
+    await worker?.release();
+    throw error;
+  }
   progress(
     `model: ${model.tools.length} tools${model.tools.length < built.tools.length ? ` (${built.tools.length - model.tools.length} filtered out)` : ""}`,
   );
@@ -197,7 +208,7 @@ async function guidedModel(options: GenerateOptions, version: string, timed: Tim
   // Example outcomes of an earlier run of this generator on this project (see src/cache).
   const exampleCache = openExampleCache(outDir, version);
   const guidanceCache = modelCache ? guidanceCacheFor(modelCache, model.tools, seed) : undefined;
-  const guided = await guideModel(model, seed, { exampleCache, guidanceCache }, timed);
+  const guided = await guideModel(model, seed, { exampleCache, guidanceCache, worker }, timed);
   const guidanceStats = modelCache?.stats("guidance");
   reportReuse(progress, guidanceStats, "tools' guidance");
   reportReuse(progress, exampleCache.stats(), "tools' examples");
@@ -234,9 +245,11 @@ async function readModel(
   options: GenerateOptions,
   modelCache: ModelCache | undefined,
   timed: Timed,
-): Promise<{ built: ApiModel; specHash: string }> {
+): Promise<{ built: ApiModel; specHash: string; worker?: ExampleWorker }> {
   const loaded = await timed("load", () => loadSpec(options.from));
   const specHash = hashContent(loaded.text);
+  // A cold run of a large API will want the example worker: start it now, so it loads while this thread models.
+  const worker = modelCache?.fresh === false ? undefined : startExampleWorker(operationCount(loaded.document));
   const build = () =>
     buildModelCached(
       loaded,
@@ -249,9 +262,27 @@ async function readModel(
       timed,
     );
   // Without remote refs nothing in these stages fetches (see fetch-globals.ts).
-  const built = options.allowRemoteRefs ? await build() : await withoutLoadingFetch(build);
-  return { built, specHash };
+  try {
+    const built = options.allowRemoteRefs ? await build() : await withoutLoadingFetch(build);
+    return { built, specHash, ...(worker ? { worker } : {}) };
+  } catch (error) {
+    await worker?.release();
+    throw error;
+  }
 }
+
+/** Operations of an OpenAPI document as parsed (0 for anything else): the size a run's worker rule reads. */
+function operationCount(document: unknown): number {
+  const paths = (document as { paths?: unknown } | null)?.paths;
+  if (!paths || typeof paths !== "object") return 0;
+  let count = 0;
+  for (const item of Object.values(paths)) {
+    if (item && typeof item === "object") count += Object.keys(item).filter((key) => HTTP_METHODS.has(key)).length;
+  }
+  return count;
+}
+
+const HTTP_METHODS = new Set(["get", "put", "post", "delete", "options", "head", "patch", "trace"]);
 
 /**
  * Validate (fail closed) and guidance. A cached tool's schema compiled with
@@ -262,16 +293,17 @@ async function readModel(
 async function guideModel(
   model: ApiModel,
   seed: number,
-  caches: Pick<GuidanceOptions, "guidanceCache"> & { exampleCache: ExampleCache },
+  caches: Pick<GuidanceOptions, "guidanceCache"> & { exampleCache: ExampleCache; worker?: ExampleWorker | undefined },
   timed: Timed,
 ): Promise<GuidedApiModel> {
-  const { exampleCache, guidanceCache } = caches;
+  const { exampleCache, guidanceCache, worker } = caches;
   const uncached = model.tools.filter((tool) => !exampleCache.has(tool.inputSchema, toolSeed(seed, tool.name)));
   if (shouldUseWorker(uncached.length)) {
     const positions = new Map(uncached.map((tool, index) => [index, tool]));
     const results = await timed("validate+examples (2 threads)", () =>
       computeOutcomesInParallel(
         uncached.map((tool, index) => ({ index, schema: tool.inputSchema, seed: toolSeed(seed, tool.name) })),
+        worker,
       ),
     );
     if (results.compileError)
@@ -282,6 +314,7 @@ async function guideModel(
     }
     return timed("guidance", () => addGuidance(model, { seed, exampleCache, guidanceCache }));
   }
+  await worker?.release();
   // The fail-closed check compiles the input schemas (see createCheckCompiler); schemas it does not split are
   // compiled by the example generator, whose repair then reuses that validator.
   const exampleGenerator = createExampleGenerator();

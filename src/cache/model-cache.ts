@@ -39,6 +39,8 @@ type Kept = Record<Section, Map<string, string | { value: unknown }>>;
 export interface ModelCache {
   /** Fingerprint of the code that computes what is cached; part of every key. */
   readonly code: string;
+  /** No entry came from an earlier run: everything will be computed (a cold run). */
+  readonly fresh: boolean;
   get<S extends Section>(section: S, key: string): CacheSections[S] | undefined;
   /** Records what this run used or computed; only these entries are saved. */
   keep<S extends Section>(section: S, key: string, value: CacheSections[S]): void;
@@ -70,6 +72,7 @@ export function openModelCache(projectDir: string, generatorVersion: string): Mo
     );
   return {
     code,
+    fresh: SECTIONS.every((section) => previous[section].size === 0),
     get(section, key) {
       const text = previous[section].get(key);
       if (text === undefined) return undefined;

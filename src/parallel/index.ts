@@ -34,23 +34,64 @@ function workerFile(): URL | undefined {
   return url.protocol === "file:" && existsSync(fileURLToPath(url)) ? url : undefined;
 }
 
-/** Runs the tasks on two threads; results as if `computeOutcomes(tasks)` had run on one. */
-export async function computeOutcomesInParallel(tasks: OutcomeTask[]): Promise<OutcomeResults> {
-  const [mine, theirs] = split(tasks);
+/**
+ * A worker started ahead of its tasks: created as soon as a run knows it is
+ * large (right after loading the spec), it loads Ajv and json-schema-faker on
+ * the other core while this thread normalises, dereferences and models.
+ * `release()` ends it when the run turns out not to need it.
+ */
+export interface ExampleWorker {
+  run(tasks: OutcomeTask[]): Promise<OutcomeResults>;
+  release(): Promise<void>;
+}
+
+/** Starts the worker when a run of `operationCount` operations will use one (same rule as `shouldUseWorker`). */
+export function startExampleWorker(operationCount: number): ExampleWorker | undefined {
+  return shouldUseWorker(operationCount) ? spawnWorker() : undefined;
+}
+
+function spawnWorker(): ExampleWorker | undefined {
   const url = workerFile();
-  if (!url || theirs.length === 0) return computeOutcomes(tasks);
-  const worker = new Worker(url, { workerData: theirs });
-  const remote = new Promise<OutcomeResults>((resolve, reject) => {
-    worker.once("message", (message: OutcomeResults) => resolve(message));
+  if (!url) return undefined;
+  const worker = new Worker(url);
+  // Waiting for tasks, it must not keep a failed run's process alive.
+  worker.unref();
+  // Until `run`, an error or exit is only remembered: a run that never uses the worker must not fail for it.
+  const ended = new Promise<OutcomeResults>((_, reject) => {
     worker.once("error", reject);
     worker.once("exit", (code) => reject(new Error(`example worker exited with code ${code}`)));
   });
+  ended.catch(() => {});
+  return {
+    run(tasks) {
+      worker.ref();
+      const answer = new Promise<OutcomeResults>((resolve) => worker.once("message", resolve));
+      worker.postMessage(tasks);
+      return Promise.race([answer, ended]);
+    },
+    release: async () => void (await worker.terminate()),
+  };
+}
+
+/** Runs the tasks on two threads; results as if `computeOutcomes(tasks)` had run on one. */
+export async function computeOutcomesInParallel(
+  tasks: OutcomeTask[],
+  started?: ExampleWorker,
+): Promise<OutcomeResults> {
+  const [mine, theirs] = split(tasks);
+  const worker = theirs.length > 0 ? (started ?? spawnWorker()) : undefined;
+  if (!worker) {
+    await started?.release();
+    return computeOutcomes(tasks);
+  }
+  const remote = worker.run(theirs);
+  remote.catch(() => {}); // awaited below, after this thread's half
   const local = computeOutcomes(mine);
   let other: OutcomeResults;
   try {
     other = await remote;
   } finally {
-    await worker.terminate();
+    await worker.release();
   }
   // The single-threaded check reports the first failing tool in model order; so do we.
   const errors = [local.compileError, other.compileError].filter(
