@@ -1,4 +1,4 @@
-/** The JSON Schema keywords whose values are sub-schemas, shared by the conversion, its memo and the output copy. */
+/** The JSON Schema keywords whose values are sub-schemas, and the conversion's notion of where a sub-schema sits. */
 export type SchemaDirection = "input" | "output";
 
 export const SCHEMA_MAP_KEYWORDS = [
@@ -22,3 +22,14 @@ export const SCHEMA_KEYWORDS = [
   "unevaluatedItems",
   "additionalItems",
 ] as const;
+
+/**
+ * Where a sub-schema sits, as a JSON pointer or a function making one: only
+ * diagnostics need it, and they are rare, while escaping and joining tokens at
+ * every node of every conversion was a tenth of the model stage.
+ */
+export type Where = string | (() => string);
+
+export function pointerAt(where: Where): string {
+  return typeof where === "string" ? where : where();
+}

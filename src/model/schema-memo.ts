@@ -7,17 +7,25 @@
  *
  * What a conversion depends on besides the object itself (see schema.ts): the
  * direction, the depth left, and which of its sub-schemas are already open
- * further up (those become "recursive" stubs). The last can differ between
- * two visits only when the object lies on a cycle of sub-schema references,
- * because an open schema further up reaches the object; so only objects on no
- * cycle are kept. Each entry records the range of remaining depths over which
- * its result is the same (a schema that never met the depth limit converts
- * alike at any greater depth), and the diagnostics of its subtree relative to
- * its pointer, replayed at every reuse.
+ * further up (those become "recursive" stubs). An open schema further up
+ * reaches the object; if the object reaches it too, both lie in one strongly
+ * connected component of the sub-schema references. So an entry is keyed by
+ * the open schemas of the object's own component (none for an object on no
+ * cycle: most of GitHub's; Stripe's expandable resources all form one
+ * component). Each entry also records the range of remaining depths over
+ * which its result is the same (a schema that never met the depth limit
+ * converts alike at any greater depth), and the diagnostics of its subtree
+ * relative to its pointer, replayed at every reuse.
  */
 import type { Diagnostic, JsonSchema } from "./ir.js";
-import type { SchemaDirection } from "./schema-keywords.js";
-import { SCHEMA_KEYWORDS, SCHEMA_LIST_KEYWORDS, SCHEMA_MAP_KEYWORDS } from "./schema-keywords.js";
+import {
+  pointerAt,
+  SCHEMA_KEYWORDS,
+  SCHEMA_LIST_KEYWORDS,
+  SCHEMA_MAP_KEYWORDS,
+  type SchemaDirection,
+  type Where,
+} from "./schema-keywords.js";
 
 /** A conversion and the remaining depths (`low`..`high`, inclusive) that give exactly this result. */
 export interface Converted {
@@ -27,6 +35,8 @@ export interface Converted {
 }
 
 interface Entry extends Converted {
+  /** The open schemas of the object's component when it was converted (see `openAround`). */
+  around: string;
   /** The subtree's diagnostics, each pointer without the entry's own pointer in front. */
   diagnostics: Diagnostic[];
 }
@@ -42,40 +52,69 @@ export class SchemaMemo {
   }
 
   private readonly entries: Record<SchemaDirection, Map<object, Entry[]>> = { input: new Map(), output: new Map() };
-  private readonly cyclic = new Map<object, boolean>();
+  /** Each schema object's component (-1 when it lies on no cycle) and its own number. */
+  private readonly places = new Map<object, { component: number; id: number }>();
+  private components = 0;
   /** JSON lengths of converted schemas, for the size budget of bounded schemas (see `jsonLengthUpTo`). */
   readonly lengths = new WeakMap<object, number>();
 
-  /** The kept conversion of `schema` at `remaining` depth, its diagnostics pushed with `pointer` in front. */
+  /**
+   * What a conversion of `schema` depends on beyond itself, its direction and
+   * the depth left: which members of its component are open further up.
+   */
+  openAround(schema: object, ancestors: Set<object>): string {
+    const place = this.placeOf(schema);
+    if (place.component < 0) return "";
+    let open: number[] | undefined;
+    for (const ancestor of ancestors) {
+      const other = this.places.get(ancestor);
+      if (other?.component === place.component) (open ??= []).push(other.id);
+    }
+    return open ? open.sort((a, b) => a - b).join(",") : "";
+  }
+
+  /** The kept conversion of `schema` at `remaining` depth, its diagnostics pushed with its pointer in front. */
   reuse(
     schema: object,
     direction: SchemaDirection,
     remaining: number,
-    pointer: string,
+    around: string,
+    where: Where,
     diagnostics: Diagnostic[],
   ): Converted | undefined {
-    const entry = this.entries[direction].get(schema)?.find(({ low, high }) => low <= remaining && remaining <= high);
+    const entry = this.entries[direction]
+      .get(schema)
+      ?.find((entry) => entry.around === around && entry.low <= remaining && remaining <= entry.high);
     if (!entry) return undefined;
+    if (entry.diagnostics.length === 0) return entry;
+    const pointer = pointerAt(where);
     for (const found of entry.diagnostics) diagnostics.push({ ...found, pointer: pointer + found.pointer });
     return entry;
   }
 
-  /** Keeps a conversion unless the object lies on a cycle; `found` are the diagnostics of its subtree. */
-  keep(schema: object, direction: SchemaDirection, converted: Converted, pointer: string, found: Diagnostic[]): void {
-    if (this.onCycle(schema)) return;
+  /** Keeps a conversion made with `around` open; `found` are the diagnostics of its subtree. */
+  keep(
+    schema: object,
+    direction: SchemaDirection,
+    around: string,
+    converted: Converted,
+    where: Where,
+    found: Diagnostic[],
+  ): void {
+    const pointer = found.length > 0 ? pointerAt(where) : "";
     const diagnostics = found.map((diagnostic) => ({
       ...diagnostic,
       pointer: diagnostic.pointer.slice(pointer.length),
     }));
-    const entry: Entry = { ...converted, diagnostics };
+    const entry: Entry = { ...converted, around, diagnostics };
     const list = this.entries[direction].get(schema);
     if (list) list.push(entry);
     else this.entries[direction].set(schema, [entry]);
   }
 
-  private onCycle(schema: object): boolean {
-    if (!this.cyclic.has(schema)) this.markCycles(schema);
-    return this.cyclic.get(schema)!;
+  private placeOf(schema: object): { component: number; id: number } {
+    if (!this.places.has(schema)) this.markCycles(schema);
+    return this.places.get(schema)!;
   }
 
   /**
@@ -99,7 +138,7 @@ export class SchemaMemo {
       const frame = frames[frames.length - 1]!;
       if (frame.next < frame.children.length) {
         const child = frame.children[frame.next++]!;
-        if (this.cyclic.has(child)) continue;
+        if (this.places.has(child)) continue;
         if (!index.has(child)) open(child);
         else low.set(frame.node, Math.min(low.get(frame.node)!, index.get(child)!));
         continue;
@@ -119,8 +158,8 @@ export class SchemaMemo {
       member = stack.pop()!;
       members.push(member);
     } while (member !== head);
-    const cycle = members.length > 1 || headChildren.includes(head);
-    for (const node of members) this.cyclic.set(node, cycle);
+    const component = members.length > 1 || headChildren.includes(head) ? this.components++ : -1;
+    for (const node of members) this.places.set(node, { component, id: this.places.size });
   }
 }
 
@@ -148,9 +187,12 @@ function copySchema(schema: JsonSchema): JsonSchema {
   return withSubSchemas(schema, (node) => (isRecord(node) ? copySchema(node) : node), true);
 }
 
+const LIST_OR_SINGLE_KEYWORDS = [...SCHEMA_LIST_KEYWORDS, ...SCHEMA_KEYWORDS];
+
 /**
  * `schema` with each sub-schema (as convertObject lays them out) replaced by
  * `replace`'s answer: the same object when no answer differs, unless `copy`.
+ * Allocates nothing until an answer differs: most inputs have no repeats.
  */
 function withSubSchemas(schema: JsonSchema, replace: (node: unknown) => unknown, copy: boolean): JsonSchema {
   let out: JsonSchema | undefined = copy ? { ...schema } : undefined;
@@ -158,26 +200,44 @@ function withSubSchemas(schema: JsonSchema, replace: (node: unknown) => unknown,
   for (const keyword of SCHEMA_MAP_KEYWORDS) {
     const map = schema[keyword];
     if (!isRecord(map)) continue;
-    const names = Object.keys(map);
-    const values = names.map((name) => replace(map[name]));
-    if (!copy && values.every((value, index) => value === map[names[index]!])) continue;
-    const next: Record<string, unknown> = {};
-    names.forEach((name, index) =>
-      Object.defineProperty(next, name, { value: values[index], enumerable: true, writable: true, configurable: true }),
-    );
-    update(keyword, next);
+    let next: Record<string, unknown> | undefined = copy ? {} : undefined;
+    for (const name in map) {
+      const value = map[name];
+      const answer = replace(value);
+      if (answer !== value && !next) {
+        next = {};
+        for (const earlier in map) {
+          if (earlier === name) break;
+          setOwn(next, earlier, map[earlier]);
+        }
+      }
+      if (next) setOwn(next, name, answer);
+    }
+    if (next) update(keyword, next);
   }
-  for (const keyword of [...SCHEMA_LIST_KEYWORDS, ...SCHEMA_KEYWORDS]) {
+  for (const keyword of LIST_OR_SINGLE_KEYWORDS) {
     const value = schema[keyword];
     if (Array.isArray(value)) {
-      const next = value.map(replace);
-      if (copy || next.some((item, index) => item !== value[index])) update(keyword, next);
+      let next: unknown[] | undefined = copy ? [] : undefined;
+      for (let index = 0; index < value.length; index++) {
+        const answer = replace(value[index]);
+        if (answer !== value[index] && !next) next = value.slice(0, index);
+        next?.push(answer);
+      }
+      if (next) update(keyword, next);
     } else if (isRecord(value)) {
       const next = replace(value);
       if (copy || next !== value) update(keyword, next);
     }
   }
   return out ?? schema;
+}
+
+/** `target[key] = value`, a key named `__proto__` staying an own property. */
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__")
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -7,8 +7,14 @@
 import type { Diagnostic, JsonSchema } from "./ir.js";
 import { childPointer } from "../diagnostics.js";
 import { isObject } from "../normalise/index.js";
-
-import { SCHEMA_KEYWORDS, SCHEMA_LIST_KEYWORDS, SCHEMA_MAP_KEYWORDS, type SchemaDirection } from "./schema-keywords.js";
+import {
+  pointerAt,
+  SCHEMA_KEYWORDS,
+  SCHEMA_LIST_KEYWORDS,
+  SCHEMA_MAP_KEYWORDS,
+  type SchemaDirection,
+  type Where,
+} from "./schema-keywords.js";
 import { SchemaMemo, type Converted } from "./schema-memo.js";
 
 export { SCHEMA_KEYWORDS, SCHEMA_LIST_KEYWORDS, SCHEMA_MAP_KEYWORDS, type SchemaDirection, SchemaMemo };
@@ -112,7 +118,7 @@ const ALWAYS = { low: -Infinity, high: Infinity };
 
 function convert(
   schema: unknown,
-  pointer: string,
+  pointer: Where,
   context: SchemaContext,
   depth: number,
   ancestors: Set<object>,
@@ -124,13 +130,14 @@ function convert(
   const remaining = context.maxDepth - depth;
   if (remaining <= 0) return { schema: stubFor(schema, false), low: -Infinity, high: 0 };
   const { memo, direction, diagnostics } = context;
-  const reused = memo?.reuse(schema, direction, remaining, pointer, diagnostics);
+  const around = memo?.openAround(schema, ancestors) ?? "";
+  const reused = memo?.reuse(schema, direction, remaining, around, pointer, diagnostics);
   if (reused) return reused;
   const before = diagnostics.length;
   ancestors.add(schema);
   try {
     const converted = convertObject(schema, pointer, context, depth, ancestors);
-    memo?.keep(schema, direction, converted, pointer, diagnostics.slice(before));
+    memo?.keep(schema, direction, around, converted, pointer, diagnostics.slice(before));
     return converted;
   } finally {
     ancestors.delete(schema);
@@ -139,7 +146,7 @@ function convert(
 
 function convertObject(
   schema: Record<string, unknown>,
-  pointer: string,
+  pointer: Where,
   context: SchemaContext,
   depth: number,
   ancestors: Set<object>,
@@ -153,7 +160,8 @@ function convertObject(
   let low = 1;
   let high = Infinity;
   const sub = (value: unknown, ...tokens: Array<string | number>) => {
-    const converted = convert(value, childPointer(pointer, ...tokens), context, depth + 1, ancestors);
+    const where = () => childPointer(pointerAt(pointer), ...tokens);
+    const converted = convert(value, where, context, depth + 1, ancestors);
     low = Math.max(low, converted.low + 1);
     high = Math.min(high, converted.high + 1);
     return converted.schema;
@@ -251,13 +259,13 @@ function applyLegacyKeywords(source: Record<string, unknown>, out: JsonSchema): 
  * A pattern Ajv cannot compile would make the whole tool's validator fail;
  * drop just that keyword, and say where, rather than lose the tool.
  */
-function checkPattern(out: JsonSchema, pointer: string, context: SchemaContext): void {
+function checkPattern(out: JsonSchema, where: Where, context: SchemaContext): void {
   if (typeof out.pattern !== "string") return;
   try {
     new RegExp(out.pattern, "u");
   } catch {
     context.diagnostics.push({
-      pointer: childPointer(pointer, "pattern"),
+      pointer: childPointer(pointerAt(where), "pattern"),
       severity: "warning",
       message: `pattern ${JSON.stringify(out.pattern)} is not a valid ECMA-262 regular expression, so it is not enforced`,
       fix: "rewrite the pattern in ECMA-262 syntax",
@@ -271,7 +279,7 @@ function checkPattern(out: JsonSchema, pointer: string, context: SchemaContext):
       } catch {
         delete (out.patternProperties as Record<string, unknown>)[key];
         context.diagnostics.push({
-          pointer: childPointer(pointer, "patternProperties", key),
+          pointer: childPointer(pointerAt(where), "patternProperties", key),
           severity: "warning",
           message: "patternProperties key is not a valid ECMA-262 regular expression, so it is not enforced",
           fix: "rewrite it in ECMA-262 syntax",
