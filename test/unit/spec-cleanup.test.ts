@@ -20,6 +20,33 @@ describe("spec text", () => {
     expect(htmlToMarkdown("<ul><li>one</li><li>two</li></ul>")).toMatch(/^-\s+one\n-\s+two$/);
   });
 
+  it("turns plain paragraphs into Markdown exactly as turndown does, without a DOM", async () => {
+    const { createRequire } = await import("node:module");
+    const Turndown = createRequire(import.meta.url)("turndown") as new (options: object) => {
+      escape: (text: string) => string;
+      turndown: (html: string) => string;
+    };
+    const service = new Turndown({
+      headingStyle: "atx",
+      codeBlockStyle: "fenced",
+      bulletListMarker: "-",
+      emDelimiter: "*",
+    });
+    service.escape = (text) => text;
+    const cases = [
+      "<p>Retrieves the details of an existing customer.</p>",
+      "<p> a  b </p>",
+      "<p>a</p>\n\n<p>b\n c</p>\n",
+      "  <p>\u00a0x\u00a0</p>",
+      "<p>x\r\ny</p><p>*a* _b_ `c` \\d</p>",
+      "<p>a\tb</p>   <p>1. first</p><p>- item</p><p>#hash</p>",
+      "<p>x\u2028y\u000c z</p>",
+      "<p>blank next</p><p> </p>",
+      "<p>entity &amp; stays turndown's</p>",
+    ];
+    for (const text of cases) expect(htmlToMarkdown(text), text).toBe(service.turndown(text).trim());
+  });
+
   it("leaves Markdown and plain text exactly as written", () => {
     for (const text of [
       "Plain text.",
