@@ -33,3 +33,9 @@ export type Where = string | (() => string);
 export function pointerAt(where: Where): string {
   return typeof where === "string" ? where : where();
 }
+
+/** JSON lengths of objects that never change (a memo's conversions): exact, or at least this much when measuring stopped early. */
+export interface KnownLengths {
+  exact: WeakMap<object, number>;
+  atLeast: WeakMap<object, number>;
+}

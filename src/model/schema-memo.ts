@@ -20,6 +20,7 @@
 import type { Diagnostic, JsonSchema } from "./ir.js";
 import {
   pointerAt,
+  type KnownLengths,
   SCHEMA_KEYWORDS,
   SCHEMA_LIST_KEYWORDS,
   SCHEMA_MAP_KEYWORDS,
@@ -35,11 +36,12 @@ export interface Converted {
 }
 
 interface Entry extends Converted {
-  /** The open schemas of the object's component when it was converted (see `openAround`). */
-  around: string;
   /** The subtree's diagnostics, each pointer without the entry's own pointer in front. */
   diagnostics: Diagnostic[];
 }
+
+/** The diagnostics of most entries, shared (never changed). */
+const NONE: Diagnostic[] = [];
 
 export class SchemaMemo {
   private static readonly owned = new WeakMap<object, SchemaMemo>();
@@ -51,12 +53,16 @@ export class SchemaMemo {
     return memo;
   }
 
-  private readonly entries: Record<SchemaDirection, Map<object, Entry[]>> = { input: new Map(), output: new Map() };
+  /** Entries by direction, schema object and `around` (see `openAround`). */
+  private readonly entries: Record<SchemaDirection, Map<object, Map<string, Entry[]>>> = {
+    input: new Map(),
+    output: new Map(),
+  };
   /** Each schema object's component (-1 when it lies on no cycle) and its own number. */
   private readonly places = new Map<object, { component: number; id: number }>();
   private components = 0;
   /** JSON lengths of converted schemas, for the size budget of bounded schemas (see `jsonLengthUpTo`). */
-  readonly lengths = new WeakMap<object, number>();
+  readonly lengths: KnownLengths = { exact: new WeakMap(), atLeast: new WeakMap() };
 
   /**
    * What a conversion of `schema` depends on beyond itself, its direction and
@@ -84,7 +90,8 @@ export class SchemaMemo {
   ): Converted | undefined {
     const entry = this.entries[direction]
       .get(schema)
-      ?.find((entry) => entry.around === around && entry.low <= remaining && remaining <= entry.high);
+      ?.get(around)
+      ?.find(({ low, high }) => low <= remaining && remaining <= high);
     if (!entry) return undefined;
     if (entry.diagnostics.length === 0) return entry;
     const pointer = pointerAt(where);
@@ -102,14 +109,19 @@ export class SchemaMemo {
     found: Diagnostic[],
   ): void {
     const pointer = found.length > 0 ? pointerAt(where) : "";
-    const diagnostics = found.map((diagnostic) => ({
-      ...diagnostic,
-      pointer: diagnostic.pointer.slice(pointer.length),
-    }));
-    const entry: Entry = { ...converted, around, diagnostics };
-    const list = this.entries[direction].get(schema);
+    const diagnostics =
+      found.length === 0
+        ? NONE
+        : found.map((diagnostic) => ({
+            ...diagnostic,
+            pointer: diagnostic.pointer.slice(pointer.length),
+          }));
+    const entry: Entry = { schema: converted.schema, low: converted.low, high: converted.high, diagnostics };
+    let byAround = this.entries[direction].get(schema);
+    if (!byAround) this.entries[direction].set(schema, (byAround = new Map()));
+    const list = byAround.get(around);
     if (list) list.push(entry);
-    else this.entries[direction].set(schema, [entry]);
+    else byAround.set(around, [entry]);
   }
 
   private placeOf(schema: object): { component: number; id: number } {

@@ -12,6 +12,7 @@ import {
   SCHEMA_KEYWORDS,
   SCHEMA_LIST_KEYWORDS,
   SCHEMA_MAP_KEYWORDS,
+  type KnownLengths,
   type SchemaDirection,
   type Where,
 } from "./schema-keywords.js";
@@ -75,11 +76,11 @@ export function toBoundedJsonSchema(
 /**
  * `JSON.stringify(value).length` while it is at most `limit`; past that, some
  * number above `limit`. Stops early, so a 300 KB schema is not serialised
- * once per depth tried just to learn that it is too big. `known` keeps the
- * exact length of every object measured to its end: a memo's sub-schemas are
- * shared by many tools and by each depth tried, and are never changed.
+ * once per depth tried just to learn that it is too big. `known` keeps what
+ * was learnt of each object: a memo's sub-schemas are shared by many tools
+ * and by each depth tried, and are never changed.
  */
-export function jsonLengthUpTo(value: unknown, limit: number, known?: WeakMap<object, number>): number {
+export function jsonLengthUpTo(value: unknown, limit: number, known?: KnownLengths): number {
   let length = 0;
   const visit = (node: unknown, inArray: boolean): void => {
     if (length > limit) return;
@@ -87,12 +88,12 @@ export function jsonLengthUpTo(value: unknown, limit: number, known?: WeakMap<ob
     else if (typeof node === "string") length += JSON.stringify(node).length;
     else if (typeof node === "boolean") length += node ? 4 : 5;
     else if (typeof node === "number") length += Number.isFinite(node) ? String(node).length : 4;
-    else if (typeof node === "object" && known?.has(node)) length += known.get(node)!;
+    else if (typeof node === "object" && known && lengthKnown(node, known)) return;
     else if (Array.isArray(node)) {
       const start = length;
       length += 2 + Math.max(0, node.length - 1);
       for (const item of node) visit(item, true);
-      if (known && length <= limit) known.set(node, length - start);
+      if (known) learn(node, length - start, known);
     } else if (typeof node === "object" && Object.getPrototypeOf(node) === Object.prototype) {
       const start = length;
       length += 2;
@@ -103,11 +104,22 @@ export function jsonLengthUpTo(value: unknown, limit: number, known?: WeakMap<ob
         length += (members++ > 0 ? 1 : 0) + JSON.stringify(key).length + 1;
         visit(item, false);
       }
-      if (known && length <= limit) known.set(node, length - start);
+      if (known) learn(node, length - start, known);
     } else {
       // Anything unusual (a Date from YAML, undefined in an array...): let JSON decide.
       length += (JSON.stringify(node) ?? (inArray ? "null" : "")).length;
     }
+  };
+  /** Adds what is known of `node`, when that settles it: its exact length, or a lower bound past the limit. */
+  const lengthKnown = (node: object, { exact, atLeast }: KnownLengths): boolean => {
+    const measured = exact.get(node) ?? atLeast.get(node);
+    if (measured === undefined || (!exact.has(node) && length + measured <= limit)) return false;
+    length += measured;
+    return true;
+  };
+  const learn = (node: object, measured: number, { exact, atLeast }: KnownLengths): void => {
+    if (length <= limit) exact.set(node, measured);
+    else atLeast.set(node, Math.max(measured, atLeast.get(node) ?? 0));
   };
   visit(value, false);
   return length;
