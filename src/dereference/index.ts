@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { $RefParser, type FileInfo } from "@apidevtools/json-schema-ref-parser";
 import { GeneratorError } from "../diagnostics.js";
 import type { NormalisedSpec, SpecObject } from "../normalise/index.js";
+import { dereferenceInternal } from "./internal.js";
 
 export interface DereferenceOptions {
   /** Allow `$ref` to http(s) URLs. Off by default: a spec must not make the generator fetch arbitrary hosts. */
@@ -23,6 +24,16 @@ export interface DereferencedSpec extends NormalisedSpec {
 }
 
 export async function dereferenceSpec(
+  spec: NormalisedSpec,
+  options: DereferenceOptions = {},
+): Promise<DereferencedSpec> {
+  // Most documents need none of the parser's generality; it then gives exactly this result (see internal.ts).
+  const simple = dereferenceInternal(spec.document);
+  return simple ? { ...spec, circular: simple.circular } : dereferenceWithParser(spec, options);
+}
+
+/** The `$ref` parser's dereference, for every document (exported so tests can compare the two ways). */
+export async function dereferenceWithParser(
   spec: NormalisedSpec,
   options: DereferenceOptions = {},
 ): Promise<DereferencedSpec> {
