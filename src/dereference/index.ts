@@ -6,7 +6,7 @@
 import { readFile } from "node:fs/promises";
 import { dirname, relative, isAbsolute } from "node:path";
 import { fileURLToPath } from "node:url";
-import { $RefParser, type FileInfo } from "@apidevtools/json-schema-ref-parser";
+import type { FileInfo } from "@apidevtools/json-schema-ref-parser";
 import { GeneratorError } from "../diagnostics.js";
 import type { NormalisedSpec, SpecObject } from "../normalise/index.js";
 import { dereferenceInternal } from "./internal.js";
@@ -38,6 +38,8 @@ export async function dereferenceWithParser(
   options: DereferenceOptions = {},
 ): Promise<DereferencedSpec> {
   const root = spec.location.startsWith("file:") ? dirname(fileURLToPath(spec.location)) : undefined;
+  // Loaded on first use: documents with plain internal references never need it.
+  const { $RefParser } = await import("@apidevtools/json-schema-ref-parser");
   const parser = new $RefParser();
   // The ref parser wraps resolver errors in its own; keep ours to report them as they are.
   let refusal: GeneratorError | undefined;
