@@ -10,6 +10,7 @@
 import { createRequire } from "node:module";
 import type TurndownService from "turndown";
 import type { JsonSchema } from "./ir.js";
+import { simpleHtmlToMarkdown } from "./simple-html.js";
 import type { SpecObject } from "../normalise/index.js";
 
 /**
@@ -57,8 +58,8 @@ export function htmlToMarkdown(text: string): string {
 }
 
 function convertHtml(text: string): string {
-  const plain = plainParagraphs(text);
-  if (plain !== undefined) return plain;
+  const simple = simpleHtmlToMarkdown(text);
+  if (simple !== undefined) return simple;
   try {
     return turndown().turndown(text).trim();
   } catch {
@@ -77,25 +78,6 @@ export function describeOperation(method: string, path: string, summary: string,
   let text = parts.join("\n\n") || `${method.toUpperCase()} ${path}`;
   if (text.length > MAX_DESCRIPTION) text = text.slice(0, MAX_DESCRIPTION - 1) + "…";
   return text;
-}
-
-/** Text made only of `<p>` paragraphs of plain text (no markup, no entities). */
-const PLAIN_PARAGRAPHS = /^(?:[ \t\r\n]*<p>[^<>&\0]*<\/p>)+[ \t\r\n]*$/;
-
-/**
- * What turndown makes of plain paragraphs (most of Stripe's descriptions),
- * without building a DOM: each paragraph's ASCII whitespace collapsed as its
- * `collapseWhitespace` does, paragraphs a blank line apart. Anything else,
- * blank paragraphs included, is left to turndown.
- */
-function plainParagraphs(text: string): string | undefined {
-  if (!PLAIN_PARAGRAPHS.test(text)) return undefined;
-  const paragraphs: string[] = [];
-  for (const [, inner] of text.matchAll(/<p>([^<>&\0]*)<\/p>/g)) {
-    if (/^\s*$/.test(inner!)) return undefined;
-    paragraphs.push(inner!.replace(/[ \r\n\t]+/g, " ").replace(/^ | $/g, ""));
-  }
-  return paragraphs.join("\n\n").trim();
 }
 
 /** An object schema that accepts only `{}`: no properties, nothing additional, no alternatives. */
