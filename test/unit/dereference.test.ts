@@ -114,6 +114,17 @@ describe("dereferenceInternal (the parser's result for documents with plain inte
     ["an encoded pointer", { "a b": { c: 1 }, d: { $ref: "#/a%20b" } }, false],
     ["a schema identifier", { $id: "https://example.com/root", a: { $ref: "#/b" }, b: { c: 1 } }, false],
     ["an anchor is no reference", { a: { $ref: "#anchor" }, b: { $anchor: "anchor" } }, true],
+    ["references to a list and into it", { a: [1, { b: 2 }], c: { $ref: "#/a" }, d: [{ $ref: "#/a/1" }] }, true],
+    [
+      "a target holding references",
+      { s: { p: { $ref: "#/t" } }, t: { q: [{ $ref: "#/s" }] }, u: { $ref: "#/s/p" } },
+      false,
+    ],
+    [
+      "a property named $ref is no reference",
+      { s: { properties: { $ref: { type: "string" } } }, u: { $ref: "#/s" } },
+      true,
+    ],
   ])("%s", async (_name, document, expectedSimple) => {
     const spec = {
       kind: "openapi",
