@@ -39,7 +39,7 @@ import { openApiPrelude, type ModelOptions, type OpenApiPrelude } from "./prelud
 
 export { apiIdentity, openApiPrelude } from "./prelude.js";
 export type { ModelOptions, OpenApiPrelude } from "./prelude.js";
-import { successResponse } from "./responses.js";
+import { successResponse, type SuccessResponse } from "./responses.js";
 
 /** `info` and `read_response` are the generated server's own tools: an API tool with such a base name gets `_op`. */
 export function unreservedName(base: string): string {
@@ -276,14 +276,7 @@ function buildOperationTool(
   if (required.length > 0) inputSchema.required = required;
 
   const success = successResponse(operation, pointer);
-  const responseSchema = success?.schema
-    ? toBoundedJsonSchema(
-        success.schema,
-        success.schemaPointer!,
-        { ...inputContext, direction: "output", maxDepth: context.outputDepth },
-        context.outputSchemaChars,
-      )
-    : undefined;
+  const responseSchema = success ? responseSchemaOf(success, inputContext, context) : undefined;
 
   const security = operation.security !== undefined ? readSecurity(operation.security) : context.defaultSecurity;
   if (security.length === 0) warnIfAuthorizationUncovered(pathItem, operation, pointer, context.diagnostics);
@@ -331,6 +324,17 @@ function buildOperationTool(
     openapiLinks: success?.links ?? [],
     responseHeaders: success?.headers ?? [],
   };
+}
+
+/** The success response's schema, bounded for tools/list; it shares the operation's diagnostics and schema memo. */
+function responseSchemaOf(
+  success: SuccessResponse,
+  inputContext: SchemaContext,
+  context: OperationContext,
+): JsonSchema | undefined {
+  if (!success.schema) return undefined;
+  const outputContext: SchemaContext = { ...inputContext, direction: "output", maxDepth: context.outputDepth };
+  return toBoundedJsonSchema(success.schema, success.schemaPointer!, outputContext, context.outputSchemaChars);
 }
 
 interface ParameterPlan {
