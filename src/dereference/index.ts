@@ -6,9 +6,10 @@
 import { readFile } from "node:fs/promises";
 import { dirname, relative, isAbsolute } from "node:path";
 import { fileURLToPath } from "node:url";
-import { $RefParser, type FileInfo } from "@apidevtools/json-schema-ref-parser";
+import type { FileInfo } from "@apidevtools/json-schema-ref-parser";
 import { GeneratorError } from "../diagnostics.js";
 import type { NormalisedSpec, SpecObject } from "../normalise/index.js";
+import { dereferenceInternal } from "./internal.js";
 
 export interface DereferenceOptions {
   /** Allow `$ref` to http(s) URLs. Off by default: a spec must not make the generator fetch arbitrary hosts. */
@@ -26,7 +27,19 @@ export async function dereferenceSpec(
   spec: NormalisedSpec,
   options: DereferenceOptions = {},
 ): Promise<DereferencedSpec> {
+  // Most documents need none of the parser's generality; it then gives exactly this result (see internal.ts).
+  const simple = dereferenceInternal(spec.document);
+  return simple ? { ...spec, circular: simple.circular } : dereferenceWithParser(spec, options);
+}
+
+/** The `$ref` parser's dereference, for every document (exported so tests can compare the two ways). */
+export async function dereferenceWithParser(
+  spec: NormalisedSpec,
+  options: DereferenceOptions = {},
+): Promise<DereferencedSpec> {
   const root = spec.location.startsWith("file:") ? dirname(fileURLToPath(spec.location)) : undefined;
+  // Loaded on first use: documents with plain internal references never need it.
+  const { $RefParser } = await import("@apidevtools/json-schema-ref-parser");
   const parser = new $RefParser();
   // The ref parser wraps resolver errors in its own; keep ours to report them as they are.
   let refusal: GeneratorError | undefined;
@@ -45,7 +58,8 @@ export async function dereferenceSpec(
       mutateInputSchema: true,
       continueOnError: false,
       resolve: {
-        external: true,
+        // Looking for external refs is a second walk over the whole document inside the parser; skipped when there are none.
+        external: hasExternalRef(spec.document),
         file: {
           order: 100,
           canRead: (file: FileInfo) => !/^https?:/i.test(file.url),
@@ -59,8 +73,9 @@ export async function dereferenceSpec(
             refuse(() => readRemoteRef(file.url, options.allowRemoteRefs ?? false, spec.source))(),
         },
       },
+      // No timeoutMs: the parser then reads the clock at every key it crawls (a fifth of its time on GitHub), and
+      // its crawl visits each object once, so it ends; only remote reads can hang, and they have their own timeout.
       dereference: { circular: true, maxDepth: 400 },
-      timeoutMs: 120_000,
     } as never)) as SpecObject;
     return { ...spec, document, circular: parser.$refs.circular };
   } catch (error) {
@@ -72,6 +87,32 @@ export async function dereferenceSpec(
       "check that the referenced file and JSON pointer exist",
     );
   }
+}
+
+/**
+ * Whether some `$ref` string does not start with `#`: a reference to another
+ * file or URL (or one that a `$id` resolves). Exact where a text search of the
+ * spec would not be (escaped keys, YAML), and cheaper than the parser's own search.
+ */
+export function hasExternalRef(document: unknown): boolean {
+  const seen = new Set<object>();
+  const pending: unknown[] = [document];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (typeof node !== "object" || node === null || seen.has(node)) continue;
+    seen.add(node);
+    if (Array.isArray(node)) {
+      for (const item of node) if (typeof item === "object") pending.push(item);
+      continue;
+    }
+    const ref = (node as { $ref?: unknown }).$ref;
+    if (typeof ref === "string" && ref[0] !== "#") return true;
+    for (const key in node) {
+      const value = (node as Record<string, unknown>)[key];
+      if (typeof value === "object") pending.push(value);
+    }
+  }
+  return false;
 }
 
 async function readLocalRef(

@@ -147,7 +147,7 @@ export const MAX_NESTING = 300;
  * inside strings do not count; escapes are skipped. When this says no,
  * `checkStructure` finds and names the place.
  */
-function jsonNestingWithin(text: string, limit: number): boolean {
+export function jsonNestingWithin(text: string, limit: number): boolean {
   let depth = 0;
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index);

@@ -18,8 +18,9 @@ import type {
 } from "./ir.js";
 import { argName, assignUniqueNames, baseToolName, uniqueKey } from "./names.js";
 import { RESERVED_TOOL_NAMES } from "../../templates/server/src/runtime/call/types.js";
-import { toBoundedJsonSchema, type SchemaContext } from "./schema.js";
-import { htmlToMarkdown } from "./spec-cleanup.js";
+import { SchemaMemo, toBoundedJsonSchema, type SchemaContext } from "./schema.js";
+import { withoutRepeats } from "./schema-memo.js";
+import { describeOperation, htmlToMarkdown } from "./spec-cleanup.js";
 import { parameterKey, parsePathKey, planDiscriminators, type PathKey } from "./fragments.js";
 import { planCredentials, warnAboutSigning } from "./credentials.js";
 import {
@@ -38,7 +39,7 @@ import { openApiPrelude, type ModelOptions, type OpenApiPrelude } from "./prelud
 
 export { apiIdentity, openApiPrelude } from "./prelude.js";
 export type { ModelOptions, OpenApiPrelude } from "./prelude.js";
-import { successResponse } from "./responses.js";
+import { successResponse, type SuccessResponse } from "./responses.js";
 
 /** `info` and `read_response` are the generated server's own tools: an API tool with such a base name gets `_op`. */
 export function unreservedName(base: string): string {
@@ -49,7 +50,6 @@ export const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", 
 export type HttpMethod = (typeof HTTP_METHODS)[number];
 type ParameterLocation = ParameterBinding["in"];
 
-const MAX_DESCRIPTION = 4000;
 export function buildOpenApiModel(spec: DereferencedSpec, options: ModelOptions = {}): ApiModel {
   const prelude = openApiPrelude(spec.document, spec.location, options);
   const paths = isObject(spec.document.paths) ? spec.document.paths : {};
@@ -126,6 +126,8 @@ export function modelOperation(
     envPrefix: prelude.api.envPrefix,
     credentialParameters: new Map<string, CredentialParameterNote>(),
     signing: new Map<string, Set<string>>(),
+    // One memo per model run: the prelude is made once per run, and the incremental path (src/cache) passes it too.
+    schemaMemo: SchemaMemo.of(prelude),
   };
   const outcome = (draft?: ToolDraft): OperationOutcome => ({
     ...(draft ? { draft } : {}),
@@ -215,6 +217,7 @@ interface OperationContext {
   credentialParameters: Map<string, CredentialParameterNote>;
   /** AWS signing headers left out of tool input, by the `Authorization` scheme they belong to. */
   signing: Map<string, Set<string>>;
+  schemaMemo: SchemaMemo;
 }
 
 function buildOperationTool(
@@ -233,6 +236,7 @@ function buildOperationTool(
     direction: "input",
     maxDepth: context.inputDepth,
     diagnostics: context.diagnostics,
+    memo: context.schemaMemo,
   };
   const pathKey = parsePathKey(path);
   const allParameters = collectParameters(pathItem, operation, pointer, context.diagnostics);
@@ -268,18 +272,11 @@ function buildOperationTool(
   const body = bodyAllowed(method, operation, pointer, context.diagnostics)
     ? buildBody(operation, pointer, properties, required, inputContext)
     : undefined;
-  const inputSchema: JsonSchema = { type: "object", properties, additionalProperties: false };
+  const inputSchema = withoutRepeats({ type: "object", properties, additionalProperties: false });
   if (required.length > 0) inputSchema.required = required;
 
   const success = successResponse(operation, pointer);
-  const responseSchema = success?.schema
-    ? toBoundedJsonSchema(
-        success.schema,
-        success.schemaPointer!,
-        { direction: "output", maxDepth: context.outputDepth, diagnostics: context.diagnostics },
-        context.outputSchemaChars,
-      )
-    : undefined;
+  const responseSchema = success ? responseSchemaOf(success, inputContext, context) : undefined;
 
   const security = operation.security !== undefined ? readSecurity(operation.security) : context.defaultSecurity;
   if (security.length === 0) warnIfAuthorizationUncovered(pathItem, operation, pointer, context.diagnostics);
@@ -329,6 +326,17 @@ function buildOperationTool(
   };
 }
 
+/** The success response's schema, bounded for tools/list; it shares the operation's diagnostics and schema memo. */
+function responseSchemaOf(
+  success: SuccessResponse,
+  inputContext: SchemaContext,
+  context: OperationContext,
+): JsonSchema | undefined {
+  if (!success.schema) return undefined;
+  const outputContext: SchemaContext = { ...inputContext, direction: "output", maxDepth: context.outputDepth };
+  return toBoundedJsonSchema(success.schema, success.schemaPointer!, outputContext, context.outputSchemaChars);
+}
+
 interface ParameterPlan {
   /** `in:name` keys of declared parameters that are not tool arguments: pinned by the path key fragment, or credentials. */
   excluded: Set<string>;
@@ -374,15 +382,6 @@ function applyOverride(draft: ToolDraft, override: McpOverride): ToolDraft {
   }
   if (override.description) draft.description = override.description;
   return draft;
-}
-
-function describeOperation(method: string, path: string, summary: string, operation: SpecObject): string {
-  const description = typeof operation.description === "string" ? htmlToMarkdown(operation.description.trim()) : "";
-  const parts = [summary, description && description !== summary ? description : ""].filter(Boolean);
-  if (operation.deprecated === true) parts.unshift("Deprecated.");
-  let text = parts.join("\n\n") || `${method.toUpperCase()} ${path}`;
-  if (text.length > MAX_DESCRIPTION) text = text.slice(0, MAX_DESCRIPTION - 1) + "…";
-  return text;
 }
 
 export function annotationsFor(method: string, title?: string): ToolAnnotations {

@@ -7,14 +7,26 @@
 import type { Diagnostic, JsonSchema } from "./ir.js";
 import { childPointer } from "../diagnostics.js";
 import { isObject } from "../normalise/index.js";
+import {
+  pointerAt,
+  SCHEMA_KEYWORDS,
+  SCHEMA_LIST_KEYWORDS,
+  SCHEMA_MAP_KEYWORDS,
+  type KnownLengths,
+  type SchemaDirection,
+  type Where,
+} from "./schema-keywords.js";
+import { SchemaMemo, type Converted } from "./schema-memo.js";
 
-export type SchemaDirection = "input" | "output";
+export { SCHEMA_KEYWORDS, SCHEMA_LIST_KEYWORDS, SCHEMA_MAP_KEYWORDS, type SchemaDirection, SchemaMemo };
 
 export interface SchemaContext {
   direction: SchemaDirection;
   /** Nesting depth beyond which sub-schemas become permissive stubs. */
   maxDepth: number;
   diagnostics: Diagnostic[];
+  /** Conversions shared by the tools of one model run (see schema-memo.ts); none: every schema is converted anew. */
+  memo?: SchemaMemo;
 }
 
 /** Keywords that describe documents, not values: dropped to keep schemas small and Ajv-clean. */
@@ -31,30 +43,10 @@ const DROPPED_KEYWORDS = new Set([
   "$dynamicAnchor",
   "id",
 ]);
-export const SCHEMA_MAP_KEYWORDS = [
-  "properties",
-  "patternProperties",
-  "$defs",
-  "definitions",
-  "dependentSchemas",
-] as const;
-export const SCHEMA_LIST_KEYWORDS = ["allOf", "anyOf", "oneOf", "prefixItems"] as const;
-export const SCHEMA_KEYWORDS = [
-  "items",
-  "additionalProperties",
-  "not",
-  "contains",
-  "propertyNames",
-  "if",
-  "then",
-  "else",
-  "unevaluatedProperties",
-  "unevaluatedItems",
-  "additionalItems",
-] as const;
 
+/** A fresh top-level object: callers add to it (a parameter's description), while the sub-schemas may be shared. */
 export function toJsonSchema(schema: unknown, pointer: string, context: SchemaContext): JsonSchema {
-  return convert(schema, pointer, context, 0, new Set());
+  return { ...convert(schema, pointer, context, 0, new Set()).schema };
 }
 
 /**
@@ -72,11 +64,11 @@ export function toBoundedJsonSchema(
 ): JsonSchema {
   for (let depth = context.maxDepth; ; depth--) {
     const diagnostics: SchemaContext["diagnostics"] = [];
-    const converted = convert(schema, pointer, { ...context, maxDepth: depth, diagnostics }, 0, new Set());
-    if (depth <= 1 || jsonLengthUpTo(converted, maxChars) <= maxChars) {
+    const converted = convert(schema, pointer, { ...context, maxDepth: depth, diagnostics }, 0, new Set()).schema;
+    if (depth <= 1 || jsonLengthUpTo(converted, maxChars, context.memo?.lengths) <= maxChars) {
       context.diagnostics.push(...diagnostics);
       if (depth < context.maxDepth) onReduced?.(depth);
-      return converted;
+      return { ...converted };
     }
   }
 }
@@ -84,9 +76,11 @@ export function toBoundedJsonSchema(
 /**
  * `JSON.stringify(value).length` while it is at most `limit`; past that, some
  * number above `limit`. Stops early, so a 300 KB schema is not serialised
- * once per depth tried just to learn that it is too big.
+ * once per depth tried just to learn that it is too big. `known` keeps what
+ * was learnt of each object: a memo's sub-schemas are shared by many tools
+ * and by each depth tried, and are never changed.
  */
-export function jsonLengthUpTo(value: unknown, limit: number): number {
+export function jsonLengthUpTo(value: unknown, limit: number, known?: KnownLengths): number {
   let length = 0;
   const visit = (node: unknown, inArray: boolean): void => {
     if (length > limit) return;
@@ -94,10 +88,14 @@ export function jsonLengthUpTo(value: unknown, limit: number): number {
     else if (typeof node === "string") length += JSON.stringify(node).length;
     else if (typeof node === "boolean") length += node ? 4 : 5;
     else if (typeof node === "number") length += Number.isFinite(node) ? String(node).length : 4;
+    else if (typeof node === "object" && known && lengthKnown(node, known)) return;
     else if (Array.isArray(node)) {
+      const start = length;
       length += 2 + Math.max(0, node.length - 1);
       for (const item of node) visit(item, true);
+      if (known) learn(node, length - start, known);
     } else if (typeof node === "object" && Object.getPrototypeOf(node) === Object.prototype) {
+      const start = length;
       length += 2;
       let members = 0;
       for (const key of Object.keys(node)) {
@@ -106,29 +104,53 @@ export function jsonLengthUpTo(value: unknown, limit: number): number {
         length += (members++ > 0 ? 1 : 0) + JSON.stringify(key).length + 1;
         visit(item, false);
       }
+      if (known) learn(node, length - start, known);
     } else {
       // Anything unusual (a Date from YAML, undefined in an array...): let JSON decide.
       length += (JSON.stringify(node) ?? (inArray ? "null" : "")).length;
     }
   };
+  /** Adds what is known of `node`, when that settles it: its exact length, or a lower bound past the limit. */
+  const lengthKnown = (node: object, { exact, atLeast }: KnownLengths): boolean => {
+    const measured = exact.get(node) ?? atLeast.get(node);
+    if (measured === undefined || (!exact.has(node) && length + measured <= limit)) return false;
+    length += measured;
+    return true;
+  };
+  const learn = (node: object, measured: number, { exact, atLeast }: KnownLengths): void => {
+    if (length <= limit) exact.set(node, measured);
+    else atLeast.set(node, Math.max(measured, atLeast.get(node) ?? 0));
+  };
   visit(value, false);
   return length;
 }
 
+/** Any remaining depth gives the same result. */
+const ALWAYS = { low: -Infinity, high: Infinity };
+
 function convert(
   schema: unknown,
-  pointer: string,
+  pointer: Where,
   context: SchemaContext,
   depth: number,
   ancestors: Set<object>,
-): JsonSchema {
-  if (schema === true || schema === undefined) return {};
-  if (schema === false) return { not: {} };
-  if (!isObject(schema)) return {};
-  if (ancestors.has(schema) || depth >= context.maxDepth) return stubFor(schema, ancestors.has(schema));
+): Converted {
+  if (schema === true || schema === undefined) return { schema: {}, ...ALWAYS };
+  if (schema === false) return { schema: { not: {} }, ...ALWAYS };
+  if (!isObject(schema)) return { schema: {}, ...ALWAYS };
+  if (ancestors.has(schema)) return { schema: stubFor(schema, true), ...ALWAYS };
+  const remaining = context.maxDepth - depth;
+  if (remaining <= 0) return { schema: stubFor(schema, false), low: -Infinity, high: 0 };
+  const { memo, direction, diagnostics } = context;
+  const around = memo?.openAround(schema, ancestors) ?? "";
+  const reused = memo?.reuse(schema, direction, remaining, around, pointer, diagnostics);
+  if (reused) return reused;
+  const before = diagnostics.length;
   ancestors.add(schema);
   try {
-    return convertObject(schema, pointer, context, depth, ancestors);
+    const converted = convertObject(schema, pointer, context, depth, ancestors);
+    memo?.keep(schema, direction, around, converted, pointer, diagnostics.slice(before));
+    return converted;
   } finally {
     ancestors.delete(schema);
   }
@@ -136,18 +158,26 @@ function convert(
 
 function convertObject(
   schema: Record<string, unknown>,
-  pointer: string,
+  pointer: Where,
   context: SchemaContext,
   depth: number,
   ancestors: Set<object>,
-): JsonSchema {
+): Converted {
   const out: JsonSchema = {};
   for (const [key, value] of Object.entries(schema)) {
     if (DROPPED_KEYWORDS.has(key) || key.startsWith("x-") || key === "$ref") continue;
     setOwn(out, key, value);
   }
-  const sub = (value: unknown, ...tokens: Array<string | number>) =>
-    convert(value, childPointer(pointer, ...tokens), context, depth + 1, ancestors);
+  // The remaining depths at which every sub-schema, and so this schema, converts the same.
+  let low = 1;
+  let high = Infinity;
+  const sub = (value: unknown, ...tokens: Array<string | number>) => {
+    const where = () => childPointer(pointerAt(pointer), ...tokens);
+    const converted = convert(value, where, context, depth + 1, ancestors);
+    low = Math.max(low, converted.low + 1);
+    high = Math.min(high, converted.high + 1);
+    return converted.schema;
+  };
 
   for (const keyword of SCHEMA_MAP_KEYWORDS) {
     const map = schema[keyword];
@@ -180,7 +210,7 @@ function convertObject(
   dropHiddenRequired(schema, out, context.direction);
   checkPattern(out, pointer, context);
   if (schema.example !== undefined && out.examples === undefined) out.examples = [schema.example];
-  return out;
+  return { schema: out, low, high };
 }
 
 /** `target[key] = value`, except that a key named `__proto__` (a legal property name) stays an own property instead of replacing the prototype. */
@@ -241,13 +271,13 @@ function applyLegacyKeywords(source: Record<string, unknown>, out: JsonSchema): 
  * A pattern Ajv cannot compile would make the whole tool's validator fail;
  * drop just that keyword, and say where, rather than lose the tool.
  */
-function checkPattern(out: JsonSchema, pointer: string, context: SchemaContext): void {
+function checkPattern(out: JsonSchema, where: Where, context: SchemaContext): void {
   if (typeof out.pattern !== "string") return;
   try {
     new RegExp(out.pattern, "u");
   } catch {
     context.diagnostics.push({
-      pointer: childPointer(pointer, "pattern"),
+      pointer: childPointer(pointerAt(where), "pattern"),
       severity: "warning",
       message: `pattern ${JSON.stringify(out.pattern)} is not a valid ECMA-262 regular expression, so it is not enforced`,
       fix: "rewrite the pattern in ECMA-262 syntax",
@@ -261,7 +291,7 @@ function checkPattern(out: JsonSchema, pointer: string, context: SchemaContext):
       } catch {
         delete (out.patternProperties as Record<string, unknown>)[key];
         context.diagnostics.push({
-          pointer: childPointer(pointer, "patternProperties", key),
+          pointer: childPointer(pointerAt(where), "patternProperties", key),
           severity: "warning",
           message: "patternProperties key is not a valid ECMA-262 regular expression, so it is not enforced",
           fix: "rewrite it in ECMA-262 syntax",

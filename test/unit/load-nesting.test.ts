@@ -1,6 +1,13 @@
 /** The nesting limit holds the same for JSON (checked by a scan of the text) as for YAML (checked by a walk). */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { MAX_NESTING, parseSpecText } from "../../src/load/index.js";
+import { jsonNestingWithin, MAX_NESTING, parseSpecText } from "../../src/load/index.js";
+
+/** The depth of a parsed value, the top level counting as 1 for a container. */
+function depthOf(value: unknown): number {
+  if (typeof value !== "object" || value === null) return 0;
+  return 1 + Math.max(0, ...Object.values(value).map(depthOf));
+}
 
 /** JSON nested `depth` containers deep (objects and arrays alternating; the top-level value is 1); strings hold brackets and escapes. */
 function nested(depth: number): string {
@@ -25,5 +32,24 @@ describe("nesting limit", () => {
   it("does not count brackets inside strings", () => {
     const brackets = JSON.stringify({ text: "[".repeat(MAX_NESTING * 2) + "{".repeat(MAX_NESTING * 2) });
     expect(parseSpecText(brackets, "spec.json")).toEqual(JSON.parse(brackets));
+  });
+
+  it("the text scan agrees with the parsed depth, whatever the strings hold", () => {
+    const text = fc.string({ unit: fc.constantFrom("\\", '"', "[", "{", "]", "}", "a", "\\u0022") });
+    const value = fc.letrec((tie) => ({
+      node: fc.oneof(
+        { depthSize: "small" },
+        text,
+        fc.array(tie("node"), { maxLength: 3 }),
+        fc.dictionary(text, tie("node"), { maxKeys: 3 }),
+      ),
+    })).node;
+    fc.assert(
+      fc.property(value, fc.nat(6), fc.boolean(), (parsed, limit, pretty) => {
+        const json = JSON.stringify(parsed, null, pretty ? 2 : undefined);
+        expect(jsonNestingWithin(json, limit)).toBe(depthOf(parsed) <= limit);
+      }),
+      { numRuns: 3000 },
+    );
   });
 });

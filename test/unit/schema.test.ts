@@ -142,6 +142,23 @@ describe("jsonLengthUpTo (the size check of bounded schemas)", () => {
     );
   });
 
+  it("keeps its contract when it reuses what it learnt of shared objects under other limits", () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.array(fc.nat(300), { minLength: 1, maxLength: 6 }), (value, limits) => {
+        const shared = { value, again: value, list: [value, value] };
+        const exact = JSON.stringify(shared).length;
+        const known = { exact: new WeakMap<object, number>(), atLeast: new WeakMap<object, number>() };
+        for (const limit of limits) {
+          const bounded = jsonLengthUpTo(shared, limit, known);
+          if (exact <= limit) expect(bounded).toBe(exact);
+          else expect(bounded).toBeGreaterThan(limit);
+        }
+        expect(jsonLengthUpTo(shared, Number.MAX_SAFE_INTEGER, known)).toBe(exact);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
   it("counts what JSON drops or turns into null", () => {
     const value = {
       a: undefined,

@@ -5,6 +5,7 @@
  */
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { simpleHtmlToMarkdown } from "../../src/model/simple-html.js";
 import { htmlToMarkdown, isEmptyBody } from "../../src/model/spec-cleanup.js";
 import { DIRECTORY_ROOT } from "../helpers/corpus.js";
 import { modelFrom } from "../helpers/pipeline.js";
@@ -18,6 +19,42 @@ describe("spec text", () => {
       "See [the docs](https://stripe.com/docs) and `expand`.",
     );
     expect(htmlToMarkdown("<ul><li>one</li><li>two</li></ul>")).toMatch(/^-\s+one\n-\s+two$/);
+  });
+
+  it("turns simple paragraphs into Markdown exactly as turndown does, without a DOM", async () => {
+    const { createRequire } = await import("node:module");
+    const Turndown = createRequire(import.meta.url)("turndown") as new (options: object) => {
+      escape: (text: string) => string;
+      turndown: (html: string) => string;
+    };
+    const service = new Turndown({
+      headingStyle: "atx",
+      codeBlockStyle: "fenced",
+      bulletListMarker: "-",
+      emDelimiter: "*",
+    });
+    service.escape = (text) => text;
+    const cases = [
+      "<p>Retrieves the details of an existing customer.</p>",
+      "<p> a  b </p>",
+      "<p>a</p>\n\n<p>b\n c</p>\n",
+      "  <p>\u00a0x\u00a0</p>",
+      "<p>x\r\ny</p><p>*a* _b_ `c` \\d</p>",
+      "<p>a\tb</p>   <p>1. first</p><p>- item</p><p>#hash</p>",
+      "<p>x\u2028y\u000c z</p>",
+      "<p>blank next</p><p> </p>",
+      "<p>entity &amp; stays turndown's</p>",
+      '<p>a <code>b</code> c, <a href="/docs/api">the docs</a>.</p><p><strong>s</strong> <em>e</em><b>b</b><i>i</i></p>',
+      "<p>a<code>b</code>c  <code>x</code> </p>",
+      "<p>edge <code> spaced</code> and <code>tick`</code></p>",
+      '<p>nested <a href="/x"><code>y</code></a></p>',
+      "<p>blank <em> </em> element</p>",
+    ];
+    for (const text of cases) expect(htmlToMarkdown(text), text).toBe(service.turndown(text).trim());
+    // The simple cases are converted without turndown; the rest are left to it.
+    expect(simpleHtmlToMarkdown(cases[9]!)).toBe("a `b` c, [the docs](/docs/api).\n\n**s** *e***b***i*");
+    expect(simpleHtmlToMarkdown('<p>nested <a href="/x"><code>y</code></a></p>')).toBeUndefined();
+    expect(simpleHtmlToMarkdown("<p>entity &amp;</p>")).toBeUndefined();
   });
 
   it("leaves Markdown and plain text exactly as written", () => {

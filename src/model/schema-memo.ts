@@ -1,0 +1,280 @@
+/**
+ * Converted sub-schemas of one model run, reused by every tool that reaches
+ * the same schema object. A dereferenced document shares one object per
+ * component, and GitHub's `simple-user` or Graph's entity types are reached
+ * from hundreds of operations: converting each once per tool was most of the
+ * model stage.
+ *
+ * What a conversion depends on besides the object itself (see schema.ts): the
+ * direction, the depth left, and which of its sub-schemas are already open
+ * further up (those become "recursive" stubs). An open schema further up
+ * reaches the object; if the object reaches it too, both lie in one strongly
+ * connected component of the sub-schema references. So an entry is keyed by
+ * the open schemas of the object's own component (none for an object on no
+ * cycle: most of GitHub's; Stripe's expandable resources all form one
+ * component). Each entry also records the range of remaining depths over
+ * which its result is the same (a schema that never met the depth limit
+ * converts alike at any greater depth), and the diagnostics of its subtree
+ * relative to its pointer, replayed at every reuse.
+ */
+import type { Diagnostic, JsonSchema } from "./ir.js";
+import {
+  pointerAt,
+  type KnownLengths,
+  SCHEMA_KEYWORDS,
+  SCHEMA_LIST_KEYWORDS,
+  SCHEMA_MAP_KEYWORDS,
+  type SchemaDirection,
+  type Where,
+} from "./schema-keywords.js";
+
+/** A conversion and the remaining depths (`low`..`high`, inclusive) that give exactly this result. */
+export interface Converted {
+  schema: JsonSchema;
+  low: number;
+  high: number;
+}
+
+interface Entry extends Converted {
+  /** The subtree's diagnostics, each pointer without the entry's own pointer in front. */
+  diagnostics: Diagnostic[];
+}
+
+/** The diagnostics of most entries, shared (never changed). */
+const NONE: Diagnostic[] = [];
+
+export class SchemaMemo {
+  private static readonly owned = new WeakMap<object, SchemaMemo>();
+
+  /** The memo of a run, known by an object that lives as long as the run (the model's prelude). */
+  static of(owner: object): SchemaMemo {
+    let memo = SchemaMemo.owned.get(owner);
+    if (!memo) SchemaMemo.owned.set(owner, (memo = new SchemaMemo()));
+    return memo;
+  }
+
+  /** Entries by direction, schema object and `around` (see `openAround`). */
+  private readonly entries: Record<SchemaDirection, Map<object, Map<string, Entry[]>>> = {
+    input: new Map(),
+    output: new Map(),
+  };
+  /** Each schema object's component (-1 when it lies on no cycle) and its own number. */
+  private readonly places = new Map<object, { component: number; id: number }>();
+  private components = 0;
+  /** JSON lengths of converted schemas, for the size budget of bounded schemas (see `jsonLengthUpTo`). */
+  readonly lengths: KnownLengths = { exact: new WeakMap(), atLeast: new WeakMap() };
+
+  /**
+   * What a conversion of `schema` depends on beyond itself, its direction and
+   * the depth left: which members of its component are open further up.
+   */
+  openAround(schema: object, ancestors: Set<object>): string {
+    const place = this.placeOf(schema);
+    if (place.component < 0) return "";
+    let open: number[] | undefined;
+    for (const ancestor of ancestors) {
+      const other = this.places.get(ancestor);
+      if (other?.component === place.component) (open ??= []).push(other.id);
+    }
+    return open ? open.sort((a, b) => a - b).join(",") : "";
+  }
+
+  /** The kept conversion of `schema` at `remaining` depth, its diagnostics pushed with its pointer in front. */
+  reuse(
+    schema: object,
+    direction: SchemaDirection,
+    remaining: number,
+    around: string,
+    where: Where,
+    diagnostics: Diagnostic[],
+  ): Converted | undefined {
+    const entry = this.entries[direction]
+      .get(schema)
+      ?.get(around)
+      ?.find(({ low, high }) => low <= remaining && remaining <= high);
+    if (!entry) return undefined;
+    if (entry.diagnostics.length === 0) return entry;
+    const pointer = pointerAt(where);
+    for (const found of entry.diagnostics) diagnostics.push({ ...found, pointer: pointer + found.pointer });
+    return entry;
+  }
+
+  /** Keeps a conversion made with `around` open; `found` are the diagnostics of its subtree. */
+  keep(
+    schema: object,
+    direction: SchemaDirection,
+    around: string,
+    converted: Converted,
+    where: Where,
+    found: Diagnostic[],
+  ): void {
+    const pointer = found.length > 0 ? pointerAt(where) : "";
+    const diagnostics =
+      found.length === 0
+        ? NONE
+        : found.map((diagnostic) => ({
+            ...diagnostic,
+            pointer: diagnostic.pointer.slice(pointer.length),
+          }));
+    const entry: Entry = { schema: converted.schema, low: converted.low, high: converted.high, diagnostics };
+    let byAround = this.entries[direction].get(schema);
+    if (!byAround) this.entries[direction].set(schema, (byAround = new Map()));
+    const list = byAround.get(around);
+    if (list) list.push(entry);
+    else byAround.set(around, [entry]);
+  }
+
+  private placeOf(schema: object): { component: number; id: number } {
+    if (!this.places.has(schema)) this.markCycles(schema);
+    return this.places.get(schema)!;
+  }
+
+  /**
+   * Tarjan's strongly connected components over sub-schema references,
+   * iterative (Graph's schemas nest deeper than the call stack allows), from
+   * `root`; components finished by an earlier call are not entered again.
+   */
+  private markCycles(root: object): void {
+    const index = new Map<object, number>();
+    const low = new Map<object, number>();
+    const stack: object[] = [];
+    const frames: Array<{ node: object; children: object[]; next: number }> = [];
+    const open = (node: object) => {
+      index.set(node, index.size);
+      low.set(node, index.get(node)!);
+      stack.push(node);
+      frames.push({ node, children: subSchemas(node), next: 0 });
+    };
+    open(root);
+    while (frames.length > 0) {
+      const frame = frames[frames.length - 1]!;
+      if (frame.next < frame.children.length) {
+        const child = frame.children[frame.next++]!;
+        if (this.places.has(child)) continue;
+        if (!index.has(child)) open(child);
+        else low.set(frame.node, Math.min(low.get(frame.node)!, index.get(child)!));
+        continue;
+      }
+      frames.pop();
+      const parent = frames[frames.length - 1];
+      if (parent) low.set(parent.node, Math.min(low.get(parent.node)!, low.get(frame.node)!));
+      if (low.get(frame.node) === index.get(frame.node)) this.closeComponent(stack, frame.node, frame.children);
+    }
+  }
+
+  /** Pops one strongly connected component off the stack: a cycle when it has two members or refers to itself. */
+  private closeComponent(stack: object[], head: object, headChildren: object[]): void {
+    const members: object[] = [];
+    let member: object;
+    do {
+      member = stack.pop()!;
+      members.push(member);
+    } while (member !== head);
+    const component = members.length > 1 || headChildren.includes(head) ? this.components++ : -1;
+    for (const node of members) this.places.set(node, { component, id: this.places.size });
+  }
+}
+
+/**
+ * The schema with every sub-schema object appearing once: a tool's input
+ * schema may reach one memo entry along two paths (two parameters of one
+ * type, an entity inside another), and the example generator tells the
+ * sub-schemas of one input apart by identity (each takes the role of the
+ * property it sits under). A repeat is copied, and so is the path down to it
+ * (memo entries are shared with other tools and never changed); sharing
+ * between tools stays. Non-schema values (`enum`, `examples`) were always shared.
+ */
+export function withoutRepeats(schema: JsonSchema): JsonSchema {
+  const seen = new Set<object>();
+  const own = (node: unknown): unknown => {
+    if (!isRecord(node)) return node;
+    if (seen.has(node)) return copySchema(node);
+    seen.add(node);
+    return withSubSchemas(node, own, false);
+  };
+  return own(schema) as JsonSchema;
+}
+
+function copySchema(schema: JsonSchema): JsonSchema {
+  return withSubSchemas(schema, (node) => (isRecord(node) ? copySchema(node) : node), true);
+}
+
+const LIST_OR_SINGLE_KEYWORDS = [...SCHEMA_LIST_KEYWORDS, ...SCHEMA_KEYWORDS];
+
+/**
+ * `schema` with each sub-schema (as convertObject lays them out) replaced by
+ * `replace`'s answer: the same object when no answer differs, unless `copy`.
+ * Allocates nothing until an answer differs: most inputs have no repeats.
+ */
+function withSubSchemas(schema: JsonSchema, replace: (node: unknown) => unknown, copy: boolean): JsonSchema {
+  let out: JsonSchema | undefined = copy ? { ...schema } : undefined;
+  const update = (keyword: string, value: unknown) => ((out ??= { ...schema })[keyword] = value);
+  for (const keyword of SCHEMA_MAP_KEYWORDS) {
+    const map = schema[keyword];
+    if (!isRecord(map)) continue;
+    let next: Record<string, unknown> | undefined = copy ? {} : undefined;
+    for (const name in map) {
+      const value = map[name];
+      const answer = replace(value);
+      if (answer !== value && !next) {
+        next = {};
+        for (const earlier in map) {
+          if (earlier === name) break;
+          setOwn(next, earlier, map[earlier]);
+        }
+      }
+      if (next) setOwn(next, name, answer);
+    }
+    if (next) update(keyword, next);
+  }
+  for (const keyword of LIST_OR_SINGLE_KEYWORDS) {
+    const value = schema[keyword];
+    if (Array.isArray(value)) {
+      let next: unknown[] | undefined = copy ? [] : undefined;
+      for (let index = 0; index < value.length; index++) {
+        const answer = replace(value[index]);
+        if (answer !== value[index] && !next) next = value.slice(0, index);
+        next?.push(answer);
+      }
+      if (next) update(keyword, next);
+    } else if (isRecord(value)) {
+      const next = replace(value);
+      if (copy || next !== value) update(keyword, next);
+    }
+  }
+  return out ?? schema;
+}
+
+/** `target[key] = value`, a key named `__proto__` staying an own property. */
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__")
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The objects a conversion may descend into: every schema-valued keyword's objects (see convertObject). */
+function subSchemas(schema: object): object[] {
+  const record = schema as Record<string, unknown>;
+  const children: object[] = [];
+  const add = (value: unknown) => {
+    if (typeof value === "object" && value !== null && !Array.isArray(value)) children.push(value);
+  };
+  for (const keyword of SCHEMA_MAP_KEYWORDS) {
+    const map = record[keyword];
+    if (typeof map === "object" && map !== null && !Array.isArray(map)) Object.values(map).forEach(add);
+  }
+  for (const keyword of SCHEMA_LIST_KEYWORDS) {
+    const list = record[keyword];
+    if (Array.isArray(list)) list.forEach(add);
+  }
+  for (const keyword of SCHEMA_KEYWORDS) {
+    const value = record[keyword];
+    if (Array.isArray(value)) value.forEach(add);
+    else add(value);
+  }
+  return children;
+}

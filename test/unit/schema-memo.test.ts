@@ -1,0 +1,145 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { Diagnostic, JsonSchema } from "../../src/model/ir.js";
+import { SchemaMemo, toBoundedJsonSchema, toJsonSchema, type SchemaContext } from "../../src/model/schema.js";
+import { withoutRepeats } from "../../src/model/schema-memo.js";
+
+type Edge = { keyword: "properties" | "items" | "allOf" | "additionalProperties"; target: number };
+interface NodeSpec {
+  type: "object" | "array" | "string";
+  edges: Edge[];
+  badPattern: boolean;
+  readOnly: boolean;
+  writeOnly: boolean;
+}
+
+/** Schema objects that refer to each other as a dereferenced document's do: shared, and in cycles. */
+function buildGraph(specs: NodeSpec[]): Array<Record<string, unknown>> {
+  const nodes = specs.map((spec, index) => {
+    const node: Record<string, unknown> = { type: spec.type, title: `N${index}`, description: `node ${index}` };
+    if (spec.badPattern) node.pattern = "(?<";
+    if (spec.readOnly) node.readOnly = true;
+    if (spec.writeOnly) node.writeOnly = true;
+    return node;
+  });
+  specs.forEach((spec, index) => {
+    const node = nodes[index]!;
+    spec.edges.forEach(({ keyword, target }, position) => {
+      const child = nodes[target % nodes.length]!;
+      if (keyword === "properties") {
+        node.properties = { ...(node.properties as object), [`p${position}`]: child };
+        node.required = [...((node.required as string[]) ?? []), `p${position}`];
+      } else if (keyword === "allOf") node.allOf = [...((node.allOf as unknown[]) ?? []), child];
+      else node[keyword] = child;
+    });
+  });
+  return nodes;
+}
+
+const nodeSpec = fc.record({
+  type: fc.constantFrom("object" as const, "array" as const, "string" as const),
+  edges: fc.array(
+    fc.record({
+      keyword: fc.constantFrom(
+        "properties" as const,
+        "items" as const,
+        "allOf" as const,
+        "additionalProperties" as const,
+      ),
+      target: fc.nat(20),
+    }),
+    { maxLength: 4 },
+  ),
+  badPattern: fc.boolean(),
+  readOnly: fc.boolean(),
+  writeOnly: fc.boolean(),
+});
+const conversion = fc.record({
+  entry: fc.nat(20),
+  direction: fc.constantFrom("input" as const, "output" as const),
+  maxDepth: fc.integer({ min: 1, max: 7 }),
+  maxChars: fc.option(fc.integer({ min: 50, max: 3000 }), { nil: undefined }),
+});
+
+function run(
+  nodes: Array<Record<string, unknown>>,
+  step: fc.Infer<typeof conversion>,
+  index: number,
+  memo: SchemaMemo | undefined,
+): { schema: JsonSchema; diagnostics: Diagnostic[]; reduced?: number } {
+  const diagnostics: Diagnostic[] = [];
+  const context: SchemaContext = { direction: step.direction, maxDepth: step.maxDepth, diagnostics, memo };
+  const source = nodes[step.entry % nodes.length];
+  const pointer = `#/paths/op${index}/schema`;
+  if (step.maxChars === undefined) return { schema: toJsonSchema(source, pointer, context), diagnostics };
+  let reduced: number | undefined;
+  const schema = toBoundedJsonSchema(source, pointer, context, step.maxChars, (depth) => (reduced = depth));
+  return { schema, diagnostics, ...(reduced === undefined ? {} : { reduced }) };
+}
+
+describe("SchemaMemo (conversions shared by the tools of one model run)", () => {
+  it("converts every schema exactly as a fresh conversion does, diagnostics and their pointers included", () => {
+    fc.assert(
+      fc.property(
+        fc.array(nodeSpec, { minLength: 1, maxLength: 8 }),
+        fc.array(conversion, { minLength: 1, maxLength: 12 }),
+        (specs, steps) => {
+          const nodes = buildGraph(specs);
+          const memo = new SchemaMemo();
+          steps.forEach((step, index) => {
+            const fresh = run(nodes, step, index, undefined);
+            const shared = run(nodes, step, index, memo);
+            expect(JSON.stringify(shared.schema)).toBe(JSON.stringify(fresh.schema));
+            expect(shared.diagnostics).toEqual(fresh.diagnostics);
+            expect(shared.reduced).toBe(fresh.reduced);
+          });
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it("shares a component's conversion between tools, and a caller's changes to its top level stay its own", () => {
+    const address = { type: "object", properties: { street: { type: "string" }, zip: { type: "string" } } };
+    const memo = new SchemaMemo();
+    const context = (): SchemaContext => ({ direction: "input", maxDepth: 5, diagnostics: [], memo });
+    const first = toJsonSchema({ type: "object", properties: { home: address } }, "#/a", context());
+    const second = toJsonSchema({ type: "object", properties: { work: address } }, "#/b", context());
+    const home = (first.properties as Record<string, JsonSchema>).home!;
+    expect((second.properties as Record<string, JsonSchema>).work).toBe(home);
+    const top = toJsonSchema(address, "#/c", context());
+    top.description = "changed by a caller";
+    expect(home.description).toBeUndefined();
+    expect(toJsonSchema(address, "#/d", context()).description).toBeUndefined();
+  });
+});
+
+describe("withoutRepeats (one object per sub-schema inside one tool's input)", () => {
+  it("copies repeats and the path down to them, leaving the shared conversions untouched", () => {
+    const tag = { type: "object", properties: { name: { type: "string" } } };
+    const post = { type: "object", properties: { tags: { type: "array", items: tag }, main: tag } };
+    const memo = new SchemaMemo();
+    const context = (): SchemaContext => ({ direction: "input", maxDepth: 6, diagnostics: [], memo });
+    const body = toJsonSchema(post, "#/body", context());
+    const single = toJsonSchema(tag, "#/tag", context());
+    const before = JSON.stringify(body);
+    const input = withoutRepeats({ type: "object", properties: { body, tag: single }, additionalProperties: false });
+    expect(JSON.stringify(input)).toBe(
+      JSON.stringify({ type: "object", properties: { body, tag: single }, additionalProperties: false }),
+    );
+    const objects: object[] = [];
+    const collect = (node: unknown): void => {
+      if (typeof node !== "object" || node === null) return;
+      if (!Array.isArray(node)) objects.push(node);
+      for (const value of Object.values(node)) collect(value);
+    };
+    collect(input);
+    expect(new Set(objects).size).toBe(objects.length);
+    expect(JSON.stringify(body)).toBe(before);
+    // The tag inside `tags` and `main` were one memo entry; a fresh conversion of the body still gets it.
+    const again = toJsonSchema(post, "#/again", context());
+    expect((again.properties as Record<string, JsonSchema>).main).toBe(
+      (body.properties as Record<string, JsonSchema>).main,
+    );
+  });
+});
