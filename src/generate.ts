@@ -6,7 +6,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, relative, resolve } from "node:path";
 import { GeneratorError } from "./diagnostics.js";
-import { withoutLoadingFetch } from "./fetch-globals.js";
 import { emitProject, toToolData, TOOLS_DATA_PATH, type EmittedFile } from "./emit/index.js";
 import type { ShipTarget } from "./emit/ship.js";
 import { loadTemplateHelpers, packageRoot } from "./emit/templates.js";
@@ -261,9 +260,8 @@ async function readModel(
       modelCache,
       timed,
     );
-  // Without remote refs nothing in these stages fetches (see fetch-globals.ts).
   try {
-    const built = options.allowRemoteRefs ? await build() : await withoutLoadingFetch(build);
+    const built = await build();
     return { built, specHash, ...(worker ? { worker } : {}) };
   } catch (error) {
     await worker?.release();
