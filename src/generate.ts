@@ -3,10 +3,10 @@
  * emit → write. Each stage is a function from one typed value to the next;
  * only load and write touch the outside world.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { isAbsolute, relative, resolve } from "node:path";
 import { GeneratorError } from "./diagnostics.js";
-import { emitProject, toToolData, TOOLS_DATA_PATH, type EmittedFile } from "./emit/index.js";
+import { emitProject, toToolData, type EmittedFile } from "./emit/index.js";
 import type { ShipTarget } from "./emit/ship.js";
 import { loadTemplateHelpers, packageRoot } from "./emit/templates.js";
 import { openExampleCache, type ExampleCache } from "./cache/index.js";
@@ -26,8 +26,8 @@ import {
   type GuidanceOptions,
 } from "./guidance/index.js";
 import { guidanceCacheFor } from "./cache/guidance-keys.js";
-import { isUrl, loadSpec } from "./load/index.js";
-import type { ApiModel, Diagnostic, GuidedApiModel, ToolData } from "./model/ir.js";
+import { isUrl, loadSpec, operationCount } from "./load/index.js";
+import type { ApiModel, Diagnostic, GuidedApiModel } from "./model/ir.js";
 import { filterTools, isEmptyFilter, type ToolFilter } from "../templates/server/src/runtime/shared/filter.js";
 import { DEFAULT_AUTO_THRESHOLD } from "../templates/server/src/runtime/config/settings.js";
 import type { ToolMode } from "../templates/server/src/runtime/shared/tool-data.js";
@@ -37,13 +37,13 @@ import {
   hashContent,
   isUpToDate,
   prepareWrite,
-  readGeneratedBase,
   readManifest,
   unresolvedConflicts,
   writeProject,
   type Manifest,
   type WriteResult,
 } from "./write/index.js";
+import { projectVersion, readPreviousTools } from "./write/previous.js";
 
 export interface GenerateOptions {
   from: string;
@@ -269,19 +269,6 @@ async function readModel(
   }
 }
 
-/** Operations of an OpenAPI document as parsed (0 for anything else): the size a run's worker rule reads. */
-function operationCount(document: unknown): number {
-  const paths = (document as { paths?: unknown } | null)?.paths;
-  if (!paths || typeof paths !== "object") return 0;
-  let count = 0;
-  for (const item of Object.values(paths)) {
-    if (item && typeof item === "object") count += Object.keys(item).filter((key) => HTTP_METHODS.has(key)).length;
-  }
-  return count;
-}
-
-const HTTP_METHODS = new Set(["get", "put", "post", "delete", "options", "head", "patch", "trace"]);
-
 /**
  * Validate (fail closed) and guidance. A cached tool's schema compiled with
  * this very generator and Ajv when its entry was made, so only the others are
@@ -380,30 +367,6 @@ export async function regenerationOptions(projectDir: string): Promise<GenerateO
     ...(recorded.mcpName ? { mcpName: recorded.mcpName } : {}),
     ...(recorded.forwardAuthorization ? { forwardAuthorization: true } : {}),
   };
-}
-
-/** The tools of the last generation: from its pristine base when kept, so the user's own edits are not reported as API changes. */
-async function readPreviousTools(outDir: string, manifest: Manifest): Promise<ToolData[] | undefined> {
-  const path = resolve(outDir, TOOLS_DATA_PATH);
-  const text =
-    (await readGeneratedBase(outDir, manifest, TOOLS_DATA_PATH)) ??
-    (existsSync(path) ? readFileSync(path, "utf8") : undefined);
-  if (text === undefined) return undefined;
-  try {
-    return (JSON.parse(text) as { tools: ToolData[] }).tools;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The version in the project's own package.json, when it has one (the owner's `npm version` bumps it). */
-function projectVersion(outDir: string): { version?: string } {
-  try {
-    const { version } = JSON.parse(readFileSync(resolve(outDir, "package.json"), "utf8")) as { version?: unknown };
-    return typeof version === "string" && version.length > 0 ? { version } : {};
-  } catch {
-    return {};
-  }
 }
 
 /** Local paths are recorded relative to the project, so a moved checkout still regenerates. */

@@ -218,3 +218,15 @@ function jsonErrorPosition(text: string, error: Error): string {
   const column = offset - before.lastIndexOf("\n");
   return `${line}:${column}`;
 }
+/** Operations of an OpenAPI document as parsed (0 for anything else): the size a run's worker rule reads. */
+export function operationCount(document: unknown): number {
+  const paths = (document as { paths?: unknown } | null)?.paths;
+  if (!paths || typeof paths !== "object") return 0;
+  let count = 0;
+  for (const item of Object.values(paths)) {
+    if (item && typeof item === "object") count += Object.keys(item).filter((key) => HTTP_METHODS.has(key)).length;
+  }
+  return count;
+}
+
+const HTTP_METHODS = new Set(["get", "put", "post", "delete", "options", "head", "patch", "trace"]);
