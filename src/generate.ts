@@ -300,6 +300,8 @@ async function guideModel(
     return timed("guidance", () => addGuidance(model, { seed, exampleCache, guidanceCache }));
   }
   await worker?.release();
+  // Every example is cached (a warm regeneration): nothing to compile, so Ajv is not even loaded.
+  if (uncached.length === 0) return timed("guidance", () => addGuidance(model, { seed, exampleCache, guidanceCache }));
   // The fail-closed check compiles the input schemas (see createCheckCompiler); schemas it does not split are
   // compiled by the example generator, whose repair then reuses that validator.
   const exampleGenerator = createExampleGenerator();

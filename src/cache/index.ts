@@ -110,6 +110,9 @@ export function openExampleCache(
     },
     stats: () => ({ hits, misses }),
     async save() {
+      // Nothing computed and nothing dropped: the file already holds exactly these entries.
+      const count = Object.keys(used).length;
+      if (computed.size === 0 && count > 0 && count === Object.keys(previous).length) return;
       const content: CacheFile = { format: FORMAT, code, entries: used };
       await mkdir(dirname(file), { recursive: true });
       // Write beside and rename: a crash mid-write leaves the previous cache, not half a file.

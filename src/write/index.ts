@@ -295,16 +295,15 @@ async function applyUpdate(
   try {
     const moves = stageFiles(outDir, join(staging, "files"), encoded, plan, writer);
     if (changelogEntry) moves.push(stageChangelog(outDir, join(staging, "files"), changelogEntry, writer));
-    await stageBases(outDir, staging, encoded, plan, state, writer);
+    const bases = await stageBases(outDir, staging, encoded, plan, state, writer);
     const stagedManifest = join(staging, MANIFEST_PATH);
     writer.write(stagedManifest, JSON.stringify(state.manifest, null, 2) + "\n");
-    for (const [from, to] of moves) {
+    for (const [from, to] of [...moves, ...bases.moves]) {
       writer.ensureDir(dirname(to));
       renameSync(from, to);
     }
     for (const entry of plan) if (entry.action === "delete") rmSync(join(outDir, entry.path), { force: true });
-    rmSync(join(outDir, BASE_DIR), { recursive: true, force: true });
-    renameSync(join(staging, BASE_DIR), join(outDir, BASE_DIR));
+    removeStaleBases(join(outDir, BASE_DIR), bases.kept);
     // The manifest moves last: until then, a re-run still sees the previous generation.
     renameSync(stagedManifest, join(outDir, MANIFEST_PATH));
   } finally {
@@ -350,9 +349,13 @@ function stageChangelog(outDir: string, staging: string, entry: string, writer: 
 
 /**
  * The bases of the next merge: each file as generated now. A file generated
- * exactly as last time keeps its compressed base as it is (same bytes, no
- * need to compress GitHub's 6 MB tools.json again); so does a file whose
- * conflict is still unresolved, so the next merge still sees every change since.
+ * exactly as last time keeps its compressed base where it is (same bytes, no
+ * need to compress GitHub's 6 MB tools.json again, nor to copy it); so does a
+ * file whose conflict is still unresolved, so the next merge still sees every
+ * change since. New bases are staged, then renamed over the old ones: a run cut
+ * short in between leaves bases that no longer match the manifest's hashes,
+ * which `readBase` treats as missing (the edit is kept and the new version
+ * written beside it), never as a wrong base.
  */
 async function stageBases(
   outDir: string,
@@ -361,17 +364,36 @@ async function stageBases(
   plan: PlannedFile[],
   { manifest, previous, bases }: { manifest: Manifest; previous: Manifest | undefined; bases: BaseCompressor },
   writer: FileWriter,
-): Promise<void> {
+): Promise<{ moves: Array<[string, string]>; kept: Set<string> }> {
   const unresolved = new Set(
     plan.filter((entry) => entry.action === "conflict" && entry.content === undefined).map((entry) => entry.path),
   );
-  writer.ensureDir(join(staging, BASE_DIR));
+  const moves: Array<[string, string]> = [];
+  const kept = new Set<string>();
   for (const { file, bytes } of encoded) {
     if (file.owner !== "generator") continue;
     const old = basePath(outDir, file.path);
     const keepOld = unresolved.has(file.path) || previous?.files[file.path]?.hash === manifest.files[file.path]?.hash;
-    if (keepOld && existsSync(old)) writer.write(basePath(staging, file.path), readFileSync(old));
-    else if (!unresolved.has(file.path))
-      writer.write(basePath(staging, file.path), await bases.compressed(file.path, bytes));
+    if (keepOld && existsSync(old)) kept.add(old);
+    else if (!unresolved.has(file.path)) {
+      const staged = basePath(staging, file.path);
+      writer.write(staged, await bases.compressed(file.path, bytes));
+      moves.push([staged, old]);
+      kept.add(old);
+    }
   }
+  return { moves, kept };
+}
+
+/** Removes the bases of files no longer generated (and empty folders they leave), keeping those in `kept`. */
+function removeStaleBases(dir: string, kept: Set<string>): boolean {
+  if (!existsSync(dir)) return true;
+  let empty = true;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = join(dir, entry.name);
+    if (entry.isDirectory() ? removeStaleBases(full, kept) : !kept.has(full))
+      rmSync(full, { recursive: true, force: true });
+    else empty = false;
+  }
+  return empty;
 }
