@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { isAbsolute, relative, resolve } from "node:path";
 import { GeneratorError } from "./diagnostics.js";
-import { emitProject, toToolData, type EmittedFile } from "./emit/index.js";
+import { emitProject, toToolData, TOOLS_DATA_PATH, type EmittedFile } from "./emit/index.js";
 import type { ShipTarget } from "./emit/ship.js";
 import { loadTemplateHelpers, packageRoot } from "./emit/templates.js";
 import { openExampleCache, type ExampleCache } from "./cache/index.js";
@@ -32,7 +32,8 @@ import { filterTools, isEmptyFilter, type ToolFilter } from "../templates/server
 import { DEFAULT_AUTO_THRESHOLD } from "../templates/server/src/runtime/config/settings.js";
 import type { ToolMode } from "../templates/server/src/runtime/shared/tool-data.js";
 import { compileInputValidators, uncompilableSchema } from "./model/validators.js";
-import { compareTools, formatReport, type ChangeReport } from "./report/index.js";
+import { formatReport, type ChangeReport } from "./report/index.js";
+import { compareToolsText } from "./report/text.js";
 import {
   hashContent,
   isUpToDate,
@@ -43,7 +44,7 @@ import {
   type Manifest,
   type WriteResult,
 } from "./write/index.js";
-import { projectVersion, readPreviousTools } from "./write/previous.js";
+import { projectVersion, readPreviousToolsText } from "./write/previous.js";
 
 export interface GenerateOptions {
   from: string;
@@ -129,8 +130,9 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   const previousManifest = await readManifest(outDir);
   // Large merge bases start compressing on the thread pool now, while the change report reads the last generation.
   const prepared = options.check || options.dryRun ? files : prepareWrite(outDir, files, previousManifest);
-  const previousTools = previousManifest ? await readPreviousTools(outDir, previousManifest) : undefined;
-  const report = previousTools ? compareTools(previousTools, toolData) : undefined;
+  const previousTools = previousManifest ? await readPreviousToolsText(outDir, previousManifest) : undefined;
+  const toolsText = files.find((file) => file.path === TOOLS_DATA_PATH)?.content ?? "";
+  const report = previousTools !== undefined ? compareToolsText(previousTools, toolsText, toolData) : undefined;
   const reportText = report ? formatReport(report, `${guided.api.title} ${guided.api.version}`) : undefined;
   const manifestBase: Omit<Manifest, "files"> = {
     generator: { name: "create-guided-mcp", version },

@@ -2,21 +2,18 @@
 import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { TOOLS_DATA_PATH } from "../emit/index.js";
-import type { ToolData } from "../model/ir.js";
 import { readGeneratedBase, type Manifest } from "./index.js";
 
-/** The tools of the last generation: from its pristine base when kept, so the user's own edits are not reported as API changes. */
-export async function readPreviousTools(outDir: string, manifest: Manifest): Promise<ToolData[] | undefined> {
+/**
+ * The text of the last generation's tools file: its pristine base when kept, so the user's own edits are not
+ * reported as API changes (src/report/text.ts parses only the tools that differ).
+ */
+export async function readPreviousToolsText(outDir: string, manifest: Manifest): Promise<string | undefined> {
   const path = resolve(outDir, TOOLS_DATA_PATH);
-  const text =
+  return (
     (await readGeneratedBase(outDir, manifest, TOOLS_DATA_PATH)) ??
-    (existsSync(path) ? readFileSync(path, "utf8") : undefined);
-  if (text === undefined) return undefined;
-  try {
-    return (JSON.parse(text) as { tools: ToolData[] }).tools;
-  } catch {
-    return undefined;
-  }
+    (existsSync(path) ? readFileSync(path, "utf8") : undefined)
+  );
 }
 
 /** The version in the project's own package.json, when it has one (the owner's `npm version` bumps it). */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ToolData } from "../../src/model/ir.js";
 import { compareTools, formatReport } from "../../src/report/index.js";
+import { compareToolsText, toolSpans } from "../../src/report/text.js";
 
 const tool = (
   name: string,
@@ -91,5 +92,46 @@ describe("change report", () => {
     expect(text).toContain("- BREAKING renamed: `a` → `b`");
     expect(text).toContain("- added: `new`");
     expect(text).toContain("3 change(s), 2 breaking.");
+  });
+});
+
+describe("change report from the tools file's text (only differing tools parsed)", () => {
+  const many = Array.from({ length: 40 }, (_, i) =>
+    tool(`t${i}`, `#/paths/t${i}`, { q: { type: "string", description: `"quoted" \\ [${i}] {x}` } }),
+  );
+  const compact = (tools: ToolData[]) => JSON.stringify({ api: { name: "x" }, tools }) + "\n";
+  const edit = (tools: ToolData[], at: number, change: Partial<ToolData>) =>
+    tools.map((t, i) => (i === at ? { ...t, ...change } : t));
+  const variants: Record<string, ToolData[]> = {
+    "description edited": edit(many, 7, { description: "new text" }),
+    "first and last edited": edit(edit(many, 0, { description: "a" }), 39, { description: "b" }),
+    "tool removed": many.filter((_, i) => i !== 20),
+    "tool added": [...many.slice(0, 3), tool("zz", "#/paths/zz", {}), ...many.slice(3)],
+    "tool renamed": edit(many, 11, { name: "t11_v2" }),
+    "tool moved": [many[5]!, ...many.slice(0, 5), ...many.slice(6)],
+    "required parameter": edit(many, 30, { inputSchema: { type: "object", properties: { q: {} }, required: ["q"] } }),
+    "no tools": [],
+    unchanged: many,
+  };
+  it.each(Object.entries(variants))("%s: the same report as comparing every tool, both ways", (_name, next) => {
+    expect(compareToolsText(compact(many), compact(next), next)).toEqual(compareTools(many, next));
+    expect(compareToolsText(compact(next), compact(many), many)).toEqual(compareTools(next, many));
+  });
+
+  it("finds each tool's JSON in a compact file, and refuses other layouts", () => {
+    const text = compact(many);
+    const spans = toolSpans(text)!;
+    expect(spans.map(([start, end]) => JSON.parse(text.slice(start, end)) as ToolData)).toEqual(many);
+    expect(toolSpans(JSON.stringify({ api: {}, tools: many }, null, 2))).toBeUndefined();
+    expect(toolSpans(JSON.stringify({ tools: many, api: {} }))).toBeUndefined();
+    expect(toolSpans(compact(many).slice(0, -10))).toBeUndefined();
+  });
+
+  it("falls back to parsing the whole file for another layout, and reports nothing for a damaged one", () => {
+    const next = edit(many, 7, { description: "new text" });
+    const indented = JSON.stringify({ api: {}, tools: many }, null, 2) + "\n";
+    expect(compareToolsText(indented, compact(next), next)).toEqual(compareTools(many, next));
+    expect(compareToolsText(compact(many).replace('{"name":"t9"', '{"name":t9'), compact(next), next)).toBeUndefined();
+    expect(compareToolsText("not json", compact(next), next)).toBeUndefined();
   });
 });
