@@ -4,6 +4,7 @@
  * a cold generation writes, recomputes only what an edit reaches, and a
  * corrupt cache or --check never changes the outcome.
  */
+import { isAscii } from "node:buffer";
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -43,7 +44,8 @@ function editFirstSummary(document: Document): void {
     for (const operation of Object.values(item)) {
       if (typeof operation !== "object" || operation === null) continue;
       const field = typeof operation["summary"] === "string" ? "summary" : "description";
-      operation[field] = `${String(operation[field] ?? "")} (edited)`;
+      // Non-ASCII on purpose: the cache file escapes it (see asciiJson in src/cache/model-cache.ts).
+      operation[field] = `${String(operation[field] ?? "")} (edited — café 🚀)`;
       return;
     }
 }
@@ -90,6 +92,12 @@ describe("model and guidance cache", () => {
     expect(warm.report?.changes.length).toBe(1);
     expect(warmFiles).toEqual(coldFiles);
     expect(warm.diagnostics).toEqual(cold.diagnostics);
+
+    // The edited operation's entry, written with its non-ASCII text escaped, reads back to the same output.
+    expect(isAscii(readFileSync(join(out, MODEL_CACHE_FILE)))).toBe(true);
+    const again = await generate({ from: spec, out });
+    expect(again.modelCache).toEqual({ hits: keyed ? tools : 0, misses: 0 });
+    expect(again.write.plan.every((file) => file.action === "unchanged" || file.action === "keep-user")).toBe(true);
   });
 
   it("recomputes the operations a changed component reaches, and only those (webhooks never count)", async () => {
@@ -138,6 +146,8 @@ describe("model and guidance cache", () => {
     const damaged = [
       { content: "{ not json", hits: 0 },
       { content: JSON.stringify({ format: 3, code: "someone else" }) + "\n", hits: 0 },
+      // The writer escapes every non-ASCII character, so a raw one is damage: the whole file is ignored.
+      { content: `${whole}operations\tkey\t"caf\u00e9"\n`, hits: 0 },
       // The last operation's entry is cut in the middle of its JSON: that one operation misses.
       { content: cutShort, hits: (await generate({ from: spec, out, check: true })).modelCache!.hits - 1 },
     ];
