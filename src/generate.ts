@@ -248,7 +248,7 @@ async function readModel(
   timed: Timed,
 ): Promise<{ built: ApiModel; specHash: string; worker?: ExampleWorker }> {
   const loaded = await timed("load", () => loadSpec(options.from));
-  const specHash = hashContent(loaded.text);
+  const specHash = loaded.textHash ?? hashContent(loaded.text);
   // A cold run of a large API will want the example worker: start it now, so it loads while this thread models.
   const worker = modelCache?.fresh === false ? undefined : startExampleWorker(operationCount(loaded.document));
   const build = () =>

@@ -2,11 +2,13 @@
  * Stage 1 — load: read a spec from a file path or an http(s) URL and parse
  * YAML or JSON. A malformed document is reported with file, line and column.
  */
+import { isUtf8 } from "node:buffer";
 import { readFile } from "node:fs/promises";
 import { resolve as resolvePath } from "node:path";
 import { pathToFileURL } from "node:url";
 import { LineCounter, parseDocument } from "yaml";
 import { escapePointerToken, GeneratorError } from "../diagnostics.js";
+import { hashContent } from "../write/hash.js";
 
 export interface LoadedSpec {
   /** What the user passed: a path or URL. */
@@ -14,6 +16,8 @@ export interface LoadedSpec {
   /** Absolute file URL or the http(s) URL; the base for relative `$ref`s. */
   location: string;
   text: string;
+  /** `hashContent(text)`, when loading could take it from the file's bytes (valid UTF-8: the same bytes). */
+  textHash?: string;
   document: unknown;
 }
 
@@ -31,13 +35,16 @@ export function isUrl(source: string): boolean {
 
 export async function loadSpec(source: string, options: LoadOptions = {}): Promise<LoadedSpec> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
-  const { text, location } = isUrl(source)
+  const { text, location, textHash }: { text: string; location: string; textHash?: string } = isUrl(source)
     ? await fetchText(source, options.fetchTimeoutMs ?? 30_000, maxBytes)
     : await readLocal(source, maxBytes);
-  return { source, location, text, document: parseSpecText(text, source) };
+  return { source, location, text, ...(textHash ? { textHash } : {}), document: parseSpecText(text, source) };
 }
 
-async function readLocal(source: string, maxBytes: number): Promise<{ text: string; location: string }> {
+async function readLocal(
+  source: string,
+  maxBytes: number,
+): Promise<{ text: string; location: string; textHash?: string }> {
   const path = resolvePath(source);
   let buffer: Buffer;
   try {
@@ -59,7 +66,9 @@ async function readLocal(source: string, maxBytes: number): Promise<{ text: stri
       "split the document or raise --max-spec-bytes",
     );
   }
-  return { text: buffer.toString("utf8"), location: pathToFileURL(path).href };
+  // Valid UTF-8 decodes and re-encodes to the same bytes, so their hash is the text's (without encoding 13 MB again).
+  const textHash = isUtf8(buffer) ? hashContent(buffer) : undefined;
+  return { text: buffer.toString("utf8"), location: pathToFileURL(path).href, ...(textHash ? { textHash } : {}) };
 }
 
 async function fetchText(

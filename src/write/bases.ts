@@ -3,19 +3,17 @@
  * gzipped under `.guided-mcp/base/`, so the next regeneration can merge a
  * user's edits three ways (see merge.ts).
  */
-import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { EmittedFile } from "../emit/index.js";
 import { gunzipSync, gzip, gzipSync } from "node:zlib";
+import { hashContent } from "./hash.js";
+
+export { hashContent };
 
 export const BASE_DIR = ".guided-mcp/base";
 /** Bases at least this large are compressed on libuv's thread pool, from the start of the write stage. */
 const POOL_THRESHOLD = 256 * 1024;
-
-export function hashContent(content: string | Buffer): string {
-  return createHash("sha256").update(content).digest("hex");
-}
 
 export function basePath(root: string, path: string): string {
   return join(root, BASE_DIR, `${path}.gz`);

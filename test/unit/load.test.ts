@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { GeneratorError } from "../../src/diagnostics.js";
 import { loadSpec, parseSpecText } from "../../src/load/index.js";
+import { hashContent } from "../../src/write/hash.js";
 
 describe("load", () => {
   it("parses YAML and JSON", () => {
@@ -54,5 +55,30 @@ describe("load", () => {
     } finally {
       server.close();
     }
+  });
+});
+
+describe("load: the spec's hash taken from its bytes", () => {
+  const write = (bytes: Buffer) => {
+    const path = join(mkdtempSync(join(tmpdir(), "cgm-load-hash-")), "spec.json");
+    writeFileSync(path, bytes);
+    return path;
+  };
+
+  it("equals the hash of the decoded text for valid UTF-8 (BOM and non-ASCII included)", async () => {
+    const text = '\ufeff{"openapi":"3.1.0","info":{"title":"Café 🚀","version":"1"},"paths":{}}';
+    const loaded = await loadSpec(write(Buffer.from(text, "utf8")));
+    expect(loaded.textHash).toBe(hashContent(loaded.text));
+  });
+
+  it("is left to the text for invalid UTF-8, whose decoding is not the bytes", async () => {
+    const bytes = Buffer.concat([
+      Buffer.from('{"openapi":"3.1.0","info":{"title":"'),
+      Buffer.from([0xc3]),
+      Buffer.from('","version":"1"},"paths":{}}'),
+    ]);
+    const loaded = await loadSpec(write(bytes));
+    expect(loaded.textHash).toBeUndefined();
+    expect(hashContent(loaded.text)).not.toBe(hashContent(bytes));
   });
 });
