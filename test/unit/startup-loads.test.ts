@@ -14,7 +14,7 @@ describe("what a small generation loads", () => {
     const record = join(dir, "modules.json");
     writeFileSync(
       preload,
-      `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(record)}, JSON.stringify(process.moduleLoadList)));`,
+      `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(record)}, JSON.stringify({ builtins: process.moduleLoadList, files: Object.keys(require.cache) })));`,
     );
     const cli = join(REPO_ROOT, "bin", "create-guided-mcp.js");
     const spec = join(REPO_ROOT, "samples", "petstore.yaml");
@@ -26,8 +26,16 @@ describe("what a small generation loads", () => {
       },
     );
     expect(run.status, run.stderr).toBe(0);
-    const modules = JSON.parse(readFileSync(record, "utf8")) as string[];
+    const loaded = JSON.parse(readFileSync(record, "utf8")) as { builtins: string[]; files: string[] };
+    const modules = loaded.builtins;
     expect(modules.some((name) => name.includes("zlib"))).toBe(true);
     expect(modules.filter((name) => name.includes("undici"))).toEqual([]);
+    // Ajv comes from the code-cached bundle (rolldown.config.mjs), not as ≈ 80 files from node_modules, and the
+    // meta-schema is checked by the build's precompiled validator (src/model/meta-validator.ts).
+    const fromAjv = loaded.files.filter((file) => /node_modules[\\/]ajv(-formats)?[\\/]/.test(file));
+    // Only what the precompiled validator requires, and the version it checks.
+    const expected = /[\\/]ajv[\\/](dist[\\/]runtime[\\/].*|package\.json)$/;
+    expect(fromAjv.filter((file) => !expected.test(file))).toEqual([]);
+    expect(loaded.files.some((file) => file.endsWith(join("dist", "bin", "meta-schema-validator.js")))).toBe(true);
   });
 });
