@@ -33,6 +33,23 @@ const bundleAjv = {
   },
 };
 
+/**
+ * yargs' help layout (string-width, in three versions) makes an `Intl.Segmenter` when its module is evaluated:
+ * the first one loads ICU's break data, ≈ 10 ms of every run, though a run that prints no help never segments
+ * a string. Here the segmenter is made at its first use instead; each module only ever calls `.segment(text)`.
+ */
+const SEGMENTER = /^const (\w+) = new Intl\.Segmenter\(\);$/m;
+
+const lazySegmenter = {
+  name: "lazy-intl-segmenter",
+  transform(code, id) {
+    if (!/[\\/]node_modules[\\/](.+[\\/])?string-width[\\/]index\.js$/.test(id) || !SEGMENTER.test(code)) return null;
+    const lazy = (_, name) =>
+      `let ${name}Instance;\nconst ${name} = { segment: (text) => (${name}Instance ??= new Intl.Segmenter()).segment(text) };`;
+    return { code: code.replace(SEGMENTER, lazy), map: null };
+  },
+};
+
 export default {
   input: ["dist/src/cli.js", "dist/src/parallel/worker.js"],
   platform: "node",
@@ -54,6 +71,7 @@ export default {
   },
   plugins: [
     bundleAjv,
+    lazySegmenter,
     {
       name: "commonjs-package",
       generateBundle() {
