@@ -34,19 +34,39 @@ const bundleAjv = {
 };
 
 /**
- * yargs' help layout (string-width, in three versions) makes an `Intl.Segmenter` when its module is evaluated:
- * the first one loads ICU's break data, ≈ 10 ms of every run, though a run that prints no help never segments
- * a string. Here the segmenter is made at its first use instead; each module only ever calls `.segment(text)`.
+ * yargs' help layout (string-width, in three versions) makes an `Intl.Segmenter` and Unicode-property regexes
+ * (`\\p{…}`) when its module is evaluated: the first segmenter loads ICU's break data and the regexes its
+ * property tables, ≈ 10 ms each in every run, though a run that prints no help never measures a wide string.
+ * Here each is made at its first use instead: the segmenter behind an object with the one method these modules
+ * call (`.segment(text)`), each regex behind a getter that every use of its name calls (module-private names).
  */
 const SEGMENTER = /^const (\w+) = new Intl\.Segmenter\(\);$/m;
+const PROPERTY_REGEX = /^const (\w+) = (\/.*\\p\{.*\/[a-z]*);$/gm;
 
-const lazySegmenter = {
-  name: "lazy-intl-segmenter",
+export function lazySegmenter(code) {
+  return code.replace(
+    SEGMENTER,
+    (_, name) =>
+      `let ${name}Instance;\nconst ${name} = { segment: (text) => (${name}Instance ??= new Intl.Segmenter()).segment(text) };`,
+  );
+}
+
+export function lazyRegexes(code) {
+  for (const [, name, literal] of [...code.matchAll(PROPERTY_REGEX)]) {
+    const uses = code.replace(new RegExp(`\\b${name}\\b`, "g"), `${name}Get()`);
+    code = uses.replace(
+      `const ${name}Get() = ${literal};`,
+      `let ${name}Made;\nconst ${name}Get = () => (${name}Made ??= ${literal});`,
+    );
+  }
+  return code;
+}
+
+const lazyTextLayout = {
+  name: "lazy-text-layout",
   transform(code, id) {
-    if (!/[\\/]node_modules[\\/](.+[\\/])?string-width[\\/]index\.js$/.test(id) || !SEGMENTER.test(code)) return null;
-    const lazy = (_, name) =>
-      `let ${name}Instance;\nconst ${name} = { segment: (text) => (${name}Instance ??= new Intl.Segmenter()).segment(text) };`;
-    return { code: code.replace(SEGMENTER, lazy), map: null };
+    if (!/[\\/]node_modules[\\/](.+[\\/])?string-width[\\/]index\.js$/.test(id)) return null;
+    return { code: lazyRegexes(lazySegmenter(code)), map: null };
   },
 };
 
@@ -71,7 +91,7 @@ export default {
   },
   plugins: [
     bundleAjv,
-    lazySegmenter,
+    lazyTextLayout,
     {
       name: "commonjs-package",
       generateBundle() {
