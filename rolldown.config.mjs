@@ -5,8 +5,6 @@
  * cachedData; see src/code-cache.ts) but has no such cache for ES modules, and compiling the bundle is a
  * large share of a small run. dist/bin/package.json says so to Node, so the files keep their `.js` names.
  */
-import { metaValidatorModule } from "./dist/src/model/meta-validator.js";
-
 const BANNER = [
   // The sources are ES modules, which are always strict.
   '"use strict";',
@@ -96,8 +94,6 @@ export default {
       name: "commonjs-package",
       generateBundle() {
         this.emitFile({ type: "asset", fileName: "package.json", source: '{ "type": "commonjs" }\n' });
-        // The JSON Schema meta-schema's validator, compiled once here instead of in every run (src/model/meta-validator.ts).
-        this.emitFile({ type: "asset", fileName: "meta-schema-validator.js", source: metaValidatorModule() });
       },
     },
   ],

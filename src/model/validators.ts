@@ -7,7 +7,6 @@ import type { Ajv2020, ValidateFunction } from "ajv/dist/2020.js";
 import { createAjv } from "../../templates/server/src/runtime/shared/ajv.js";
 import { GeneratorError } from "../diagnostics.js";
 import type { ApiModel, JsonSchema, ToolModel } from "./ir.js";
-import { usePrecompiledMetaValidator } from "./meta-validator.js";
 import { createSchemaUnits } from "./schema-units.js";
 
 /** Compiles one schema with the server's Ajv configuration, or throws why it cannot. */
@@ -142,11 +141,9 @@ function wholeCompiler(): SchemaCompiler {
  * reported what Ajv would warn about, such as unknown formats).
  * The options are set on the instance rather than passed to `createAjv` because
  * that file is copied into every generated project, which must stay as it is.
- * Schemas are checked against the meta-schema by the build's precompiled validator
- * (./meta-validator.ts), so an instance does not compile the meta-schema first.
  */
 export function createGenerationAjv(options: { verbose: boolean; quiet: boolean }): Ajv2020 {
-  const ajv = usePrecompiledMetaValidator(createAjv());
+  const ajv = createAjv();
   const opts = ajv.opts as { verbose?: boolean; code: { optimize?: number | boolean } };
   opts.verbose = options.verbose;
   opts.code.optimize = 0;
