@@ -12,6 +12,62 @@ const BANNER = [
   'const __importMetaUrl = require("node:url").pathToFileURL(__filename).href;',
 ].join("\n");
 
+/**
+ * The shared Ajv configuration (templates/server/src/runtime/shared/ajv.ts, copied as it is into every generated
+ * project) requires Ajv lazily through `createRequire`, which a bundler cannot follow. In the CLI bundle those
+ * `require` calls become the bundle's own: Ajv and ajv-formats are bundled (still evaluated only at first use) and
+ * so go through the V8 code cache, instead of ≈ 80 files resolved, read and compiled from node_modules in every run.
+ * Same code, same configuration: only where the modules are loaded from changes.
+ */
+const SHARED_AJV = /[\\/]templates[\\/]server[\\/]src[\\/]runtime[\\/]shared[\\/]ajv\.js$/;
+const CREATE_REQUIRE = "const require = createRequire(import.meta.url);";
+
+const bundleAjv = {
+  name: "bundle-ajv",
+  transform(code, id) {
+    if (!SHARED_AJV.test(id)) return null;
+    if (!code.includes(CREATE_REQUIRE)) this.error(`${id}: expected "${CREATE_REQUIRE}" (see rolldown.config.mjs)`);
+    return { code: code.replace(CREATE_REQUIRE, ""), map: null };
+  },
+};
+
+/**
+ * yargs' help layout (string-width, in three versions) makes an `Intl.Segmenter` and Unicode-property regexes
+ * (`\\p{…}`) when its module is evaluated: the first segmenter loads ICU's break data and the regexes its
+ * property tables, ≈ 10 ms each in every run, though a run that prints no help never measures a wide string.
+ * Here each is made at its first use instead: the segmenter behind an object with the one method these modules
+ * call (`.segment(text)`), each regex behind a getter that every use of its name calls (module-private names).
+ */
+const SEGMENTER = /^const (\w+) = new Intl\.Segmenter\(\);$/m;
+const PROPERTY_REGEX = /^const (\w+) = (\/.*\\p\{.*\/[a-z]*);$/gm;
+
+export function lazySegmenter(code) {
+  return code.replace(
+    SEGMENTER,
+    (_, name) =>
+      `let ${name}Instance;\nconst ${name} = { segment: (text) => (${name}Instance ??= new Intl.Segmenter()).segment(text) };`,
+  );
+}
+
+export function lazyRegexes(code) {
+  for (const [, name, literal] of [...code.matchAll(PROPERTY_REGEX)]) {
+    const uses = code.replace(new RegExp(`\\b${name}\\b`, "g"), `${name}Get()`);
+    code = uses.replace(
+      `const ${name}Get() = ${literal};`,
+      `let ${name}Made;\nconst ${name}Get = () => (${name}Made ??= ${literal});`,
+    );
+  }
+  return code;
+}
+
+const lazyTextLayout = {
+  name: "lazy-text-layout",
+  transform(code, id) {
+    if (!/[\\/]node_modules[\\/](.+[\\/])?string-width[\\/]index\.js$/.test(id)) return null;
+    return { code: lazyRegexes(lazySegmenter(code)), map: null };
+  },
+};
+
 export default {
   input: ["dist/src/cli.js", "dist/src/parallel/worker.js"],
   platform: "node",
@@ -32,6 +88,8 @@ export default {
     dynamicImportInCjs: false,
   },
   plugins: [
+    bundleAjv,
+    lazyTextLayout,
     {
       name: "commonjs-package",
       generateBundle() {
