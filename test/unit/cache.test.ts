@@ -1,4 +1,5 @@
 /** Incremental regeneration: cached example outcomes equal fresh ones, and anything they depend on invalidates them. */
+import { spawnSync } from "node:child_process";
 import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,7 +9,9 @@ import { generate, generatorVersion } from "../../src/generate.js";
 import { toolSeed } from "../../src/guidance/index.js";
 import { runCli } from "../helpers/cli.js";
 import { SAMPLES } from "../helpers/pipeline.js";
-import { projectFiles } from "../helpers/project.js";
+import { projectFiles, REPO_ROOT } from "../helpers/project.js";
+
+const CLI = join(REPO_ROOT, "bin", "create-guided-mcp.js");
 
 /** Compared files leave out the cache. */
 const PROJECT_EXCEPT = [CACHE_DIR];
@@ -114,6 +117,25 @@ describe("two threads (large APIs)", () => {
     expect(threaded.code).toBe(0);
     expect(threaded.stderr).toContain("validate+examples (2 threads)");
     expect(projectFiles(two, PROJECT_EXCEPT)).toEqual(projectFiles(one, PROJECT_EXCEPT));
+  });
+
+  it("ends a run that fails after the worker was started, without waiting for it", () => {
+    const dir = mkdtempSync(join(tmpdir(), "cgm-cache-early-"));
+    const spec = join(dir, "api.yaml");
+    const operations = ["alpha", "bravo", "charlie"].map(
+      (name) =>
+        `  /${name}:\n    get:\n      operationId: ${name}\n      responses: {'200': {description: ok, content: {application/json: {schema: {$ref: '#/components/schemas/Missing'}}}}}\n`,
+    );
+    writeFileSync(spec, `openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths:\n${operations.join("")}`);
+    // The worker starts right after loading; the dereference error must end the run without waiting for it
+    // (a process held open by it would be killed at the timeout, and have no exit code).
+    const result = spawnSync(process.execPath, [CLI, "--from", spec, "--out", join(dir, "out"), "--quiet"], {
+      encoding: "utf8",
+      timeout: 60_000,
+      env: { ...process.env, GUIDED_MCP_WORKERS: "1" },
+    });
+    expect(result.status, result.stderr).toBe(1);
+    expect(result.stderr).toContain("Missing");
   });
 
   it("still fails closed, naming the first uncompilable tool in spec order", () => {
