@@ -12,8 +12,8 @@
  * from these very inputs.
  */
 import { isAscii } from "node:buffer";
-import { existsSync, readFileSync } from "node:fs";
-import { mkdir, open, rename } from "node:fs/promises";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { mkdir, open, rename, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { Diagnostic, ToolGuidance } from "../model/ir.js";
 import type { OpenApiPrelude, OperationOutcome } from "../model/openapi.js";
@@ -62,15 +62,10 @@ export function openModelCache(projectDir: string, generatorVersion: string): Mo
     "@apidevtools/json-schema-ref-parser",
   ]);
   const file = join(projectDir, MODEL_CACHE_FILE);
-  const previous = readCacheFile(file, code);
+  const read = readCacheFile(file, code);
+  const previous = read.entries;
   const kept: Kept = { preludes: new Map(), operations: new Map(), guidance: new Map() };
   const counts = { operations: { hits: 0, misses: 0 }, guidance: { hits: 0, misses: 0 } };
-  const unchanged = () =>
-    SECTIONS.every(
-      (section) =>
-        kept[section].size === previous[section].size &&
-        [...kept[section].keys()].every((key) => previous[section].has(key)),
-    );
   return {
     code,
     fresh: SECTIONS.every((section) => previous[section].size === 0),
@@ -96,7 +91,14 @@ export function openModelCache(projectDir: string, generatorVersion: string): Mo
     stats: (section) => ({ ...counts[section] }),
     async save() {
       if (kept.operations.size === 0 && kept.guidance.size === 0) return;
-      if (unchanged()) return;
+      const added = newEntries(kept);
+      const stale = read.lines - (SECTIONS.reduce((sum, section) => sum + kept[section].size, 0) - added.size);
+      // Few stale lines: the file stays, and only what this run computed is appended (GitHub's cache is 7.5 MB
+      // and a summary edit adds one entry); beyond a fifth, it is rewritten with exactly the kept entries.
+      if (read.appendable && stale * 5 <= read.lines && (await stillAsRead(file, read.appendable))) {
+        if (added.size > 0) await appendLines(file, added);
+        return;
+      }
       await mkdir(dirname(file), { recursive: true });
       // Write beside and rename: a crash mid-write leaves the previous cache, not half a file.
       const temporary = `${file}.${process.pid}.tmp`;
@@ -104,6 +106,15 @@ export function openModelCache(projectDir: string, generatorVersion: string): Mo
       await rename(temporary, file);
     },
   };
+}
+
+/** The entries this run computed (not read from the file), in the order `writeLines` would write them. */
+function newEntries(kept: Kept): Map<string, string> {
+  const lines = new Map<string, string>();
+  for (const section of SECTIONS)
+    for (const [key, json] of kept[section])
+      if (typeof json !== "string") lines.set(`${section}\t${key}`, asciiJson(JSON.stringify(json.value)));
+  return lines;
 }
 
 /** Streams the entries out in chunks: Graph's cache is ~100 MB, too much to join into one more string. */
@@ -126,6 +137,39 @@ async function writeLines(path: string, header: string, entries: Kept): Promise<
 }
 
 /**
+ * Appends lines to the file. A later line for a key replaces an earlier one when read, and a key always stands
+ * for the same value, so appending never changes what an earlier entry means. A run cut short leaves a last line
+ * without its end: its JSON does not parse (every value is an object), so that one entry misses, and the next
+ * save rewrites the file (see `stillAsRead`).
+ */
+async function appendLines(path: string, lines: Map<string, string>): Promise<void> {
+  const handle = await open(path, "a");
+  try {
+    let chunk = "";
+    for (const [prefix, json] of lines) {
+      chunk += `${prefix}\t${json}\n`;
+      if (chunk.length > 1 << 20) {
+        await handle.write(chunk);
+        chunk = "";
+      }
+    }
+    await handle.write(chunk);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Whether the file is still the one this run read, so appending to it is safe (another run may have replaced it). */
+async function stillAsRead(path: string, read: { size: number; mtimeMs: number }): Promise<boolean> {
+  try {
+    const now = await stat(path);
+    return now.size === read.size && now.mtimeMs === read.mtimeMs;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * JSON text with every non-ASCII character escaped (`\u00e9`), which parses to the same value. A file of
  * ASCII only is read as one-byte Latin-1 text: V8 holds it in half the memory, and decoding, splitting and
  * parsing it take about half the time (GitHub's 62 non-ASCII characters made all 7.5 MB a two-byte string).
@@ -138,24 +182,38 @@ function emptyEntries(): Entries {
   return { preludes: new Map(), operations: new Map(), guidance: new Map() };
 }
 
-function readCacheFile(file: string, code: string): Entries {
-  const entries = emptyEntries();
-  if (!existsSync(file)) return entries;
+/** What the file held: its entries, how many entry lines (a replaced entry's earlier line counts), and whether lines can be appended to it. */
+interface ReadFile {
+  entries: Entries;
+  lines: number;
+  /** Size and time of a whole file of this code's format, ending with a complete line; absent otherwise. */
+  appendable?: { size: number; mtimeMs: number };
+}
+
+function readCacheFile(file: string, code: string): ReadFile {
+  const empty = { entries: emptyEntries(), lines: 0 };
+  if (!existsSync(file)) return empty;
   try {
+    const { size, mtimeMs } = statSync(file);
     const bytes = readFileSync(file);
     // The writer escapes everything else (see `asciiJson`): any other byte is damage.
-    if (!isAscii(bytes)) return entries;
+    if (!isAscii(bytes)) return empty;
     const lines = bytes.toString("latin1").split("\n");
     const header = JSON.parse(lines[0] ?? "") as { format?: unknown; code?: unknown };
-    if (header.format !== FORMAT || header.code !== code) return entries;
+    if (header.format !== FORMAT || header.code !== code) return empty;
+    const entries = emptyEntries();
+    let count = 0;
     for (const line of lines.slice(1)) {
       if (line === "") continue;
       const [section, key, json] = line.split("\t", 3) as [Section, string, string | undefined];
-      if (json === undefined || !SECTIONS.includes(section)) return emptyEntries();
+      if (json === undefined || !SECTIONS.includes(section)) return empty;
       entries[section].set(key, json);
+      count++;
     }
-    return entries;
+    // A file cut short (no final newline) is rewritten rather than appended to: its last line is incomplete.
+    const whole = bytes.length === size && bytes[bytes.length - 1] === 0x0a;
+    return { entries, lines: count, ...(whole ? { appendable: { size, mtimeMs } } : {}) };
   } catch {
-    return emptyEntries();
+    return empty;
   }
 }

@@ -247,6 +247,55 @@ describe("model and guidance cache", () => {
     expect(moved.modelCache).toEqual({ hits: first.modelCache!.misses, misses: 0 });
   });
 
+  describe("saving", () => {
+    const version = generatorVersion();
+    const guidance = (name: string) => ({ guidance: { hints: [name] } as never, diagnostics: [] });
+    /** Opens the cache in `dir`, keeps the named guidance entries (read back when there), saves, and returns the file. */
+    async function saveWith(dir: string, names: string[]): Promise<string> {
+      const cache = openModelCache(dir, version);
+      for (const name of names) cache.keep("guidance", name, cache.get("guidance", name) ?? guidance(name));
+      await cache.save();
+      return readFileSync(join(dir, MODEL_CACHE_FILE), "latin1");
+    }
+    const entryLines = (file: string) => file.split("\n").filter((line) => line.startsWith("guidance\t"));
+
+    it("appends only what a run computed, and rewrites once more than a fifth of the lines are stale", async () => {
+      const dir = mkdtempSync(join(tmpdir(), "cgm-model-cache-append-"));
+      const names = Array.from({ length: 10 }, (_, index) => `tool-${index}`);
+      const first = await saveWith(dir, names);
+      expect(entryLines(first)).toHaveLength(10);
+      // One entry replaced (as after a one-operation edit): the file is the previous one plus one line.
+      const second = await saveWith(dir, [...names.slice(1), "tool-new"]);
+      expect(second.startsWith(first)).toBe(true);
+      expect(entryLines(second)).toHaveLength(11);
+      expect(openModelCache(dir, version).get("guidance", "tool-new")).toEqual(guidance("tool-new"));
+      // Nothing computed and one more entry dropped (2 stale of 11): the file stays as it is.
+      expect(await saveWith(dir, [...names.slice(2), "tool-new"])).toBe(second);
+      // Three stale of 11: rewritten with exactly the kept entries.
+      const rewritten = await saveWith(dir, [...names.slice(3), "tool-new"]);
+      expect(entryLines(rewritten).map((line) => line.split("\t")[1])).toEqual([...names.slice(3), "tool-new"]);
+    });
+
+    it("rewrites a file cut short, or replaced since it was read, instead of appending to it", async () => {
+      const dir = mkdtempSync(join(tmpdir(), "cgm-model-cache-append-"));
+      const file = join(dir, MODEL_CACHE_FILE);
+      const whole = await saveWith(dir, ["a", "b", "c"]);
+      writeFileSync(file, whole.slice(0, -5));
+      const repaired = await saveWith(dir, ["a", "b", "d"]);
+      expect(entryLines(repaired).map((line) => line.split("\t")[1])).toEqual(["a", "b", "d"]);
+      expect(openModelCache(dir, version).get("guidance", "c")).toBeUndefined();
+
+      const cache = openModelCache(dir, version);
+      for (const name of ["a", "b", "d"]) cache.keep("guidance", name, cache.get("guidance", name)!);
+      cache.keep("guidance", "e", guidance("e"));
+      // Another run replaces the file meanwhile (with a longer one, so its size differs whatever the clock).
+      writeFileSync(file, `${repaired}guidance\tz\t{}\n`);
+      await cache.save();
+      const saved = readFileSync(file, "latin1");
+      expect(entryLines(saved).map((line) => line.split("\t")[1])).toEqual(["a", "b", "d", "e"]);
+    });
+  });
+
   it("is keyed by the generator: another version finds nothing", () => {
     const dir = mkdtempSync(join(tmpdir(), "cgm-model-cache-code-"));
     const version = generatorVersion();
