@@ -42,6 +42,7 @@ import {
   unresolvedConflicts,
   writeProject,
   type Manifest,
+  type PreparedWrite,
   type WriteResult,
 } from "./write/index.js";
 import { projectVersion, readPreviousToolsText } from "./write/previous.js";
@@ -131,8 +132,8 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   // Large merge bases start compressing on the thread pool now, while the change report reads the last generation.
   const prepared = options.check || options.dryRun ? files : prepareWrite(outDir, files, previousManifest);
   const previousTools = previousManifest ? await readPreviousToolsText(outDir, previousManifest) : undefined;
-  const toolsText = files.find((file) => file.path === TOOLS_DATA_PATH)?.content ?? "";
-  const report = previousTools !== undefined ? compareToolsText(previousTools, toolsText, toolData) : undefined;
+  const report =
+    previousTools !== undefined ? compareToolsText(previousTools, toolsBytes(prepared), toolData) : undefined;
   const reportText = report ? formatReport(report, `${guided.api.title} ${guided.api.version}`) : undefined;
   const manifestBase: Omit<Manifest, "files"> = {
     generator: { name: "create-guided-mcp", version },
@@ -371,6 +372,13 @@ export async function regenerationOptions(projectDir: string): Promise<GenerateO
     ...(recorded.mcpName ? { mcpName: recorded.mcpName } : {}),
     ...(recorded.forwardAuthorization ? { forwardAuthorization: true } : {}),
   };
+}
+
+/** The emitted data/tools.json, as the write will encode it (already encoded unless this run writes nothing). */
+function toolsBytes(files: EmittedFile[] | PreparedWrite): Buffer {
+  if (!Array.isArray(files))
+    return files.encoded.find((entry) => entry.file.path === TOOLS_DATA_PATH)?.bytes ?? Buffer.alloc(0);
+  return Buffer.from(files.find((file) => file.path === TOOLS_DATA_PATH)?.content ?? "", "utf8");
 }
 
 /** Local paths are recorded relative to the project, so a moved checkout still regenerates. */

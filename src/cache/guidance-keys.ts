@@ -14,20 +14,19 @@
 import { createHash } from "node:crypto";
 import type { Diagnostic, ToolGuidance, ToolModel } from "../model/ir.js";
 import type { ModelCache } from "./model-cache.js";
+import { hashContent } from "../write/hash.js";
 
 export function guidanceKeys(tools: ToolModel[], seed: number, code: string): string[] {
   const all = createHash("sha256").update(`${code}\0${seed}\0`);
   const shapes = tools.map((tool) => {
     const { description: _description, title: _title, annotations, ...rest } = tool;
     const { title: _annotationTitle, ...flags } = annotations;
-    const shape = createHash("sha256")
-      .update(JSON.stringify({ ...rest, annotations: flags }))
-      .digest("hex");
+    const shape = hashContent(JSON.stringify({ ...rest, annotations: flags }));
     all.update(shape);
     return shape;
   });
   const context = all.digest("hex");
-  return shapes.map((shape) => createHash("sha256").update(context).update(shape).digest("hex").slice(0, 40));
+  return shapes.map((shape) => hashContent(context + shape).slice(0, 40));
 }
 
 /** The guidance stage's view of the cache (see `GuidanceOptions.guidanceCache`). */

@@ -32,7 +32,10 @@ export async function buildModelCached(
   const keys =
     cache && openapi
       ? await timed("cache keys", () =>
-          documentKeys(document, `${cache.code}\0${locationSalt(loaded)}\0${options.name ?? ""}`),
+          documentKeys(document, `${cache.code}\0${locationSalt(loaded)}\0${options.name ?? ""}`, {
+            // Without a single entry to reuse, this run takes the full pipeline (see `documentKeys`).
+            checkAll: !cache.fresh,
+          }),
         )
       : undefined;
   if (!cache || !keys) return fullPipeline(loaded, options, timed, undefined);

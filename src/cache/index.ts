@@ -16,12 +16,12 @@
  * A hit also stands for the fail-closed check: the same schema compiled with
  * the same Ajv and configuration when the entry was made.
  */
-import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { ExampleOutcome } from "../guidance/examples/index.js";
 import { codeFingerprint } from "./fingerprint.js";
+import { hashContent } from "../write/hash.js";
 import type { JsonSchema } from "../model/ir.js";
 
 export const CACHE_DIR = ".guided-mcp/cache";
@@ -74,7 +74,7 @@ export function openExampleCache(
   const keyFor = (schema: JsonSchema, seed: number): string => {
     let schemaKey = keys.get(schema);
     if (!schemaKey) {
-      schemaKey = createHash("sha256").update(code).update("\0").update(JSON.stringify(schema)).digest("hex");
+      schemaKey = hashContent(`${code}\0${JSON.stringify(schema)}`);
       keys.set(schema, schemaKey);
     }
     return `${schemaKey.slice(0, 40)}:${seed}`;

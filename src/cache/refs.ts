@@ -16,9 +16,9 @@
  * `$ref`, an `x-mcp` holding a `$ref`) gets no keys: the run takes the full
  * pipeline, which also reports those problems as a cold run would.
  */
-import { createHash } from "node:crypto";
 import { isPlainObject } from "../../templates/server/src/runtime/shared/json.js";
 import { HTTP_METHODS, type HttpMethod } from "../model/openapi.js";
+import { hashContent } from "../write/hash.js";
 
 type JsonObject = Record<string, unknown>;
 
@@ -45,25 +45,30 @@ export interface DocumentKeys {
 
 class Unkeyable extends Error {}
 
-const hash = (text: string): string => createHash("sha256").update(text).digest("hex").slice(0, 40);
+const hash = (text: string): string => hashContent(text).slice(0, 40);
 
-/** The cache keys of a parsed OpenAPI document's operations, or undefined when it cannot be keyed (see above). */
-export function documentKeys(document: JsonObject, salt: string): DocumentKeys | undefined {
+/**
+ * The cache keys of a parsed OpenAPI document's operations, or undefined when it cannot be keyed (see above).
+ * `checkAll`: also check that the `$ref`s no operation reaches resolve (webhooks, unused components). Only a
+ * run that may reuse entries needs that (a pruned run would not notice a broken one where a full run fails);
+ * a run that takes the full pipeline anyway fails on them itself, and the keys are the same either way.
+ */
+export function documentKeys(document: JsonObject, salt: string, { checkAll = true } = {}): DocumentKeys | undefined {
   try {
-    return computeKeys(document, salt);
+    return computeKeys(document, salt, checkAll);
   } catch (error) {
     if (error instanceof Unkeyable) return undefined;
     throw error;
   }
 }
 
-function computeKeys(document: JsonObject, salt: string): DocumentKeys {
+function computeKeys(document: JsonObject, salt: string, checkAll: boolean): DocumentKeys {
   const units = new UnitTable(document);
   const top = topLevelPart(document);
   if (containsRefUnder(top["x-mcp"])) throw new Unkeyable();
   // Webhooks never become tools and no stage reads them: their `$ref`s must resolve (a cold run dereferences
   // them), but their content is no part of any key, so editing a component only webhooks use recomputes nothing.
-  for (const key of WEBHOOK_KEYS) units.unitsOf(collectRefs(top[key]));
+  if (checkAll) for (const key of WEBHOOK_KEYS) units.unitsOf(collectRefs(top[key]));
   const core = withoutWebhooks(top);
   const coreJson = JSON.stringify(core);
   const coreUnits = units.unitsOf(refsInJson(coreJson));
@@ -94,7 +99,7 @@ function computeKeys(document: JsonObject, salt: string): DocumentKeys {
     }
   }
   // A cold run dereferences every component, so a broken `$ref` anywhere fails it: check the unreached ones too.
-  units.checkUnreached();
+  if (checkAll) units.checkUnreached();
   return { prelude, preludeUnits, operations, reach: (from) => units.closure(from) };
 }
 

@@ -1,15 +1,31 @@
 /**
- * The change report from the text of `data/tools.json`, without parsing the
- * whole previous file: a regeneration usually changes a few tools of many
- * (GitHub's file is 6 MB), and a tool whose JSON text is byte for byte the
- * same in both generations has no change to report. So the tools both texts
- * share at the start and at the end are set aside, and only the ones between
- * are parsed and compared (see `compareTools`, which reports nothing for an
- * identical tool and matches renames by pointer among the others only).
+ * The change report from the bytes of `data/tools.json`, without decoding or
+ * parsing the whole previous file: a regeneration usually changes a few tools
+ * of many (GitHub's file is 6 MB), and a tool whose JSON text is byte for
+ * byte the same in both generations has no change to report. So the tools
+ * both files share at the start and at the end are set aside, and only the
+ * ones between are parsed and compared (see `compareTools`, which reports
+ * nothing for an identical tool and matches renames by pointer among the
+ * others only).
+ *
+ * The shared tools are found from the bytes both files share at their start
+ * and end (a native comparison): the new file's tools are located by one
+ * scan, and the previous file is scanned only from its first differing tool
+ * until it is back in step with the new file (at a tool's start, with the
+ * same bytes from there to the end), so the rest of it is never read.
  */
 import type { ToolData } from "../model/ir.js";
 import { compareTools, type ChangeReport } from "./index.js";
-import { jsonStringEnd } from "../load/index.js";
+
+type Span = [start: number, end: number];
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
 
 /**
  * The report between the previous generation's tools file and this one's
@@ -17,44 +33,103 @@ import { jsonStringEnd } from "../load/index.js";
  * tools file (as when its JSON does not parse).
  */
 export function compareToolsText(
-  previousText: string,
-  nextText: string,
+  previousText: Buffer | string,
+  nextText: Buffer | string,
   next: readonly ToolData[],
 ): ChangeReport | undefined {
-  const before = toolSpans(previousText);
-  const after = toolSpans(nextText);
-  if (!before || !after || after.length !== next.length) {
-    const tools = parsed<{ tools?: ToolData[] }>(previousText)?.tools;
+  const before = typeof previousText === "string" ? Buffer.from(previousText, "utf8") : previousText;
+  const after = typeof nextText === "string" ? Buffer.from(nextText, "utf8") : nextText;
+  const spans = toolSpans(after);
+  const middle = spans && spans.length === next.length ? differingTools(before, after, spans) : undefined;
+  if (!middle) {
+    const tools = parsed<{ tools?: ToolData[] }>(before, [0, before.length])?.tools;
     return Array.isArray(tools) ? compareTools(tools, next) : undefined;
   }
-  const same = (i: number, j: number) =>
-    before[i]![1] - before[i]![0] === after[j]![1] - after[j]![0] &&
-    previousText.slice(before[i]![0], before[i]![1]) === nextText.slice(after[j]![0], after[j]![1]);
-  let lead = 0;
-  while (lead < before.length && lead < after.length && same(lead, lead)) lead++;
-  let trail = 0;
-  while (
-    trail < before.length - lead &&
-    trail < after.length - lead &&
-    same(before.length - 1 - trail, after.length - 1 - trail)
-  )
-    trail++;
   const previous: ToolData[] = [];
-  for (const [start, end] of before.slice(lead, before.length - trail)) {
-    const tool = parsed<ToolData>(previousText.slice(start, end));
+  for (const span of middle.previous) {
+    const tool = parsed<ToolData>(before, span);
     if (tool === undefined) return undefined;
     previous.push(tool);
   }
-  return compareTools(previous, next.slice(lead, next.length - trail));
+  return compareTools(previous, next.slice(middle.from, middle.to));
 }
 
 /** JSON text's value, or undefined when it does not parse (a damaged previous file reports nothing, as before). */
-function parsed<T>(text: string): T | undefined {
+function parsed<T>(bytes: Buffer, [start, end]: Span): T | undefined {
   try {
-    return JSON.parse(text) as T;
+    return JSON.parse(bytes.toString("utf8", start, end)) as T;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The tools that differ: the new file's `from`…`to` (its first `from` and
+ * last `spans.length - to` tools are byte for byte the previous file's first
+ * and last ones), and the previous file's spans between. Undefined when the
+ * previous file is not a compact tools file.
+ */
+function differingTools(
+  before: Buffer,
+  after: Buffer,
+  spans: Span[],
+): { from: number; to: number; previous: Span[] } | undefined {
+  const prefix = commonPrefix(before, after);
+  const suffix = commonSuffix(before, after, Math.min(before.length, after.length) - prefix);
+  // Identical bytes up to `prefix`: the tools that end there are the same tools at the same places in both.
+  let from = 0;
+  while (from < spans.length && spans[from]![1] <= prefix) from++;
+  let index = from > 0 ? spans[from - 1]![1] : toolsStart(before);
+  if (index < 0) return undefined;
+  const startsInNext = new Map(spans.map(([start], position) => [start, position]));
+  const shift = after.length - before.length;
+  const previous: Span[] = [];
+  const ended = (at: number) => (isToolsEnd(before, at) ? { from, to: spans.length, previous } : undefined);
+  if (from > 0) {
+    // After the last shared tool: the end of the previous list, or a comma and its next tool.
+    if (before[index] === CLOSE_BRACKET) return ended(index + 1);
+    if (before[index++] !== COMMA) return undefined;
+  } else if (before[index] === CLOSE_BRACKET) return ended(index + 1);
+  for (;;) {
+    // Back in step: a tool starts here in both files, and everything from here on is the same bytes.
+    const inStep = index >= before.length - suffix ? startsInNext.get(index + shift) : undefined;
+    if (inStep !== undefined && inStep >= from) return { from, to: inStep, previous };
+    const end = valueEnd(before, index);
+    if (end < 0) return undefined;
+    previous.push([index, end]);
+    index = end + 1;
+    if (before[end] === CLOSE_BRACKET) return ended(index);
+    if (before[end] !== COMMA) return undefined;
+  }
+}
+
+/** How many bytes `a` and `b` share at their start (compared natively, a block at a time). */
+function commonPrefix(a: Buffer, b: Buffer): number {
+  const length = Math.min(a.length, b.length);
+  const block = 1 << 14;
+  let at = 0;
+  while (at < length) {
+    const end = Math.min(at + block, length);
+    if (a.compare(b, at, end, at, end) !== 0) break;
+    at = end;
+  }
+  while (at < length && a[at] === b[at]) at++;
+  return at;
+}
+
+/** How many bytes `a` and `b` share at their end, at most `limit`. */
+function commonSuffix(a: Buffer, b: Buffer, limit: number): number {
+  const block = 1 << 14;
+  let shared = 0;
+  while (shared < limit) {
+    const size = Math.min(block, limit - shared);
+    const aEnd = a.length - shared;
+    const bEnd = b.length - shared;
+    if (a.compare(b, bEnd - size, bEnd, aEnd - size, aEnd) !== 0) break;
+    shared += size;
+  }
+  while (shared < limit && a[a.length - 1 - shared] === b[b.length - 1 - shared]) shared++;
+  return shared;
 }
 
 /**
@@ -62,41 +137,70 @@ function parsed<T>(text: string): T | undefined {
  * as written for APIs with many tools), or undefined for any other layout
  * (the indented file of a small API, a file from another generator version).
  */
-export function toolSpans(text: string): Array<[number, number]> | undefined {
-  const prefix = '{"api":';
-  if (!text.startsWith(prefix)) return undefined;
-  let index = valueEnd(text, prefix.length);
-  const member = ',"tools":[';
-  if (index < 0 || !text.startsWith(member, index)) return undefined;
-  index += member.length;
-  const spans: Array<[number, number]> = [];
-  if (text.charCodeAt(index) === 93 /* ] */) index++;
+export function toolSpans(input: Buffer | string): Span[] | undefined {
+  const bytes = typeof input === "string" ? Buffer.from(input, "utf8") : input;
+  let index = toolsStart(bytes);
+  if (index < 0) return undefined;
+  const spans: Span[] = [];
+  if (bytes[index] === CLOSE_BRACKET) index++;
   else
     for (;;) {
-      const end = valueEnd(text, index);
+      const end = valueEnd(bytes, index);
       if (end < 0) return undefined;
       spans.push([index, end]);
-      const code = text.charCodeAt(end);
+      const code = bytes[end];
       index = end + 1;
-      if (code === 93 /* ] */) break;
-      if (code !== 44 /* , */) return undefined;
+      if (code === CLOSE_BRACKET) break;
+      if (code !== COMMA) return undefined;
     }
-  return text.startsWith("}", index) && text.length - index <= 2 ? spans : undefined;
+  return isToolsEnd(bytes, index) ? spans : undefined;
+}
+
+/** The index of the first tool (or of the `]` of an empty list) in a compact tools file, or -1. */
+function toolsStart(bytes: Buffer): number {
+  const prefix = '{"api":';
+  if (bytes.toString("latin1", 0, prefix.length) !== prefix) return -1;
+  const index = valueEnd(bytes, prefix.length);
+  const member = ',"tools":[';
+  if (index < 0 || bytes.toString("latin1", index, index + member.length) !== member) return -1;
+  return index + member.length;
+}
+
+/** Whether the tools list, closed just before `index`, ends the file (`}` and at most a line break). */
+function isToolsEnd(bytes: Buffer, index: number): boolean {
+  return bytes[index] === CLOSE_BRACE && bytes.length - index <= 2;
 }
 
 /** The index just after the object, array or string starting at `start` in compact JSON, or -1. */
-function valueEnd(text: string, start: number): number {
-  const first = text.charCodeAt(start);
-  if (first === 34 /* " */) return jsonStringEnd(text, start);
-  if (first !== 123 /* { */ && first !== 91 /* [ */) return -1;
+function valueEnd(bytes: Buffer, start: number): number {
+  const first = bytes[start];
+  if (first === QUOTE) return stringEnd(bytes, start);
+  if (first !== OPEN_BRACE && first !== OPEN_BRACKET) return -1;
   let depth = 0;
-  for (let index = start; index < text.length; index++) {
-    const code = text.charCodeAt(index);
-    if (code === 34) {
-      index = jsonStringEnd(text, index) - 1;
+  for (let index = start; index < bytes.length; index++) {
+    const code = bytes[index];
+    if (code === QUOTE) {
+      index = stringEnd(bytes, index) - 1;
       if (index < 0) return -1;
-    } else if (code === 123 || code === 91) depth++;
-    else if ((code === 125 /* } */ || code === 93) && --depth === 0) return index + 1;
+    } else if (code === OPEN_BRACE || code === OPEN_BRACKET) depth++;
+    else if ((code === CLOSE_BRACE || code === CLOSE_BRACKET) && --depth === 0) return index + 1;
+  }
+  return -1;
+}
+
+/**
+ * The index just after the JSON string whose opening quote is at `start`, or -1 if it is not closed. Jumps from
+ * quote to quote with indexOf (strings are most of the file). In UTF-8 a byte below 0x80 is always that ASCII
+ * character, never part of another one, so quotes and backslashes are found as in the text.
+ */
+function stringEnd(bytes: Buffer, start: number): number {
+  let quote = bytes.indexOf(QUOTE, start + 1);
+  while (quote >= 0) {
+    // A quote is escaped when an odd number of backslashes precede it.
+    let backslashes = 0;
+    while (bytes[quote - 1 - backslashes] === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return quote + 1;
+    quote = bytes.indexOf(QUOTE, quote + 1);
   }
   return -1;
 }

@@ -21,11 +21,16 @@ export function basePath(root: string, path: string): string {
 
 /** The base kept for `path`, if it is there and still what the manifest recorded (`recorded` is its hash). */
 export function readBase(outDir: string, path: string, recorded: string): string | undefined {
+  return readBaseBytes(outDir, path, recorded)?.toString("utf8");
+}
+
+/** `readBase`'s bytes, undecoded. */
+export function readBaseBytes(outDir: string, path: string, recorded: string): Buffer | undefined {
   const file = basePath(outDir, path);
   if (!existsSync(file)) return undefined;
   try {
     const bytes = gunzipSync(readFileSync(file));
-    return hashContent(bytes) === recorded ? bytes.toString("utf8") : undefined;
+    return hashContent(bytes) === recorded ? bytes : undefined;
   } catch {
     return undefined;
   }

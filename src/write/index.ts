@@ -25,6 +25,7 @@ import {
   prepareWrite,
   type PreparedWrite,
   readBase,
+  readBaseBytes,
 } from "./bases.js";
 import { FileWriter } from "./file-writer.js";
 import { mergeJson } from "./json-merge.js";
@@ -185,7 +186,7 @@ function planGenerated(
   const entry = { path: file.path, owner: file.owner };
   // Equal bytes need no hash (most files of a regeneration are unchanged).
   if (current.equals(bytes)) return { ...entry, action: "unchanged" };
-  const mine = hashContent(current);
+  const mine = hashOnce(current);
   if (mine === next) return { ...entry, action: "unchanged" };
   if (mine === recorded || force) return { ...entry, action: "update" };
   const text = current.toString("utf8");
@@ -247,15 +248,31 @@ function mergeJsonFile(
   };
 }
 
-/** What the last generation wrote to `path` (before any user edit), if its base was kept. */
-export async function readGeneratedBase(outDir: string, manifest: Manifest, path: string): Promise<string | undefined> {
+/** The bytes the last generation wrote to `path` (before any user edit), if its base was kept. */
+export async function readGeneratedBase(outDir: string, manifest: Manifest, path: string): Promise<Buffer | undefined> {
   const recorded = manifest.files[path]?.hash;
   if (!recorded) return undefined;
   // The project's own copy, when unedited, is that text: reading it is cheaper than decompressing the base.
   const current = join(outDir, path);
   const bytes = existsSync(current) ? readFileSync(current) : undefined;
-  if (bytes && hashContent(bytes) === recorded) return bytes.toString("utf8");
-  return readBase(outDir, path, recorded);
+  if (bytes && hashOnce(bytes) === recorded) return bytes;
+  return readBaseBytes(outDir, path, recorded);
+}
+
+/** The last large file hashed (see `hashOnce`). */
+let lastLarge: { bytes: Buffer; hash: string } | undefined;
+
+/**
+ * `hashContent` of a file's bytes, computed once for the same content read twice in a run: a regeneration reads
+ * the current data/tools.json (GitHub: 6 MB) for the change report, then again to plan the write. Equal bytes
+ * compare far faster than they hash.
+ */
+function hashOnce(bytes: Buffer): string {
+  if (bytes.length < 1 << 20) return hashContent(bytes);
+  if (lastLarge?.bytes.equals(bytes)) return lastLarge.hash;
+  const hash = hashContent(bytes);
+  lastLarge = { bytes, hash };
+  return hash;
 }
 
 /** Written to a temporary sibling folder, then renamed into place (see file-writer.ts on writing synchronously). */

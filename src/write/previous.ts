@@ -5,14 +5,13 @@ import { TOOLS_DATA_PATH } from "../emit/index.js";
 import { readGeneratedBase, type Manifest } from "./index.js";
 
 /**
- * The text of the last generation's tools file: its pristine base when kept, so the user's own edits are not
- * reported as API changes (src/report/text.ts parses only the tools that differ).
+ * The bytes of the last generation's tools file: its pristine base when kept, so the user's own edits are not
+ * reported as API changes (src/report/text.ts reads only the tools that differ, and never decodes the rest).
  */
-export async function readPreviousToolsText(outDir: string, manifest: Manifest): Promise<string | undefined> {
+export async function readPreviousToolsText(outDir: string, manifest: Manifest): Promise<Buffer | undefined> {
   const path = resolve(outDir, TOOLS_DATA_PATH);
   return (
-    (await readGeneratedBase(outDir, manifest, TOOLS_DATA_PATH)) ??
-    (existsSync(path) ? readFileSync(path, "utf8") : undefined)
+    (await readGeneratedBase(outDir, manifest, TOOLS_DATA_PATH)) ?? (existsSync(path) ? readFileSync(path) : undefined)
   );
 }
 

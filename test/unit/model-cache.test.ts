@@ -12,6 +12,7 @@ import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { CACHE_DIR } from "../../src/cache/index.js";
 import { MODEL_CACHE_FILE, openModelCache } from "../../src/cache/model-cache.js";
+import { documentKeys } from "../../src/cache/refs.js";
 import { generate, generatorVersion } from "../../src/generate.js";
 import { addGuidance } from "../../src/guidance/index.js";
 import type { ApiModel } from "../../src/model/ir.js";
@@ -245,6 +246,21 @@ describe("model and guidance cache", () => {
     cpSync(join(dir, "petstore.yaml"), elsewhere);
     const moved = await generate({ from: elsewhere, out });
     expect(moved.modelCache).toEqual({ hits: first.modelCache!.misses, misses: 0 });
+  });
+
+  it("keys a document the same whether or not the references no operation reaches are checked", async () => {
+    const document = parseYaml(readFileSync(join(SAMPLES, "petstore.yaml"), "utf8")) as Record<string, unknown>;
+    const full = documentKeys(document, "salt")!;
+    expect(documentKeys(document, "salt", { checkAll: false })).toMatchObject({
+      prelude: full.prelude,
+      operations: full.operations,
+    });
+    // A broken `$ref` in a component no operation uses: a run that may reuse entries must take the full pipeline
+    // (which fails on it), so no keys; a cold run fails on it anyway, so it need not look.
+    const components = document["components"] as { schemas: Record<string, unknown> };
+    components.schemas["Unused"] = { $ref: "#/components/schemas/Missing" };
+    expect(documentKeys(document, "salt")).toBeUndefined();
+    expect(documentKeys(document, "salt", { checkAll: false })?.operations).toEqual(full.operations);
   });
 
   describe("saving", () => {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { ToolData } from "../../src/model/ir.js";
 import { compareTools, formatReport } from "../../src/report/index.js";
 import { compareToolsText, toolSpans } from "../../src/report/text.js";
@@ -116,6 +116,43 @@ describe("change report from the tools file's text (only differing tools parsed)
   it.each(Object.entries(variants))("%s: the same report as comparing every tool, both ways", (_name, next) => {
     expect(compareToolsText(compact(many), compact(next), next)).toEqual(compareTools(many, next));
     expect(compareToolsText(compact(next), compact(many), many)).toEqual(compareTools(next, many));
+  });
+
+  it("parses only the tools that differ", () => {
+    const next = edit(many, 7, { description: "new text" });
+    const parse = vi.spyOn(JSON, "parse");
+    try {
+      compareToolsText(compact(many), compact(next), next);
+      // The previous version of the edited tool, and nothing else of the file.
+      expect(parse.mock.calls.map(([text]) => text)).toEqual([JSON.stringify(many[7])]);
+    } finally {
+      parse.mockRestore();
+    }
+  });
+
+  it("gives the same report as comparing every tool after random edits, API changes and non-ASCII texts", () => {
+    let seed = 7;
+    const random = (below: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % below;
+    };
+    const texts = ["café", "🚀 launch", "plain", '"q" \\ ]}', ""];
+    for (let round = 0; round < 200; round++) {
+      let next = [...many];
+      for (let edits = 1 + random(3); edits > 0; edits--) {
+        const at = random(next.length + 1);
+        const action = random(4);
+        if (action === 0 && next.length > 0) next.splice(Math.min(at, next.length - 1), 1);
+        else if (action === 1) next.splice(at, 0, tool(`n${round}-${edits}`, `#/paths/n${round}`, {}));
+        else if (action === 2 && next.length > 0)
+          next = edit(next, Math.min(at, next.length - 1), { description: texts[random(texts.length)]! });
+        else if (next.length > 1) next.push(next.splice(Math.min(at, next.length - 1), 1)[0]!);
+      }
+      const api = round % 5 === 0 ? { name: `x${round}` } : { name: "x" };
+      const after = JSON.stringify({ api, tools: next }) + "\n";
+      expect(compareToolsText(compact(many), after, next)).toEqual(compareTools(many, next));
+      expect(compareToolsText(after, compact(many), many)).toEqual(compareTools(next, many));
+    }
   });
 
   it("finds each tool's JSON in a compact file, and refuses other layouts", () => {
