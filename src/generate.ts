@@ -4,9 +4,12 @@
  * only load and write touch the outside world.
  */
 import { readFileSync } from "node:fs";
-import { isAbsolute, relative, resolve } from "node:path";
+import { isAbsolute, resolve } from "node:path";
 import { GeneratorError } from "./diagnostics.js";
-import { emitProject, toToolData, TOOLS_DATA_PATH, type EmittedFile } from "./emit/index.js";
+import { TOOLS_DATA_PATH, type EmittedFile } from "./emit/index.js";
+import type { ToolSpan } from "./emit/tools-file.js";
+import { emitFiles, toolsBytes } from "./emit-stage.js";
+import { saveToolsIndex, toolTextKeys } from "./cache/tool-texts.js";
 import type { ShipTarget } from "./emit/ship.js";
 import { loadTemplateHelpers, packageRoot } from "./emit/templates.js";
 import { openExampleCache, type ExampleCache } from "./cache/index.js";
@@ -28,7 +31,7 @@ import {
 import { guidanceCacheFor } from "./cache/guidance-keys.js";
 import { isUrl, loadSpec, operationCount } from "./load/index.js";
 import type { ApiModel, Diagnostic, GuidedApiModel } from "./model/ir.js";
-import { filterTools, isEmptyFilter, type ToolFilter } from "../templates/server/src/runtime/shared/filter.js";
+import { filterTools, type ToolFilter } from "../templates/server/src/runtime/shared/filter.js";
 import { DEFAULT_AUTO_THRESHOLD } from "../templates/server/src/runtime/config/settings.js";
 import type { ToolMode } from "../templates/server/src/runtime/shared/tool-data.js";
 import { compileInputValidators, uncompilableSchema } from "./model/validators.js";
@@ -42,10 +45,11 @@ import {
   unresolvedConflicts,
   writeProject,
   type Manifest,
-  type PreparedWrite,
   type WriteResult,
 } from "./write/index.js";
-import { projectVersion, readPreviousToolsText } from "./write/previous.js";
+import { readPreviousToolsText } from "./write/previous.js";
+import { recordedOptions, recordedSource } from "./recorded-options.js";
+import { hashBytesOnce } from "./write/hash.js";
 
 export interface GenerateOptions {
   from: string;
@@ -90,6 +94,8 @@ export interface GenerateResult {
   modelCache?: { hits: number; misses: number };
   /** Tools whose guidance came from the project's cache (hits) or was computed (misses); absent without a cache. */
   guidanceCache?: { hits: number; misses: number };
+  /** A large API's tools whose JSON came from the last generation's data/tools.json (hits) or was serialised (misses). */
+  toolTexts?: { hits: number; misses: number };
   /** With `check`: generated files that still hold merge conflict markers (also counted in `stale`). */
   conflicted?: string[];
 }
@@ -111,27 +117,24 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   };
 
   const version = generatorVersion();
-  const { guided, specHash, outDir, reuse, saveCaches } = await guidedModel(options, version, timed, progress);
+  const { guided, specHash, outDir, reuse, saveCaches, textKeys } = await guidedModel(
+    options,
+    version,
+    timed,
+    progress,
+  );
   const helpers = await loadTemplateHelpers(options.templatesDir);
-  // The data file's tools, computed once: the change report compares them too.
-  const { files, toolData } = await timed("emit", () => {
-    const toolData = guided.tools.map(toToolData);
-    const files = emitProject(guided, {
-      generatorVersion: version,
-      toolData,
-      helpers,
-      ...(options.templatesDir ? { templatesDir: options.templatesDir } : {}),
-      ...(options.ship ? { ship: options.ship } : {}),
-      ...(options.mcpName ? { mcpName: options.mcpName } : {}),
-      ...projectVersion(outDir),
-    });
-    return { files, toolData };
-  });
-
   const previousManifest = await readManifest(outDir);
+  const previousTools = previousManifest ? await readPreviousToolsText(outDir, previousManifest) : undefined;
+  const previous = previousTools && { bytes: previousTools, hash: previousManifest?.files[TOOLS_DATA_PATH]?.hash };
+  const { files, toolData, toolsFile } = await timed("emit", () =>
+    emitFiles(guided, { ...options, outDir, generatorVersion: version, helpers }, textKeys, previous),
+  );
+  reportReuse(progress, toolsFile?.stats, "tools' JSON");
+  const reused = toolsFile ? { ...reuse, toolTexts: toolsFile.stats } : reuse;
+
   // Large merge bases start compressing on the thread pool now, while the change report reads the last generation.
   const prepared = options.check || options.dryRun ? files : prepareWrite(outDir, files, previousManifest);
-  const previousTools = previousManifest ? await readPreviousToolsText(outDir, previousManifest) : undefined;
   const report =
     previousTools !== undefined ? compareToolsText(previousTools, toolsBytes(prepared), toolData) : undefined;
   const reportText = report ? formatReport(report, `${guided.api.title} ${guided.api.version}`) : undefined;
@@ -160,7 +163,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
       timings,
       stale: differing,
       conflicted,
-      ...reuse,
+      ...reused,
       ...(report ? { report, reportText } : {}),
     };
   }
@@ -172,14 +175,15 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
       ...(reportText && report && report.changes.length > 0 ? { changelogEntry: reportText } : {}),
     }),
   );
-  if (!options.dryRun) await saveCaches();
+  // Indexed by the hash of what this run generated (a conflict keeps the previous hash in the manifest).
+  if (!options.dryRun) await saveCaches(toolsFile && { spans: toolsFile.spans, hash: hashBytesOnce(toolsFile.bytes) });
   return {
     model: guided,
     files,
     write,
     diagnostics: guided.diagnostics,
     timings,
-    ...reuse,
+    ...reused,
     ...(report ? { report, reportText } : {}),
   };
 }
@@ -219,11 +223,16 @@ async function guidedModel(options: GenerateOptions, version: string, timed: Tim
     ...(modelStats ? { modelCache: modelStats } : {}),
     ...(guidanceStats ? { guidanceCache: guidanceStats } : {}),
   };
-  const saveCaches = async () => {
+  // What identifies each tool's JSON in data/tools.json (see src/cache/tool-texts.ts).
+  const textKeys = guidanceCache &&
+    modelCache && { code: modelCache.code, keys: toolTextKeys(guidanceCache.keys, model.tools) };
+  const saveCaches = async (toolsFile?: { hash: string; spans: ToolSpan[] }) => {
     await exampleCache.save();
     await modelCache?.save();
+    if (toolsFile && textKeys)
+      await saveToolsIndex(outDir, textKeys.code, toolsFile.hash, textKeys.keys, toolsFile.spans);
   };
-  return { guided, specHash, outDir, reuse, saveCaches };
+  return { guided, specHash, outDir, reuse, saveCaches, ...(textKeys ? { textKeys } : {}) };
 }
 
 /** A progress line for a cache that saved work this run. */
@@ -371,32 +380,5 @@ export async function regenerationOptions(projectDir: string): Promise<GenerateO
     ...(recorded.ship ? { ship: recorded.ship } : {}),
     ...(recorded.mcpName ? { mcpName: recorded.mcpName } : {}),
     ...(recorded.forwardAuthorization ? { forwardAuthorization: true } : {}),
-  };
-}
-
-/** The emitted data/tools.json, as the write will encode it (already encoded unless this run writes nothing). */
-function toolsBytes(files: EmittedFile[] | PreparedWrite): Buffer {
-  if (!Array.isArray(files))
-    return files.encoded.find((entry) => entry.file.path === TOOLS_DATA_PATH)?.bytes ?? Buffer.alloc(0);
-  return Buffer.from(files.find((file) => file.path === TOOLS_DATA_PATH)?.content ?? "", "utf8");
-}
-
-/** Local paths are recorded relative to the project, so a moved checkout still regenerates. */
-function recordedSource(from: string, outDir: string): string {
-  return isUrl(from) ? from : relative(outDir, resolve(from)) || ".";
-}
-
-/** The options a later `regenerate` replays. */
-function recordedOptions(options: GenerateOptions, outDir: string): Record<string, unknown> {
-  return {
-    ...(options.name ? { name: options.name } : {}),
-    ...(options.templatesDir ? { templates: relative(outDir, resolve(options.templatesDir)) } : {}),
-    ...(options.allowRemoteRefs ? { allowRemoteRefs: true } : {}),
-    ...(options.allowExternalRefs ? { allowExternalRefs: true } : {}),
-    ...(options.filter && !isEmptyFilter(options.filter) ? { filter: options.filter } : {}),
-    ...(options.toolMode ? { toolMode: options.toolMode } : {}),
-    ...(options.ship ? { ship: options.ship } : {}),
-    ...(options.mcpName ? { mcpName: options.mcpName } : {}),
-    ...(options.forwardAuthorization ? { forwardAuthorization: true } : {}),
   };
 }

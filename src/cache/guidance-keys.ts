@@ -33,6 +33,7 @@ export function guidanceKeys(tools: ToolModel[], seed: number, code: string): st
 export function guidanceCacheFor(cache: ModelCache, tools: ToolModel[], seed: number) {
   const keys = guidanceKeys(tools, seed, cache.code);
   return {
+    keys,
     lookup(toolIndex: number) {
       const hit = cache.get("guidance", keys[toolIndex]!);
       if (hit) cache.keep("guidance", keys[toolIndex]!, hit);

@@ -23,6 +23,7 @@ import {
 import { TEST_EXPECTATIONS_PATH, testExpectations } from "./test-suite.js";
 import { DEFAULT_TEMPLATES, readTemplates, TemplateRenderer, type TemplateFile } from "./templates.js";
 import { validationOnlySchema } from "../model/output-schema.js";
+import { emittedBytes, isCompactToolsFile } from "./tools-file.js";
 
 type TsMorph = typeof import("ts-morph");
 
@@ -33,6 +34,8 @@ export interface EmittedFile {
   path: string;
   content: string;
   owner: FileOwner;
+  /** `content` encoded as UTF-8, when the emitter made the bytes first (a large API's data/tools.json). */
+  bytes?: Buffer;
 }
 
 export interface EmitOptions {
@@ -52,6 +55,8 @@ export interface EmitOptions {
   version?: string;
   /** `model.tools.map(toToolData)`, when the caller has it already (the change report needs it too). */
   toolData?: ToolData[];
+  /** The bytes of data/tools.json, when the caller assembled them already (see tools-file.ts). */
+  toolsFile?: Buffer;
 }
 
 const PROJECT_PREFIX = "server/";
@@ -119,11 +124,15 @@ export function emitProject(model: GuidedApiModel, options: EmitOptions): Emitte
     toCheck.add(file);
   }
 
-  files.push({
-    path: TOOLS_DATA_PATH,
-    content: toolsDataJson(model, options.toolData ?? model.tools.map(toToolData)),
-    owner: "generator",
-  });
+  files.push(
+    options.toolsFile
+      ? emittedBytes(TOOLS_DATA_PATH, options.toolsFile)
+      : {
+          path: TOOLS_DATA_PATH,
+          content: toolsDataJson(model, options.toolData ?? model.tools.map(toToolData)),
+          owner: "generator",
+        },
+  );
   files.push({
     path: TEST_EXPECTATIONS_PATH,
     content: JSON.stringify(testExpectations(model), null, 2) + "\n",
@@ -169,7 +178,7 @@ export function toToolData(tool: GuidedTool): ToolData {
 function toolsDataJson(model: GuidedApiModel, tools: ToolData[]): string {
   const data: ToolsFile = { api: model.api, tools };
   // Readable for small APIs; compact where size dominates (GitHub, Graph).
-  return JSON.stringify(data, null, model.tools.length <= 200 ? 2 : undefined) + "\n";
+  return JSON.stringify(data, null, isCompactToolsFile(model.tools.length) ? undefined : 2) + "\n";
 }
 
 function templateContext(model: GuidedApiModel, options: EmitOptions) {

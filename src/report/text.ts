@@ -19,6 +19,12 @@ import { compareTools, type ChangeReport } from "./index.js";
 
 type Span = [start: number, end: number];
 
+/** The new generation's tools: an array, or anything that makes the ones asked for (a regeneration converts few). */
+export interface ToolList {
+  readonly length: number;
+  slice(from?: number, to?: number): ToolData[];
+}
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
@@ -35,7 +41,7 @@ const CLOSE_BRACKET = 0x5d;
 export function compareToolsText(
   previousText: Buffer | string,
   nextText: Buffer | string,
-  next: readonly ToolData[],
+  next: ToolList,
 ): ChangeReport | undefined {
   const before = typeof previousText === "string" ? Buffer.from(previousText, "utf8") : previousText;
   const after = typeof nextText === "string" ? Buffer.from(nextText, "utf8") : nextText;
@@ -43,7 +49,7 @@ export function compareToolsText(
   const middle = spans && spans.length === next.length ? differingTools(before, after, spans) : undefined;
   if (!middle) {
     const tools = parsed<{ tools?: ToolData[] }>(before, [0, before.length])?.tools;
-    return Array.isArray(tools) ? compareTools(tools, next) : undefined;
+    return Array.isArray(tools) ? compareTools(tools, next.slice(0, next.length)) : undefined;
   }
   const previous: ToolData[] = [];
   for (const span of middle.previous) {

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { EmittedFile } from "../emit/index.js";
 import { gunzipSync, gzip, gzipSync } from "node:zlib";
-import { hashContent } from "./hash.js";
+import { hashBytesOnce, hashContent } from "./hash.js";
 
 export { hashContent };
 
@@ -89,8 +89,8 @@ export function prepareWrite(
 ): PreparedWrite {
   const bases = new BaseCompressor();
   const encoded = files.map((file): Encoded => {
-    const bytes = Buffer.from(file.content, "utf8");
-    const hash = hashContent(bytes);
+    const bytes = file.bytes ?? Buffer.from(file.content, "utf8");
+    const hash = hashBytesOnce(bytes);
     const unchanged = previous?.files[file.path]?.hash === hash && existsSync(basePath(outDir, file.path));
     if (compress && file.owner === "generator" && !unchanged) bases.start(file.path, bytes);
     return { file, bytes, hash };

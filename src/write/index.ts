@@ -25,9 +25,9 @@ import {
   prepareWrite,
   type PreparedWrite,
   readBase,
-  readBaseBytes,
 } from "./bases.js";
 import { FileWriter } from "./file-writer.js";
+import { hashBytesOnce } from "./hash.js";
 import { mergeJson } from "./json-merge.js";
 import { hasConflictMarkers, mergeText } from "./merge.js";
 
@@ -82,7 +82,7 @@ export function isUpToDate(manifest: Manifest, files: EmittedFile[]): { upToDate
   const emitted = new Set(files.map((file) => file.path));
   for (const file of files) {
     if (file.owner === "user") continue;
-    if (manifest.files[file.path]?.hash !== hashContent(file.content)) differing.push(file.path);
+    if (manifest.files[file.path]?.hash !== hashContent(file.bytes ?? file.content)) differing.push(file.path);
   }
   for (const [path, entry] of Object.entries(manifest.files))
     if (entry.owner === "generator" && !emitted.has(path)) differing.push(path);
@@ -186,7 +186,7 @@ function planGenerated(
   const entry = { path: file.path, owner: file.owner };
   // Equal bytes need no hash (most files of a regeneration are unchanged).
   if (current.equals(bytes)) return { ...entry, action: "unchanged" };
-  const mine = hashOnce(current);
+  const mine = hashBytesOnce(current);
   if (mine === next) return { ...entry, action: "unchanged" };
   if (mine === recorded || force) return { ...entry, action: "update" };
   const text = current.toString("utf8");
@@ -246,33 +246,6 @@ function mergeJsonFile(
     content,
     ...(notes.length > 0 ? { notes: notes.map((note) => `${note.pointer}: ${note.message}`) } : {}),
   };
-}
-
-/** The bytes the last generation wrote to `path` (before any user edit), if its base was kept. */
-export async function readGeneratedBase(outDir: string, manifest: Manifest, path: string): Promise<Buffer | undefined> {
-  const recorded = manifest.files[path]?.hash;
-  if (!recorded) return undefined;
-  // The project's own copy, when unedited, is that text: reading it is cheaper than decompressing the base.
-  const current = join(outDir, path);
-  const bytes = existsSync(current) ? readFileSync(current) : undefined;
-  if (bytes && hashOnce(bytes) === recorded) return bytes;
-  return readBaseBytes(outDir, path, recorded);
-}
-
-/** The last large file hashed (see `hashOnce`). */
-let lastLarge: { bytes: Buffer; hash: string } | undefined;
-
-/**
- * `hashContent` of a file's bytes, computed once for the same content read twice in a run: a regeneration reads
- * the current data/tools.json (GitHub: 6 MB) for the change report, then again to plan the write. Equal bytes
- * compare far faster than they hash.
- */
-function hashOnce(bytes: Buffer): string {
-  if (bytes.length < 1 << 20) return hashContent(bytes);
-  if (lastLarge?.bytes.equals(bytes)) return lastLarge.hash;
-  const hash = hashContent(bytes);
-  lastLarge = { bytes, hash };
-  return hash;
 }
 
 /** Written to a temporary sibling folder, then renamed into place (see file-writer.ts on writing synchronously). */

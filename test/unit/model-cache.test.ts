@@ -5,9 +5,9 @@
  * corrupt cache or --check never changes the outcome.
  */
 import { isAscii } from "node:buffer";
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { CACHE_DIR } from "../../src/cache/index.js";
@@ -246,6 +246,82 @@ describe("model and guidance cache", () => {
     cpSync(join(dir, "petstore.yaml"), elsewhere);
     const moved = await generate({ from: elsewhere, out });
     expect(moved.modelCache).toEqual({ hits: first.modelCache!.misses, misses: 0 });
+  });
+
+  describe("a large API's data/tools.json", () => {
+    /** An API with `count` operations (over 200: the compact tools file), sharing components. */
+    function largeSpec(count: number): string {
+      const dir = mkdtempSync(join(tmpdir(), "cgm-model-cache-large-"));
+      const paths = Object.fromEntries(
+        Array.from({ length: count }, (_, index) => [
+          `/items${index}/{id}`,
+          {
+            get: {
+              operationId: `getItem${index}`,
+              summary: `Item ${index} — café`,
+              parameters: [{ $ref: "#/components/parameters/Id" }],
+              responses: {
+                "200": {
+                  description: "ok",
+                  content: { "application/json": { schema: { $ref: "#/components/schemas/Item" } } },
+                },
+              },
+            },
+          },
+        ]),
+      );
+      const document = {
+        openapi: "3.0.3",
+        info: { title: "Large", version: "1" },
+        paths,
+        components: {
+          parameters: { Id: { name: "id", in: "path", required: true, schema: { type: "string" } } },
+          schemas: { Item: { type: "object", properties: { id: { type: "string" }, tags: { type: "array" } } } },
+        },
+      };
+      const spec = join(dir, "api.json");
+      writeFileSync(spec, JSON.stringify(document));
+      return spec;
+    }
+
+    it("takes each unchanged tool's JSON from the last generation's file, and equals a cold generation", async () => {
+      const spec = largeSpec(210);
+      const out = join(dirname(spec), "out");
+      const first = await generate({ from: spec, out });
+      expect(first.toolTexts).toEqual({ hits: 0, misses: 210 });
+      editSpec(spec, editFirstSummary);
+      const { warm, warmFiles, coldFiles } = await warmAndCold(spec, out);
+      expect(warm.toolTexts).toEqual({ hits: 209, misses: 1 });
+      expect(warm.report?.changes.map((change) => change.tool)).toEqual(["get_item0"]);
+      expect(warmFiles).toEqual(coldFiles);
+
+      // An index made for another file (here: any other hash) reuses nothing, and the output is the same.
+      const index = join(out, CACHE_DIR, "tools-index.json");
+      const made = JSON.parse(readFileSync(index, "utf8")) as { file: string };
+      writeFileSync(index, JSON.stringify({ ...made, file: "0".repeat(64) }));
+      editSpec(spec, editFirstSummary);
+      const again = await warmAndCold(spec, out);
+      expect(again.warm.toolTexts).toEqual({ hits: 0, misses: 210 });
+      expect(again.warmFiles).toEqual(again.coldFiles);
+    });
+
+    it("merges a user's edit of data/tools.json exactly as without the reuse", async () => {
+      const spec = largeSpec(205);
+      const out = join(dirname(spec), "out");
+      await generate({ from: spec, out });
+      const data = join(out, "data", "tools.json");
+      writeFileSync(data, readFileSync(data, "utf8").replace('"Item 3 — café"', '"Item 3, as we call it"'));
+      editSpec(spec, editFirstSummary);
+      const without = `${out}-without`;
+      cpSync(out, without, { recursive: true });
+      rmSync(join(without, CACHE_DIR, "tools-index.json"));
+      const reused = await generate({ from: spec, out });
+      const fresh = await generate({ from: spec, out: without });
+      expect(reused.toolTexts).toEqual({ hits: 204, misses: 1 });
+      expect(fresh.toolTexts).toEqual({ hits: 0, misses: 205 });
+      expect(readFileSync(data, "utf8")).toContain('"Item 3, as we call it"');
+      expect(projectFiles(out, [CACHE_DIR])).toEqual(projectFiles(without, [CACHE_DIR]));
+    });
   });
 
   it("keys a document the same whether or not the references no operation reaches are checked", async () => {

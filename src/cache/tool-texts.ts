@@ -1,0 +1,114 @@
+/**
+ * Reuse of the last generation's tool texts in a large API's data/tools.json.
+ *
+ * A tool's JSON in that file is `toToolData` of the guided tool, and the
+ * guided tool is a function of its guidance key (src/cache/guidance-keys.ts:
+ * the code, the seed, every tool's model without its texts, this tool's) and
+ * of its texts (description, title, annotation title), which that key leaves
+ * out. So a tool whose text key — those two together — is unchanged has, byte
+ * for byte, its JSON of the last generation, and a regeneration after a
+ * summary edit copies 1,222 of GitHub's 1,223 tools from the previous file
+ * instead of converting and serialising them again.
+ *
+ * `.guided-mcp/cache/tools-index.json` records, for the file the last run
+ * wrote (by its hash), each tool's text key and where its JSON is. It is used
+ * only for that very file (its bytes hashed, as the manifest recorded them),
+ * so an edited, replaced or damaged file, or a foreign index, reuses nothing.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { mkdir, rename, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { toToolData } from "../emit/index.js";
+import { compactToolsFile } from "../emit/tools-file.js";
+import type { GuidedApiModel, ToolModel } from "../model/ir.js";
+import { hashBytesOnce, hashContent } from "../write/hash.js";
+import { CACHE_DIR } from "./index.js";
+
+const INDEX_FILE = join(CACHE_DIR, "tools-index.json");
+/** Bump when the file layout changes. */
+const FORMAT = 1;
+
+interface ToolsIndex {
+  format: number;
+  /** The code fingerprint (src/cache/fingerprint.ts): another generator's texts are not ours. */
+  code: string;
+  /** The hash of the tools file the entries point into. */
+  file: string;
+  /** Per tool, in order: its text key, and the [start, end) bytes of its JSON. */
+  tools: Array<[key: string, start: number, end: number]>;
+}
+
+/** Each tool's text key (see the module comment), from the guidance keys of the same tools. */
+export function toolTextKeys(guidanceKeys: readonly string[], tools: readonly ToolModel[]): string[] {
+  return tools.map((tool, index) => {
+    const texts = JSON.stringify([tool.description, tool.title ?? null, tool.annotations.title ?? null]);
+    return hashContent(`${guidanceKeys[index]}\0${texts}`).slice(0, 40);
+  });
+}
+
+/**
+ * The JSON of the last generation's tools by text key, as slices of `previous`
+ * (its tools file, whose bytes hash to `previousHash`), if the index was made
+ * for that file by this code; else an empty map.
+ */
+export function previousToolTexts(projectDir: string, code: string, previous: Buffer, previousHash: string) {
+  const texts = new Map<string, Buffer>();
+  const index = readIndex(join(projectDir, INDEX_FILE));
+  if (!index || index.code !== code || index.file !== previousHash || hashBytesOnce(previous) !== previousHash)
+    return texts;
+  for (const entry of index.tools) {
+    const [key, start, end] = Array.isArray(entry) ? entry : [];
+    if (typeof key === "string" && Number.isInteger(start) && Number.isInteger(end))
+      if (0 <= start! && start! < end! && end! <= previous.length) texts.set(key, previous.subarray(start, end));
+  }
+  return texts;
+}
+
+/**
+ * A large API's data/tools.json, each tool's JSON taken from `previous` (see
+ * `previousToolTexts`) where its text key is there, else serialised now; and
+ * where each tool is in it, for the next run's index.
+ */
+export function assembleToolsFile(model: GuidedApiModel, keys: readonly string[], previous: Map<string, Buffer>) {
+  let hits = 0;
+  const pieces = model.tools.map((tool, index) => {
+    const text = previous.get(keys[index]!);
+    if (text) hits++;
+    return text ?? (() => toToolData(tool));
+  });
+  return { ...compactToolsFile(model, pieces), stats: { hits, misses: pieces.length - hits } };
+}
+
+/** Records where each tool's JSON is in the tools file just written (`fileHash`: its bytes' hash). */
+export async function saveToolsIndex(
+  projectDir: string,
+  code: string,
+  fileHash: string,
+  keys: readonly string[],
+  spans: ReadonlyArray<[number, number]>,
+): Promise<void> {
+  const index: ToolsIndex = {
+    format: FORMAT,
+    code,
+    file: fileHash,
+    tools: keys.map((key, position) => [key, spans[position]![0], spans[position]![1]]),
+  };
+  const file = join(projectDir, INDEX_FILE);
+  await mkdir(dirname(file), { recursive: true });
+  // Write beside and rename: a crash mid-write leaves the previous index, not half a file.
+  const temporary = `${file}.${process.pid}.tmp`;
+  await writeFile(temporary, JSON.stringify(index) + "\n");
+  await rename(temporary, file);
+}
+
+function readIndex(file: string): ToolsIndex | undefined {
+  if (!existsSync(file)) return undefined;
+  try {
+    const index = JSON.parse(readFileSync(file, "utf8")) as Partial<ToolsIndex>;
+    return index.format === FORMAT && typeof index.code === "string" && Array.isArray(index.tools)
+      ? (index as ToolsIndex)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
