@@ -134,9 +134,12 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   const reused = toolsFile ? { ...reuse, toolTexts: toolsFile.stats } : reuse;
 
   // Large merge bases start compressing on the thread pool now, while the change report reads the last generation.
-  const prepared = options.check || options.dryRun ? files : prepareWrite(outDir, files, previousManifest);
+  const last = previousTools && new Map([[TOOLS_DATA_PATH, previousTools]]);
+  const prepared = options.check || options.dryRun ? files : prepareWrite(outDir, files, previousManifest, true, last);
   const report =
-    previousTools !== undefined ? compareToolsText(previousTools, toolsBytes(prepared), toolData) : undefined;
+    previousTools !== undefined
+      ? compareToolsText(previousTools, toolsBytes(prepared), toolData, toolsFile?.spans)
+      : undefined;
   const reportText = report ? formatReport(report, `${guided.api.title} ${guided.api.version}`) : undefined;
   const manifestBase: Omit<Manifest, "files"> = {
     generator: { name: "create-guided-mcp", version },

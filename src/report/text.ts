@@ -42,10 +42,12 @@ export function compareToolsText(
   previousText: Buffer | string,
   nextText: Buffer | string,
   next: ToolList,
+  /** Where each tool is in `nextText`, when the caller assembled it (else it is scanned for them). */
+  nextSpans?: Span[],
 ): ChangeReport | undefined {
   const before = typeof previousText === "string" ? Buffer.from(previousText, "utf8") : previousText;
   const after = typeof nextText === "string" ? Buffer.from(nextText, "utf8") : nextText;
-  const spans = toolSpans(after);
+  const spans = nextSpans ?? toolSpans(after);
   const middle = spans && spans.length === next.length ? differingTools(before, after, spans) : undefined;
   if (!middle) {
     const tools = parsed<{ tools?: ToolData[] }>(before, [0, before.length])?.tools;

@@ -47,7 +47,7 @@ export class BaseCompressor {
 
   start(path: string, bytes: Buffer): void {
     // A small file compresses faster than a trip through the pool (each deflate stream allocates ≈ 300 KB).
-    if (bytes.length < POOL_THRESHOLD) return;
+    if (bytes.length < POOL_THRESHOLD || this.pending.has(path)) return;
     const compressed = new Promise<Buffer>((resolve, reject) =>
       gzip(bytes, (error, result) => (error ? reject(error) : resolve(result))),
     );
@@ -86,10 +86,15 @@ export function prepareWrite(
   /** The last generation's manifest, if any. */
   previous: { files: Record<string, { hash: string }> } | undefined,
   compress = true,
+  /** The last generation's bytes of some files, when the caller has read them already (data/tools.json). */
+  last?: ReadonlyMap<string, Buffer>,
 ): PreparedWrite {
   const bases = new BaseCompressor();
   const encoded = files.map((file): Encoded => {
     const bytes = file.bytes ?? Buffer.from(file.content, "utf8");
+    // Bytes unlike the last generation's need a new base: its compression starts before the hash is taken.
+    const lastBytes = last?.get(file.path);
+    if (compress && file.owner === "generator" && lastBytes && !lastBytes.equals(bytes)) bases.start(file.path, bytes);
     const hash = hashBytesOnce(bytes);
     const unchanged = previous?.files[file.path]?.hash === hash && existsSync(basePath(outDir, file.path));
     if (compress && file.owner === "generator" && !unchanged) bases.start(file.path, bytes);
