@@ -111,34 +111,37 @@ function differingTools(
   }
 }
 
-/** How many bytes `a` and `b` share at their start (compared natively, a block at a time). */
+/** How many bytes `a` and `b` share at their start (compared natively, in large then small blocks). */
 function commonPrefix(a: Buffer, b: Buffer): number {
   const length = Math.min(a.length, b.length);
-  const block = 1 << 14;
   let at = 0;
-  while (at < length) {
-    const end = Math.min(at + block, length);
-    if (a.compare(b, at, end, at, end) !== 0) break;
-    at = end;
-  }
+  for (const block of BLOCKS)
+    while (at < length) {
+      const end = Math.min(at + block, length);
+      if (a.compare(b, at, end, at, end) !== 0) break;
+      at = end;
+    }
   while (at < length && a[at] === b[at]) at++;
   return at;
 }
 
 /** How many bytes `a` and `b` share at their end, at most `limit`. */
 function commonSuffix(a: Buffer, b: Buffer, limit: number): number {
-  const block = 1 << 14;
   let shared = 0;
-  while (shared < limit) {
-    const size = Math.min(block, limit - shared);
-    const aEnd = a.length - shared;
-    const bEnd = b.length - shared;
-    if (a.compare(b, bEnd - size, bEnd, aEnd - size, aEnd) !== 0) break;
-    shared += size;
-  }
+  for (const block of BLOCKS)
+    while (shared < limit) {
+      const size = Math.min(block, limit - shared);
+      const aEnd = a.length - shared;
+      const bEnd = b.length - shared;
+      if (a.compare(b, bEnd - size, bEnd, aEnd - size, aEnd) !== 0) break;
+      shared += size;
+    }
   while (shared < limit && a[a.length - 1 - shared] === b[b.length - 1 - shared]) shared++;
   return shared;
 }
+
+/** Block sizes for the comparisons: few native calls over what is shared, few bytes looped over where it ends. */
+const BLOCKS = [1 << 18, 1 << 12, 1 << 6];
 
 /**
  * Where each tool's JSON is in a compact tools file (`{"api":…,"tools":[…]}`,
