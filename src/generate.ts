@@ -50,6 +50,7 @@ import {
 import { readPreviousToolsText } from "./write/previous.js";
 import { recordedOptions, recordedSource } from "./recorded-options.js";
 import { hashBytesOnce } from "./write/hash.js";
+import { BaseCompressor } from "./write/bases.js";
 
 export interface GenerateOptions {
   from: string;
@@ -127,15 +128,16 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   const previousManifest = await readManifest(outDir);
   const previousTools = previousManifest ? await readPreviousToolsText(outDir, previousManifest) : undefined;
   const previous = previousTools && { bytes: previousTools, hash: previousManifest?.files[TOOLS_DATA_PATH]?.hash };
+  const bases = options.check || options.dryRun ? undefined : new BaseCompressor();
   const { files, toolData, toolsFile } = await timed("emit", () =>
-    emitFiles(guided, { ...options, outDir, generatorVersion: version, helpers }, textKeys, previous),
+    emitFiles(guided, { ...options, outDir, generatorVersion: version, helpers }, textKeys, previous, bases),
   );
   reportReuse(progress, toolsFile?.stats, "tools' JSON");
   const reused = toolsFile ? { ...reuse, toolTexts: toolsFile.stats } : reuse;
 
   // Large merge bases start compressing on the thread pool now, while the change report reads the last generation.
   const last = previousTools && new Map([[TOOLS_DATA_PATH, previousTools]]);
-  const prepared = options.check || options.dryRun ? files : prepareWrite(outDir, files, previousManifest, true, last);
+  const prepared = bases ? prepareWrite(outDir, files, previousManifest, true, last, bases) : files;
   const report =
     previousTools !== undefined
       ? compareToolsText(previousTools, toolsBytes(prepared), toolData, toolsFile?.spans)

@@ -88,8 +88,9 @@ export function prepareWrite(
   compress = true,
   /** The last generation's bytes of some files, when the caller has read them already (data/tools.json). */
   last?: ReadonlyMap<string, Buffer>,
+  /** A compressor some bases were already started on (see `BaseCompressor.start`). */
+  bases = new BaseCompressor(),
 ): PreparedWrite {
-  const bases = new BaseCompressor();
   const encoded = files.map((file): Encoded => {
     const bytes = file.bytes ?? Buffer.from(file.content, "utf8");
     // Bytes unlike the last generation's need a new base: its compression starts before the hash is taken.
