@@ -69,7 +69,7 @@ const lazyTextLayout = {
 };
 
 export default {
-  input: ["dist/src/cli.js", "dist/src/parallel/worker.js", "dist/src/cache/keys-worker.js"],
+  input: ["dist/src/cli.js", "dist/src/parallel/worker.js"],
   platform: "node",
   transform: { define: { "import.meta.url": "__importMetaUrl" } },
   logLevel: "warn",

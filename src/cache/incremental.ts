@@ -11,12 +11,11 @@
  * back to the full pipeline on a fresh parse, which behaves as a cold run.
  */
 import type { DereferenceOptions } from "../dereference/index.js";
-import { operationCount, parseSpecText, type LoadedSpec } from "../load/index.js";
+import { parseSpecText, type LoadedSpec } from "../load/index.js";
 import type { ApiModel } from "../model/ir.js";
 import type { ModelOptions, OpenApiPrelude, OperationOutcome } from "../model/openapi.js";
 import type { SpecObject } from "../normalise/index.js";
-import type { LaterEntry, ModelCache } from "./model-cache.js";
-import { startColdKeys, type ColdKeys } from "./cold-keys.js";
+import type { ModelCache } from "./model-cache.js";
 import { documentKeys, pathItemFields, WEBHOOK_KEYS, type DocumentKeys } from "./refs.js";
 
 type Stage = <T>(stage: string, run: () => T | Promise<T>) => Promise<T>;
@@ -30,14 +29,10 @@ export async function buildModelCached(
 ): Promise<ApiModel> {
   const document = loaded.document as SpecObject;
   const openapi = isOpenApi(document);
-  const salt = cache && `${cache.code}\0${locationSalt(loaded)}\0${options.name ?? ""}`;
-  // A cold run of a large spec: the keys come from a worker, to store the outcomes under when the cache is saved.
-  const coldKeys = cache?.fresh && openapi ? startColdKeys(loaded, salt!, operationCount(document)) : undefined;
-  if (coldKeys) return fullPipeline(loaded, options, timed, { cache: cache!, keys: coldKeys.keys });
   const keys =
     cache && openapi
       ? await timed("cache keys", () =>
-          documentKeys(document, salt!, {
+          documentKeys(document, `${cache.code}\0${locationSalt(loaded)}\0${options.name ?? ""}`, {
             // Without a single entry to reuse, this run takes the full pipeline (see `documentKeys`).
             checkAll: !cache.fresh,
           }),
@@ -83,7 +78,7 @@ async function fullPipeline(
   loaded: LoadedSpec,
   options: ModelOptions & DereferenceOptions,
   timed: Stage,
-  record: { cache: ModelCache; keys: ColdKeys | (() => Promise<ColdKeys | undefined>) } | undefined,
+  record: { cache: ModelCache; keys: DocumentKeys } | undefined,
 ): Promise<ApiModel> {
   const dereferenced = await normaliseAndDereference(loaded, options, timed);
   const { buildModel } = await import("../model/index.js");
@@ -94,18 +89,18 @@ async function fullPipeline(
     const prelude = openapi.openApiPrelude(dereferenced.document, dereferenced.location, modelOptions(options));
     const saved = structuredClone(prelude);
     const outcomes: OperationOutcome[] = [];
-    const order: Array<{ path: string; method: string }> = [];
     const paths = isRecord(dereferenced.document.paths) ? dereferenced.document.paths : {};
-    let independent = true;
+    let aligned = true;
     const steps = openapi.walkOperations(paths, (path, method, pathItem, operation, pathOverride) => {
       const outcome = openapi.modelOperation(prelude, path, method, pathItem, operation, pathOverride);
-      if (outcome.addedSchemes > 0) independent = false;
-      order.push({ path, method });
+      const key = record.keys.operations[outcomes.length];
+      if (key?.path !== path || key.method !== method || outcome.addedSchemes > 0) aligned = false;
       outcomes.push(outcome);
       return outcome;
     });
     // Stored only when every outcome stands on its own (see the module comment) and lines up with the keys.
-    if (independent) store(record, saved, outcomes, order);
+    if (aligned && outcomes.length === record.keys.operations.length)
+      keepAll(record.cache, record.keys, saved, outcomes);
     return openapi.assembleOpenApiModel(prelude, steps);
   });
 }
@@ -126,34 +121,9 @@ function modelOptions(options: ModelOptions): ModelOptions {
   return options.name ? { name: options.name } : {};
 }
 
-function keepAll(cache: ModelCache, keys: ColdKeys, prelude: OpenApiPrelude, outcomes: OperationOutcome[]): void {
+function keepAll(cache: ModelCache, keys: DocumentKeys, prelude: OpenApiPrelude, outcomes: OperationOutcome[]): void {
   cache.keep("preludes", keys.prelude, prelude);
   keys.operations.forEach(({ key }, index) => cache.keep("operations", key, outcomes[index]!));
-}
-
-/** Keeps a full run's outcomes under their keys if the keys line up with them: now, or once a worker has the keys. */
-function store(
-  record: { cache: ModelCache; keys: ColdKeys | (() => Promise<ColdKeys | undefined>) },
-  prelude: OpenApiPrelude,
-  outcomes: OperationOutcome[],
-  order: Array<{ path: string; method: string }>,
-): void {
-  const lineUp = (keys: ColdKeys) =>
-    keys.operations.length === order.length &&
-    keys.operations.every(({ path, method }, index) => path === order[index]!.path && method === order[index]!.method);
-  const { cache, keys } = record;
-  if (typeof keys !== "function") {
-    if (lineUp(keys)) keepAll(cache, keys, prelude, outcomes);
-    return;
-  }
-  cache.keepLater(outcomes.length, async () => {
-    const known = await keys();
-    if (!known || !lineUp(known)) return undefined;
-    return [
-      ["preludes", known.prelude, prelude],
-      ...known.operations.map(({ key }, index): LaterEntry => ["operations", key, outcomes[index]!]),
-    ];
-  });
 }
 
 /**

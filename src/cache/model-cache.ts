@@ -30,8 +30,6 @@ export interface CacheSections {
   guidance: { guidance: ToolGuidance; diagnostics: Diagnostic[] };
 }
 type Section = keyof CacheSections;
-/** A section, a key and its value. */
-export type LaterEntry = { [S in Section]: [S, string, CacheSections[S]] }[Section];
 const SECTIONS: Section[] = ["preludes", "operations", "guidance"];
 
 /** Entries as JSON text: parsed only when used, and written back as they were read. */
@@ -47,11 +45,6 @@ export interface ModelCache {
   get<S extends Section>(section: S, key: string): CacheSections[S] | undefined;
   /** Records what this run used or computed; only these entries are saved. */
   keep<S extends Section>(section: S, key: string, value: CacheSections[S]): void;
-  /**
-   * Entries whose keys come later (a cold run's, from a worker: see cold-keys.ts), kept when `save` has waited
-   * for them. The `computed` operations count as misses now, as `keep` would count them.
-   */
-  keepLater(computed: number, entries: () => Promise<LaterEntry[] | undefined>): void;
   /** Operations' models / tools' guidance taken from an earlier run (hits) or computed (misses). */
   stats(section: "operations" | "guidance"): { hits: number; misses: number };
   /** Writes the kept entries, unless they are exactly what the file already holds. */
@@ -73,7 +66,6 @@ export function openModelCache(projectDir: string, generatorVersion: string): Mo
   const previous = read.entries;
   const kept: Kept = { preludes: new Map(), operations: new Map(), guidance: new Map() };
   const counts = { operations: { hits: 0, misses: 0 }, guidance: { hits: 0, misses: 0 } };
-  const later: Array<() => Promise<LaterEntry[] | undefined>> = [];
   return {
     code,
     fresh: SECTIONS.every((section) => previous[section].size === 0),
@@ -96,15 +88,8 @@ export function openModelCache(projectDir: string, generatorVersion: string): Mo
       // the rest of the run. Nothing changes these values once made (later stages copy; see guidance-keys.ts).
       kept[section].set(key, known ?? { value });
     },
-    keepLater(computed, entries) {
-      counts.operations.misses += computed;
-      later.push(entries);
-    },
     stats: (section) => ({ ...counts[section] }),
     async save() {
-      for (const entries of later.splice(0))
-        for (const [section, key, value] of (await entries()) ?? [])
-          kept[section].set(key, previous[section].get(key) ?? { value });
       if (kept.operations.size === 0 && kept.guidance.size === 0) return;
       const added = newEntries(kept);
       const stale = read.lines - (SECTIONS.reduce((sum, section) => sum + kept[section].size, 0) - added.size);

@@ -17,25 +17,10 @@
  * pipeline, which also reports those problems as a cold run would.
  */
 import { isPlainObject } from "../../templates/server/src/runtime/shared/json.js";
-import type { HttpMethod } from "../model/openapi.js";
+import { HTTP_METHODS, type HttpMethod } from "../model/openapi.js";
 import { hashContent } from "../write/hash.js";
 
 type JsonObject = Record<string, unknown>;
-
-/**
- * The operations of a path item: src/model/openapi.ts's `HTTP_METHODS`, spelled out so that the keys' worker
- * (keys-worker.ts) does not load the model's code (test/unit/model-cache.test.ts checks they are the same).
- */
-export const HTTP_METHODS: readonly HttpMethod[] = [
-  "get",
-  "put",
-  "post",
-  "delete",
-  "options",
-  "head",
-  "patch",
-  "trace",
-];
 
 /** Top-level keys whose entries are addressed one by one (component containers of OpenAPI 3.x and Swagger 2.0). */
 const UNIT_DEPTH: Record<string, number> = { components: 3, definitions: 2, parameters: 2, responses: 2 };

@@ -4,9 +4,7 @@ import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parse as parseYaml } from "yaml";
 import { CACHE_DIR, openExampleCache } from "../../src/cache/index.js";
-import { MODEL_CACHE_FILE } from "../../src/cache/model-cache.js";
 import { generate, generatorVersion } from "../../src/generate.js";
 import { toolSeed } from "../../src/guidance/index.js";
 import { runCli } from "../helpers/cli.js";
@@ -121,29 +119,6 @@ describe("two threads (large APIs)", () => {
     expect(projectFiles(two, PROJECT_EXCEPT)).toEqual(projectFiles(one, PROJECT_EXCEPT));
   });
 
-  it("computes a cold run's model-cache keys on a worker, the same as this thread's, and the next run uses them", () => {
-    const dir = mkdtempSync(join(tmpdir(), "cgm-cache-keys-"));
-    // The keys' worker reads JSON specs only (it parses the file again).
-    const spec = join(dir, "petstore.json");
-    writeFileSync(spec, JSON.stringify(parseYaml(readFileSync(join(SAMPLES, "petstore.yaml"), "utf8"))));
-    const one = join(dir, "one-mcp");
-    const two = join(dir, "two-mcp");
-    const single = withWorkers("0", () => runCli(["--from", spec, "--out", one]));
-    const threaded = withWorkers("1", () => runCli(["--from", spec, "--out", two]));
-    expect([single.code, threaded.code]).toEqual([0, 0]);
-    // On this thread the keys are a stage of their own; with the worker they are not.
-    expect(single.stderr).toContain("cache keys:");
-    expect(threaded.stderr).not.toContain("cache keys:");
-    expect(readFileSync(join(two, MODEL_CACHE_FILE), "utf8")).toBe(readFileSync(join(one, MODEL_CACHE_FILE), "utf8"));
-
-    writeFileSync(spec, readFileSync(spec, "utf8").replace('"summary":"List pets"', '"summary":"List the pets"'));
-    const again = withWorkers("1", () => runCli(["regenerate", two, "--from", spec]));
-    expect(again.code).toBe(0);
-    expect(again.stderr).toMatch(/cache: (\d+) of (\d+) operations' models reused/);
-    const [, reused, all] = /cache: (\d+) of (\d+) operations' models reused/.exec(again.stderr)!;
-    expect(Number(reused)).toBe(Number(all) - 1);
-  });
-
   it("ends a run that fails after the worker was started, without waiting for it", () => {
     const dir = mkdtempSync(join(tmpdir(), "cgm-cache-early-"));
     const spec = join(dir, "api.yaml");
@@ -152,20 +127,15 @@ describe("two threads (large APIs)", () => {
         `  /${name}:\n    get:\n      operationId: ${name}\n      responses: {'200': {description: ok, content: {application/json: {schema: {$ref: '#/components/schemas/Missing'}}}}}\n`,
     );
     writeFileSync(spec, `openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths:\n${operations.join("")}`);
-    // The same as JSON: the keys' worker (JSON specs only) starts too.
-    const json = join(dir, "api.json");
-    writeFileSync(json, JSON.stringify(parseYaml(readFileSync(spec, "utf8"))));
-    for (const from of [spec, json]) {
-      // The workers start right after loading; the dereference error must end the run without waiting for them
-      // (a process held open by one would be killed at the timeout, and have no exit code).
-      const result = spawnSync(process.execPath, [CLI, "--from", from, "--out", join(dir, "out"), "--quiet"], {
-        encoding: "utf8",
-        timeout: 60_000,
-        env: { ...process.env, GUIDED_MCP_WORKERS: "1" },
-      });
-      expect(result.status, result.stderr).toBe(1);
-      expect(result.stderr).toContain("Missing");
-    }
+    // The worker starts right after loading; the dereference error must end the run without waiting for it
+    // (a process held open by it would be killed at the timeout, and have no exit code).
+    const result = spawnSync(process.execPath, [CLI, "--from", spec, "--out", join(dir, "out"), "--quiet"], {
+      encoding: "utf8",
+      timeout: 60_000,
+      env: { ...process.env, GUIDED_MCP_WORKERS: "1" },
+    });
+    expect(result.status, result.stderr).toBe(1);
+    expect(result.stderr).toContain("Missing");
   });
 
   it("still fails closed, naming the first uncompilable tool in spec order", () => {
