@@ -142,26 +142,43 @@ export function pathItemFields(pathItem: JsonObject): JsonObject {
 }
 
 function containsRefUnder(value: unknown): boolean {
-  return value !== undefined && collectRefs(value).length > 0;
+  return value !== undefined && collectRefs(value).size > 0;
 }
 
 /** Every `$ref` string under a value. */
-function collectRefs(value: unknown): string[] {
+function collectRefs(value: unknown): Set<string> {
   return refsInJson(JSON.stringify(value) ?? "");
 }
 
 /**
- * Every `$ref` string in JSON text: the `"$ref":"…"` members. Inside a JSON
+ * Every distinct `$ref` string in JSON text: the `"$ref":"…"` members. Inside a JSON
  * string a quote is always escaped, so string content never matches; reading
  * the text JSON.stringify made is much faster than walking the objects.
  */
-function refsInJson(json: string): string[] {
-  const refs: string[] = [];
-  for (const match of json.matchAll(/"\$ref":"((?:[^"\\]|\\.)*)"/g)) {
-    const raw = match[1]!;
-    refs.push(raw.includes("\\") ? (JSON.parse(`"${raw}"`) as string) : raw);
+function refsInJson(json: string): Set<string> {
+  const refs = new Set<string>();
+  for (let at = json.indexOf(REF_MEMBER); at >= 0; at = json.indexOf(REF_MEMBER, at)) {
+    const start = at + REF_MEMBER.length;
+    const end = stringEnd(json, start);
+    if (end < 0) break;
+    const raw = json.slice(start, end);
+    refs.add(raw.includes("\\") ? (JSON.parse(`"${raw}"`) as string) : raw);
+    at = end + 1;
   }
   return refs;
+}
+
+/** How a `$ref` member starts in JSON.stringify's text (no whitespace). */
+const REF_MEMBER = '"$ref":"';
+
+/** The index of the quote that closes a JSON string whose content starts at `from` (the one after an even run of backslashes). */
+function stringEnd(json: string, from: number): number {
+  for (let quote = json.indexOf('"', from); quote >= 0; quote = json.indexOf('"', quote + 1)) {
+    let backslashes = 0;
+    while (json.charCodeAt(quote - 1 - backslashes) === 92 /* \ */) backslashes++;
+    if (backslashes % 2 === 0) return quote;
+  }
+  return -1;
 }
 
 function decodeToken(token: string): string {
@@ -185,8 +202,10 @@ class UnitTable {
   constructor(private readonly document: JsonObject) {}
 
   /** The distinct units of some `$ref`s, sorted; refuses refs it cannot follow faithfully. */
-  unitsOf(refs: string[]): string[] {
-    return [...new Set(refs.map((ref) => this.unitOf(ref)))].sort();
+  unitsOf(refs: Iterable<string>): string[] {
+    const units = new Set<string>();
+    for (const ref of refs) units.add(this.unitOf(ref));
+    return [...units].sort();
   }
 
   /** The units reached from `start`, transitively, sorted. */
