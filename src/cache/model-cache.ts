@@ -140,7 +140,7 @@ async function writeLines(path: string, header: string, entries: Kept): Promise<
  * Appends lines to the file. A later line for a key replaces an earlier one when read, and a key always stands
  * for the same value, so appending never changes what an earlier entry means. A run cut short leaves a last line
  * without its end: its JSON does not parse (every value is an object), so that one entry misses, and the next
- * save rewrites the file (see `stillAsRead`).
+ * save rewrites the file (see `readCacheFile`).
  */
 async function appendLines(path: string, lines: Map<string, string>): Promise<void> {
   const handle = await open(path, "a");
