@@ -16,7 +16,7 @@ import { DEFAULT_TEMPLATES } from "./emit/templates.js";
 import { isEmptyFilter, parseList, type ToolFilter } from "../templates/server/src/runtime/shared/filter.js";
 import type { ToolMode } from "../templates/server/src/runtime/shared/tool-data.js";
 import { DEFAULT_AUTO_THRESHOLD } from "../templates/server/src/runtime/config/settings.js";
-import { generate, regenerationOptions, type GenerateOptions } from "./generate.js";
+import { generate, generatorVersion, regenerationOptions, type GenerateOptions } from "./generate.js";
 import type { askMissing } from "./interactive.js";
 import { detectPackageManager, installAndBuild, type PackageManager } from "./install.js";
 import { summary } from "./cli-summary.js";
@@ -180,7 +180,8 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
     )
     .strict()
     .help()
-    .version()
+    // Our own version: yargs' default reads the nearest package.json above the working directory (a user's project).
+    .version(generatorVersion())
     .wrap(Math.min(110, process.stdout.columns ?? 100))
     .fail((message, error) => {
       if (error) throw error;

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
+import { REPO_ROOT } from "../helpers/project.js";
 import { SAMPLES } from "../helpers/pipeline.js";
 
 const cli = (args: string[]) => runCli(args);
@@ -16,6 +17,15 @@ describe("create-guided-mcp CLI", () => {
     expect(code).toBe(0);
     expect(stdout).toMatch(/--from/);
     expect(stdout).toMatch(/Examples:/);
+  });
+
+  it("prints its own version, not that of the project it runs in", () => {
+    const project = scratch();
+    writeFileSync(join(project, "package.json"), JSON.stringify({ name: "their-api", version: "9.9.9" }));
+    const ours = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string };
+    const { code, stdout } = runCli(["--version"], { cwd: project });
+    expect(code).toBe(0);
+    expect(stdout.trim()).toBe(ours.version);
   });
 
   it("exits 2 on a usage error", () => {
