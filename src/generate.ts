@@ -22,6 +22,8 @@ import {
   addGuidance,
   createExampleGenerator,
   exampleCompiler,
+  finishGuidance,
+  prepareGuidance,
   toolSeed,
   type GuidanceOptions,
 } from "./guidance/index.js";
@@ -287,10 +289,12 @@ async function guideModel(
   const uncached = model.tools.filter((tool) => !exampleCache.has(tool.inputSchema, toolSeed(seed, tool.name)));
   if (shouldUseWorker(uncached.length)) {
     const positions = new Map(uncached.map((tool, index) => [index, tool]));
-    const results = await timed("validate+examples (2 threads)", () =>
+    // This thread prepares the guidance that needs no example while the worker starts on the examples.
+    const { results, meanwhile: prepared } = await timed("validate+examples (2 threads)", () =>
       computeOutcomesInParallel(
         uncached.map((tool, index) => ({ index, schema: tool.inputSchema, seed: toolSeed(seed, tool.name) })),
         worker,
+        () => timed("guidance without examples", () => prepareGuidance(model, { guidanceCache })),
       ),
     );
     if (results.compileError)
@@ -299,7 +303,7 @@ async function guideModel(
       const tool = positions.get(index)!;
       exampleCache.store(tool.inputSchema, toolSeed(seed, tool.name), outcome);
     }
-    return timed("guidance", () => addGuidance(model, { seed, exampleCache, guidanceCache }));
+    return timed("guidance", () => finishGuidance(model, prepared, { seed, exampleCache, guidanceCache }));
   }
   await worker?.release();
   // Every example is cached (a warm regeneration): nothing to compile, so Ajv is not even loaded.

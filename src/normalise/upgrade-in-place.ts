@@ -15,7 +15,8 @@
  * member). The walk reports it and the caller upgrades a fresh parse with
  * the library instead.
  */
-import type { SpecObject } from "./index.js";
+/** A JSON object of the document (the same type as ./index.ts's `SpecObject`, which imports this module). */
+type SpecObject = Record<string, unknown>;
 
 /** Path segments that make the library's `isSchemaPath` true wherever they appear. */
 const SCHEMA_SEGMENTS = new Set([

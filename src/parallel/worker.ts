@@ -1,9 +1,12 @@
 /**
- * Worker-thread entry: computes the example outcomes of the tasks it is sent
- * (see ./index.ts). Started before the tasks are known, so that loading its
- * modules overlaps the main thread's model stages; it answers one message.
+ * Worker-thread entry: computes the example outcomes of the units it takes
+ * from the queue it shares with the main thread (see ./index.ts). Started
+ * before the units are known, so that loading its modules overlaps the main
+ * thread's model stages; it answers one message.
  */
 import { parentPort } from "node:worker_threads";
-import { computeOutcomes, type OutcomeTask } from "./outcomes.js";
+import { computeUnits, sharedQueue, type WorkerRequest } from "./outcomes.js";
 
-parentPort?.once("message", (tasks: OutcomeTask[]) => parentPort?.postMessage(computeOutcomes(tasks)));
+parentPort?.once("message", ({ units, slots }: WorkerRequest) =>
+  parentPort?.postMessage(computeUnits(units, sharedQueue(slots))),
+);
