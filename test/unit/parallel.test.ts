@@ -10,6 +10,7 @@ import {
   type OutcomeResults,
   type OutcomeTask,
   type UnitQueue,
+  warmedGenerator,
 } from "../../src/parallel/outcomes.js";
 import { DIRECTORY_ROOT } from "../helpers/corpus.js";
 import { modelFrom, SAMPLES } from "../helpers/pipeline.js";
@@ -63,6 +64,8 @@ describe("example outcomes over units shared by two threads", () => {
     expect(twoThreads(tasks, odd, even)).toEqual(byIndex);
     const half = Math.floor(all.length / 2);
     expect(twoThreads(tasks, all.slice(half), all.slice(0, half))).toEqual(byIndex);
+    // The worker's generator, readied before its units arrive, computes the same outcomes as a fresh one.
+    expect(computeUnits(units, sharedQueue(queueSlots()), warmedGenerator()).outcomes).toEqual(alone.outcomes);
   }, 120_000);
 
   it("reports the first uncompilable tool in tool order, whichever thread meets it", async () => {
