@@ -23,6 +23,7 @@ import {
   createExampleGenerator,
   exampleCompiler,
   finishGuidance,
+  lazyGuidanceCache,
   prepareGuidance,
   toolSeed,
   type GuidanceOptions,
@@ -210,7 +211,8 @@ async function guidedModel(options: GenerateOptions, version: string, timed: Tim
   const outDir = resolve(options.out ?? `./${model.api.name}`);
   // Example outcomes of an earlier run of this generator on this project (see src/cache).
   const exampleCache = openExampleCache(outDir, version);
-  const guidanceCache = modelCache ? guidanceCacheFor(modelCache, model.tools, seed) : undefined;
+  // Keyed when first asked, so a large run's worker gets its units before this thread hashes every tool.
+  const guidanceCache = modelCache && lazyGuidanceCache(() => guidanceCacheFor(modelCache, model.tools, seed));
   const guided = await guideModel(model, seed, { exampleCache, guidanceCache, worker }, timed);
   const guidanceStats = modelCache?.stats("guidance");
   reportReuse(progress, guidanceStats, "tools' guidance");

@@ -26,13 +26,8 @@ import { identifierArgs } from "./identifiers.js";
 import { buildLinkIndex, buildLinks } from "./links.js";
 import { findListTool } from "./list-tool.js";
 import { detectPagination } from "./pagination.js";
-import {
-  buildProducerIndex,
-  completeProducerCalls,
-  findProducers,
-  nameSources,
-  type ProducerIndex,
-} from "./producers.js";
+import { completeProducerCalls, nameSources } from "./producer-calls.js";
+import { buildProducerIndex, findProducers, type ProducerIndex } from "./producers.js";
 import { hashString } from "./schema-util.js";
 
 export { buildHints, describeType } from "./hints.js";
@@ -70,6 +65,18 @@ export interface GuidanceOptions {
     store(toolIndex: number, guidance: ToolGuidance, diagnostics: Diagnostic[]): void;
   };
 }
+
+/** A guidance cache made at its first use (its keys hash every tool: a large run's worker starts first). */
+export function lazyGuidanceCache(make: () => GuidanceCache): GuidanceCache {
+  let made: GuidanceCache | undefined;
+  const cache = () => (made ??= make());
+  return {
+    lookup: (toolIndex) => cache().lookup(toolIndex),
+    store: (toolIndex, guidance, diagnostics) => cache().store(toolIndex, guidance, diagnostics),
+  };
+}
+
+type GuidanceCache = NonNullable<GuidanceOptions["guidanceCache"]>;
 
 /** The example seed of one tool: derived from its name, so independent of tool order. */
 export function toolSeed(seed: number, toolName: string): number {
