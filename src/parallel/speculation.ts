@@ -79,9 +79,9 @@ export interface WorkerSetup {
 }
 
 /**
- * Computes what arrives on `port` until `stop` is set, a batch at a time,
- * giving the event loop a turn between batches so the units are not kept
- * waiting once they come.
+ * Computes what arrives on `ahead` until the main thread sets the stop slot,
+ * a batch at a time, giving the event loop a turn between batches so the
+ * units are not kept waiting once they come.
  */
 export function speculate({ ahead, shared }: WorkerSetup, speculation: Speculation): void {
   const stopped = () => Atomics.load(shared, 0) !== 0;
