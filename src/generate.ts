@@ -25,11 +25,14 @@ import {
   addGuidance,
   createExampleGenerator,
   exampleCompiler,
+  finishGuidance,
+  lazyGuidanceCache,
+  prepareGuidance,
   toolSeed,
   type GuidanceOptions,
 } from "./guidance/index.js";
 import { guidanceCacheFor } from "./cache/guidance-keys.js";
-import { isUrl, loadSpec, operationCount } from "./load/index.js";
+import { isUrl, loadSpec } from "./load/index.js";
 import type { ApiModel, Diagnostic, GuidedApiModel } from "./model/ir.js";
 import { filterTools, type ToolFilter } from "../templates/server/src/runtime/shared/filter.js";
 import { DEFAULT_AUTO_THRESHOLD } from "../templates/server/src/runtime/config/settings.js";
@@ -218,7 +221,8 @@ async function guidedModel(options: GenerateOptions, version: string, timed: Tim
   const outDir = resolve(options.out ?? `./${model.api.name}`);
   // Example outcomes of an earlier run of this generator on this project (see src/cache).
   const exampleCache = openExampleCache(outDir, version);
-  const guidanceCache = modelCache ? guidanceCacheFor(modelCache, model.tools, seed) : undefined;
+  // Keyed when first asked, so a large run's worker gets its units before this thread hashes every tool.
+  const guidanceCache = modelCache && lazyGuidanceCache(() => guidanceCacheFor(modelCache, model.tools, seed));
   const guided = await guideModel(model, seed, { exampleCache, guidanceCache, worker }, timed);
   const guidanceStats = modelCache?.stats("guidance");
   reportReuse(progress, guidanceStats, "tools' guidance");
@@ -265,7 +269,7 @@ async function readModel(
   const loaded = await timed("load", () => loadSpec(options.from));
   const specHash = loaded.textHash ?? hashContent(loaded.text);
   // A cold run of a large API will want the example worker: start it now, so it loads while this thread models.
-  const worker = modelCache?.fresh === false ? undefined : startExampleWorker(operationCount(loaded.document));
+  const worker = modelCache?.fresh === false ? undefined : startExampleWorker(loaded.document, options.seed ?? 1);
   const build = () =>
     buildModelCached(
       loaded,
@@ -302,10 +306,11 @@ async function guideModel(
   const uncached = model.tools.filter((tool) => !exampleCache.has(tool.inputSchema, toolSeed(seed, tool.name)));
   if (shouldUseWorker(uncached.length)) {
     const positions = new Map(uncached.map((tool, index) => [index, tool]));
-    const results = await timed("validate+examples (2 threads)", () =>
+    const { results, meanwhile: prepared } = await timed("validate+examples (2 threads)", () =>
       computeOutcomesInParallel(
         uncached.map((tool, index) => ({ index, schema: tool.inputSchema, seed: toolSeed(seed, tool.name) })),
         worker,
+        () => timed("guidance without examples", () => prepareGuidance(model, { guidanceCache })),
       ),
     );
     if (results.compileError)
@@ -314,7 +319,7 @@ async function guideModel(
       const tool = positions.get(index)!;
       exampleCache.store(tool.inputSchema, toolSeed(seed, tool.name), outcome);
     }
-    return timed("guidance", () => addGuidance(model, { seed, exampleCache, guidanceCache }));
+    return timed("guidance", () => finishGuidance(model, prepared, { seed, exampleCache, guidanceCache }));
   }
   await worker?.release();
   // Every example is cached (a warm regeneration): nothing to compile, so Ajv is not even loaded.

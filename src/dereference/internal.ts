@@ -58,8 +58,11 @@ class Walk {
     this.open.add(node);
     for (const key of Object.keys(node)) {
       const child = (node as Record<string, unknown>)[key];
-      if (isReference(child)) this.follow(node, key, child as Record<string, unknown>, depth);
-      else if (!this.open.has(child as object)) this.crawl(child, depth + 1);
+      // A plain value (most of a document): only its depth counts, as when the parser meets it.
+      if (typeof child !== "object" || child === null) {
+        if (depth + 1 > SAFE_DEPTH) throw new NotSimple();
+      } else if (isReference(child)) this.follow(node, key, child as Record<string, unknown>, depth);
+      else if (!this.open.has(child)) this.crawl(child, depth + 1);
       else this.circular = true;
     }
     this.open.delete(node);

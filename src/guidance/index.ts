@@ -26,13 +26,8 @@ import { identifierArgs } from "./identifiers.js";
 import { buildLinkIndex, buildLinks } from "./links.js";
 import { findListTool } from "./list-tool.js";
 import { detectPagination } from "./pagination.js";
-import {
-  buildProducerIndex,
-  completeProducerCalls,
-  findProducers,
-  nameSources,
-  type ProducerIndex,
-} from "./producers.js";
+import { completeProducerCalls, nameSources } from "./producer-calls.js";
+import { buildProducerIndex, findProducers, type ProducerIndex } from "./producers.js";
 import { hashString } from "./schema-util.js";
 
 export { buildHints, describeType } from "./hints.js";
@@ -71,6 +66,18 @@ export interface GuidanceOptions {
   };
 }
 
+/** A guidance cache made at its first use (its keys hash every tool: a large run's worker starts first). */
+export function lazyGuidanceCache(make: () => GuidanceCache): GuidanceCache {
+  let made: GuidanceCache | undefined;
+  const cache = () => (made ??= make());
+  return {
+    lookup: (toolIndex) => cache().lookup(toolIndex),
+    store: (toolIndex, guidance, diagnostics) => cache().store(toolIndex, guidance, diagnostics),
+  };
+}
+
+type GuidanceCache = NonNullable<GuidanceOptions["guidanceCache"]>;
+
 /** The example seed of one tool: derived from its name, so independent of tool order. */
 export function toolSeed(seed: number, toolName: string): number {
   return (seed + hashString(toolName)) >>> 0;
@@ -88,9 +95,27 @@ export function exampleCompiler(generator: ExampleGenerator): (schema: JsonSchem
 }
 
 export function addGuidance(model: ApiModel, options: GuidanceOptions = {}): GuidedApiModel {
-  const seed = options.seed ?? 1;
-  const diagnostics: Diagnostic[] = [];
-  const examples = options.exampleGenerator ?? createExampleGenerator(options.examples);
+  return finishGuidance(model, prepareGuidance(model, options), options);
+}
+
+/**
+ * What guidance needs no example for (hints, links, pagination, list tool,
+ * producers), per tool — or the tool's cached guidance. A large run computes
+ * it while the worker thread searches for examples (src/parallel).
+ */
+export interface PreparedGuidance {
+  tools: Array<{ cached: CachedGuidance } | { own: OwnGuidance }>;
+}
+
+type CachedGuidance = { guidance: ToolGuidance; diagnostics: Diagnostic[] };
+
+interface OwnGuidance {
+  guidance: Omit<ToolGuidance, "examples">;
+  /** Warnings about the tool's links. */
+  diagnostics: Diagnostic[];
+}
+
+export function prepareGuidance(model: ApiModel, options: Pick<GuidanceOptions, "guidanceCache">): PreparedGuidance {
   // The cross-tool indexes are built only when some tool's guidance is not cached.
   let indexes: { index: ReturnType<typeof buildLinkIndex>; producers: ProducerIndex } | undefined;
   const getIndexes = () => {
@@ -100,6 +125,18 @@ export function addGuidance(model: ApiModel, options: GuidanceOptions = {}): Gui
     }
     return indexes;
   };
+  const tools = model.tools.map((tool, position) => {
+    const cached = options.guidanceCache?.lookup(position);
+    return cached ? { cached } : { own: ownGuidance(tool, getIndexes()) };
+  });
+  return { tools };
+}
+
+/** The examples (from the example cache, or searched now) joined to each tool's prepared guidance. */
+export function finishGuidance(model: ApiModel, prepared: PreparedGuidance, options: GuidanceOptions): GuidedApiModel {
+  const seed = options.seed ?? 1;
+  const diagnostics: Diagnostic[] = [];
+  const examples = options.exampleGenerator ?? createExampleGenerator(options.examples);
   // Tools sharing a validator share their input schema's content: hand the
   // generator one object per content, so its validator cache (by identity) hits.
   const canonical = new Map<ValidateFunction, JsonSchema>();
@@ -113,23 +150,22 @@ export function addGuidance(model: ApiModel, options: GuidanceOptions = {}): Gui
 
   const tools: GuidedTool[] = model.tools.map((tool, position) => {
     const toolSeedValue = toolSeed(seed, tool.name);
-    const cached = options.guidanceCache?.lookup(position);
-    if (cached) {
+    const entry = prepared.tools[position]!;
+    if ("cached" in entry) {
       options.exampleCache?.keep(tool.inputSchema, toolSeedValue);
-      diagnostics.push(...cached.diagnostics);
-      return { ...tool, guidance: cached.guidance };
+      diagnostics.push(...entry.cached.diagnostics);
+      return { ...tool, guidance: entry.cached.guidance };
     }
     const validate = options.validators?.get(tool.name);
-    const found: Diagnostic[] = [];
-    const guidance = guideTool(tool, {
+    const outcome = exampleOutcome(tool, {
       seed: toolSeedValue,
       validate,
       exampleSchema: schemaFor(tool, validate),
       examples,
       exampleCache: options.exampleCache,
-      ...getIndexes(),
-      diagnostics: found,
     });
+    const found = [...exampleProblems(tool, outcome), ...entry.own.diagnostics];
+    const guidance = withExamples(entry.own.guidance, outcome);
     options.guidanceCache?.store(position, guidance, found);
     diagnostics.push(...found);
     return { ...tool, guidance };
@@ -139,19 +175,16 @@ export function addGuidance(model: ApiModel, options: GuidanceOptions = {}): Gui
   return { ...model, tools, diagnostics: [...model.diagnostics, ...diagnostics] };
 }
 
-interface ToolContext {
+interface ExampleContext {
   seed: number;
   validate: ValidateFunction | undefined;
   /** The tool's input schema, or an equal one already seen (see `schemaFor`). */
   exampleSchema: JsonSchema;
   examples: ReturnType<typeof createExampleGenerator>;
   exampleCache: GuidanceOptions["exampleCache"];
-  index: ReturnType<typeof buildLinkIndex>;
-  producers: ProducerIndex;
-  diagnostics: Diagnostic[];
 }
 
-function exampleOutcome(tool: ToolModel, ctx: ToolContext): ExampleOutcome {
+function exampleOutcome(tool: ToolModel, ctx: ExampleContext): ExampleOutcome {
   const cached = ctx.exampleCache?.lookup(tool.inputSchema, ctx.seed);
   if (cached) return cached;
   const outcome = ctx.examples.build(ctx.exampleSchema, ctx.seed, ctx.validate);
@@ -159,30 +192,39 @@ function exampleOutcome(tool: ToolModel, ctx: ToolContext): ExampleOutcome {
   return outcome;
 }
 
-function guideTool(tool: ToolModel, ctx: ToolContext): ToolGuidance {
+function exampleProblems(tool: ToolModel, outcome: ExampleOutcome): Diagnostic[] {
+  return outcome.problems.map((problem) => ({
+    pointer: tool.pointer,
+    severity: "warning",
+    message: `tool "${tool.name}": ${problem}${outcome.examples ? "" : "; the tool is generated without examples"}`,
+    fix: "check the input schema for contradictory constraints (min > max, patterns the examples cannot meet, impossible oneOf) or add a valid `example` to the schema",
+  }));
+}
+
+function ownGuidance(
+  tool: ToolModel,
+  indexes: { index: ReturnType<typeof buildLinkIndex>; producers: ProducerIndex },
+): OwnGuidance {
+  const diagnostics: Diagnostic[] = [];
   const hints = buildHints(tool.inputSchema, identifierArgs(tool));
-
-  const outcome = exampleOutcome(tool, ctx);
-  for (const problem of outcome.problems) {
-    ctx.diagnostics.push({
-      pointer: tool.pointer,
-      severity: "warning",
-      message: `tool "${tool.name}": ${problem}${outcome.examples ? "" : "; the tool is generated without examples"}`,
-      fix: "check the input schema for contradictory constraints (min > max, patterns the examples cannot meet, impossible oneOf) or add a valid `example` to the schema",
-    });
-  }
-
-  const links = buildLinks(tool, ctx.index, ctx.diagnostics);
-  const guidance: ToolGuidance = { hints, links };
-  if (outcome.examples) guidance.examples = outcome.examples;
+  const links = buildLinks(tool, indexes.index, diagnostics);
+  const guidance: Omit<ToolGuidance, "examples"> = { hints, links };
   const pagination = detectPagination(tool);
   if (pagination) guidance.pagination = pagination;
-  const listTool = findListTool(tool, ctx.index);
+  const listTool = findListTool(tool, indexes.index);
   if (listTool) guidance.listTool = listTool;
-  const producers = findProducers(tool, ctx.producers);
+  const producers = findProducers(tool, indexes.producers);
   if (producers) {
     guidance.producers = producers;
     nameSources(hints, producers);
   }
-  return guidance;
+  return { guidance, diagnostics };
+}
+
+/** The tool's guidance with its examples, members in the order tools.json has always had them. */
+function withExamples(own: Omit<ToolGuidance, "examples">, outcome: ExampleOutcome): ToolGuidance {
+  const { hints, links, ...rest } = own;
+  const guidance: ToolGuidance = { hints, links };
+  if (outcome.examples) guidance.examples = outcome.examples;
+  return Object.assign(guidance, rest);
 }

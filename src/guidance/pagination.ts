@@ -135,6 +135,17 @@ function findArg(
  */
 export function findItemsPointer(schema: JsonSchema | undefined, depth = 0): string | undefined {
   if (!schema || depth > 2) return undefined;
+  if (depth > 0 || typeof schema !== "object") return itemsPointerOf(schema, depth);
+  // Asked of the same response schema by pagination, links and producers, for every tool that reaches it.
+  if (itemsPointers.has(schema)) return itemsPointers.get(schema);
+  const found = itemsPointerOf(schema, 0);
+  itemsPointers.set(schema, found);
+  return found;
+}
+
+const itemsPointers = new WeakMap<JsonSchema, string | undefined>();
+
+function itemsPointerOf(schema: JsonSchema, depth: number): string | undefined {
   if (isArraySchema(schema)) return "";
   for (const key of ["oneOf", "anyOf"] as const) {
     const branches = schema[key];
@@ -145,21 +156,21 @@ export function findItemsPointer(schema: JsonSchema | undefined, depth = 0): str
       }
     }
   }
-  const props = schemaProperties(schema);
-  const arrays = Object.entries(props).filter(([, s]) => isArraySchema(s));
+  const props = Object.entries(schemaProperties(schema)).map(([name, sub]) => ({ name, norm: normName(name), sub }));
+  const arrays = props.filter(({ sub }) => isArraySchema(sub));
   for (const name of ITEM_ARRAY_NAMES) {
-    const hit = arrays.find(([k]) => normName(k) === name);
-    if (hit) return "/" + escapePointerToken(hit[0]);
+    const hit = arrays.find(({ norm }) => norm === name);
+    if (hit) return "/" + escapePointerToken(hit.name);
   }
   // Any other single array counts only in a small envelope ({total_count, repositories}),
   // not in a resource that happens to have a list field (an issue's `labels`).
-  if (arrays.length === 1 && Object.keys(props).length <= 5) return "/" + escapePointerToken(arrays[0]![0]);
+  if (arrays.length === 1 && props.length <= 5) return "/" + escapePointerToken(arrays[0]!.name);
   // One level deeper: { data: { items: [...] } }.
   for (const name of ITEM_ARRAY_NAMES) {
-    const hit = Object.entries(props).find(([k]) => normName(k) === name);
+    const hit = props.find(({ norm }) => norm === name);
     if (!hit) continue;
-    const inner = findItemsPointer(hit[1], depth + 1);
-    if (inner !== undefined && inner !== "") return "/" + escapePointerToken(hit[0]) + inner;
+    const inner = findItemsPointer(hit.sub, depth + 1);
+    if (inner !== undefined && inner !== "") return "/" + escapePointerToken(hit.name) + inner;
   }
   return undefined;
 }

@@ -50,7 +50,8 @@ interface Candidate {
   tool: ToolModel;
   take: string;
   kind: Kind;
-  note: string;
+  /** Its note, made only for the few candidates kept (a common field name has dozens). */
+  note: () => string;
 }
 
 interface Ranked extends IdentifierProducer {
@@ -206,7 +207,7 @@ function ownCollection(c: NonNullable<Target["collection"]>, index: ProducerInde
         tool: list.tool,
         take: `${itemsPointer}/0/${escapePointerToken(field)}`,
         kind: Kind.OwnList,
-        note: `lists ${c.noun}s; take one's ${field}`,
+        note: () => `lists ${c.noun}s; take one's ${field}`,
       });
   }
   const create = index.links.byRoute.get(`post ${c.route}`);
@@ -216,7 +217,8 @@ function ownCollection(c: NonNullable<Target["collection"]>, index: ProducerInde
       tool: create.tool,
       take: `/${escapePointerToken(field)}`,
       kind: Kind.Create,
-      note: `creates ${/^[aeiou]/i.test(c.noun) ? "an" : "a"} ${c.noun} (a new resource); its ${field} is the new id`,
+      note: () =>
+        `creates ${/^[aeiou]/i.test(c.noun) ? "an" : "a"} ${c.noun} (a new resource); its ${field} is the new id`,
     });
   }
   return out;
@@ -236,13 +238,18 @@ function candidates(tool: ToolModel, arg: string, target: Target, index: Produce
       tool: d.tool,
       take: d.take,
       kind: Kind.Declared,
-      note: `its answer holds ${arg} (declared link "${d.name}")`,
+      note: () => `its answer holds ${arg} (declared link "${d.name}")`,
     });
   }
   if (target.collection) out.push(...ownCollection(target.collection, index));
   for (const k of target.keys) {
     for (const hit of index.fields.get(k) ?? []) {
-      out.push({ tool: hit.tool, take: hit.take, kind: Kind.Field, note: `its answer holds ${fieldPath(hit.take)}` });
+      out.push({
+        tool: hit.tool,
+        take: hit.take,
+        kind: Kind.Field,
+        note: () => `its answer holds ${fieldPath(hit.take)}`,
+      });
     }
   }
   return out.filter((c) => c.tool !== tool);
@@ -267,11 +274,11 @@ function producerParams(
   index: ProducerIndex,
   hops: number,
 ): { params: Record<string, unknown>; via?: ProducerCall } | undefined {
-  const targetProps = schemaProperties(target.inputSchema);
+  const targetProps = inputProperties(target);
   const params: Record<string, unknown> = {};
   let via: ProducerCall | undefined;
   const needed = identifierArgs(producer);
-  const producerProps = schemaProperties(producer.inputSchema);
+  const producerProps = inputProperties(producer);
   for (const name of Object.keys(producerProps)) {
     // Carried only when the caller's value can fit (a string `status` is no array `status`).
     if (name in targetProps && name !== arg && sameTypes(targetProps[name], producerProps[name]))
@@ -299,7 +306,7 @@ function rankedProducers(target: ToolModel, arg: string, index: ProducerIndex, h
   const hit = index.memo.get(memoKey);
   if (hit) return hit;
   index.memo.set(memoKey, []); // cycles end here
-  const out: Ranked[] = [];
+  const found: Array<{ candidate: Candidate; filled: NonNullable<ReturnType<typeof producerParams>>; rank: Rank }> = [];
   const seen = new Set<string>();
   const wanted = targetOf(target, arg, index);
   for (const c of candidates(target, arg, wanted, index)) {
@@ -308,21 +315,49 @@ function rankedProducers(target: ToolModel, arg: string, index: ProducerIndex, h
     seen.add(k);
     const filled = producerParams(target, arg, wanted.keys, c.tool, index, hops);
     if (!filled) continue;
-    const rank: Ranked["rank"] = [
+    const rank: Rank = [
       isSafe(c.tool) ? 0 : 1,
       filled.via ? 1 : 0,
       c.kind,
       -sharedPath(target, c.tool),
       Object.keys(filled.params).length,
     ];
-    const p: Ranked = { tool: c.tool.name, params: filled.params, take: c.take, note: c.note, rank };
-    if (filled.via) p.via = filled.via;
-    out.push(p);
+    found.push({ candidate: c, filled, rank });
   }
-  out.sort((a, b) => a.rank.reduce((d, r, i) => d || r - b.rank[i]!, 0) || a.tool.localeCompare(b.tool));
-  const kept = out.slice(0, MAX_PRODUCERS);
+  found.sort((a, b) => compareRanks(a.rank, b.rank) || a.candidate.tool.name.localeCompare(b.candidate.tool.name));
+  const kept = found.slice(0, MAX_PRODUCERS).map(({ candidate, filled, rank }) => {
+    const p: Ranked = {
+      tool: candidate.tool.name,
+      params: filled.params,
+      take: candidate.take,
+      note: candidate.note(),
+      rank,
+    };
+    if (filled.via) p.via = filled.via;
+    return p;
+  });
   index.memo.set(memoKey, kept);
   return kept;
+}
+
+type Rank = Ranked["rank"];
+
+/** The first differing position decides; lower is better. */
+function compareRanks(a: Rank, b: Rank): number {
+  for (let position = 0; position < a.length; position++) {
+    const difference = a[position]! - b[position]!;
+    if (difference !== 0) return difference;
+  }
+  return 0;
+}
+
+/** A tool's top-level input properties, read once per tool (every candidate producer asks for them). */
+const inputPropertiesOf = new WeakMap<ToolModel, Record<string, JsonSchema>>();
+
+function inputProperties(tool: ToolModel): Record<string, JsonSchema> {
+  let known = inputPropertiesOf.get(tool);
+  if (!known) inputPropertiesOf.set(tool, (known = schemaProperties(tool.inputSchema)));
+  return known;
 }
 
 /** Producers for each required identifier argument of a tool; undefined when none is known. */
@@ -335,39 +370,6 @@ export function findProducers(tool: ToolModel, index: ProducerIndex): Record<str
     if (found.length > 0) out[arg] = found;
   }
   return Object.keys(out).length > 0 ? out : undefined;
-}
-
-/** Each identifier's typed hint names where real values come from (shown by `info` / `describe_operation`). */
-export function nameSources(hints: SchemaHints, producers: Record<string, IdentifierProducer[]>): void {
-  for (const [arg, found] of Object.entries(producers)) {
-    const hint = hints.typed[arg];
-    const first = found[0];
-    if (!hint?.placeholder || !first) continue;
-    const chain = first.via ? `${first.via.tool} → ${first.tool}` : first.tool;
-    hint.placeholder += `; real ones: ${chain}, at ${first.take} of its answer`;
-  }
-}
-
-/**
- * A producer call is made as given, so it must pass the producer's validator:
- * its ordinary required values (a create's `quantity`) come from the
- * producer's own minimal example. Runs once every tool has its examples.
- */
-export function completeProducerCalls(tools: GuidedTool[]): void {
-  const byName = new Map(tools.map((t) => [t.name, t]));
-  const complete = (call: ProducerCall): void => {
-    const producer = byName.get(call.tool);
-    const example = producer?.guidance.examples?.minimal;
-    if (!producer || !example) return;
-    for (const name of schemaRequired(producer.inputSchema))
-      if (!(name in call.params) && name in example) call.params[name] = example[name];
-  };
-  for (const tool of tools)
-    for (const list of Object.values(tool.guidance.producers ?? {}))
-      for (const producer of list) {
-        complete(producer);
-        if (producer.via) complete(producer.via);
-      }
 }
 
 /** Both declare the same JSON types, or at least one declares none. */

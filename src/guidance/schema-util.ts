@@ -77,8 +77,18 @@ export function isObjectSchema(schema: JsonSchema | undefined): boolean {
 
 /** Lower-cases and strips `_`, `-`, `.`, `$` and `@` so `page_size`, `pageSize` and `$page-size` compare equal. */
 export function normName(name: string): string {
-  return name.toLowerCase().replace(/[_\-.$@\s]/g, "");
+  // The same few thousand field names are compared across every tool: each is normalised once.
+  let norm = normNames.get(name);
+  if (norm === undefined) {
+    if (normNames.size >= MAX_NORM_NAMES) normNames.clear();
+    normNames.set(name, (norm = name.toLowerCase().replace(/[_\-.$@\s]/g, "")));
+  }
+  return norm;
 }
+
+const normNames = new Map<string, string>();
+/** Cleared when full, so a long-lived process does not grow without bound. */
+const MAX_NORM_NAMES = 50_000;
 
 /** Naive English singular: `pets`→`pet`, `categories`→`category`, `addresses`→`address`. */
 export function singularize(word: string): string {

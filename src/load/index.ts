@@ -100,6 +100,19 @@ async function fetchText(
   return { text, location: response.url || url };
 }
 
+/** Documents `parseSpecText` made with JSON.parse: trees (no object in two places) that nothing else holds yet. */
+const jsonTrees = new WeakSet<object>();
+
+/**
+ * Whether `document` is the root of a tree `parseSpecText` made from JSON
+ * that no stage has taken yet; the first to ask takes it and may change it in
+ * place (see src/normalise/upgrade-in-place.ts). YAML aliases share objects,
+ * and a pruned or hand-made document may share its parts: those are never taken.
+ */
+export function takeParsedJsonTree(document: unknown): boolean {
+  return typeof document === "object" && document !== null && jsonTrees.delete(document);
+}
+
 /**
  * JSON is parsed with JSON.parse for speed (GitHub's spec is 13 MB); YAML, or
  * JSON that fails, goes through the YAML parser, whose errors carry line and column.
@@ -118,6 +131,7 @@ export function parseSpecText(text: string, source: string): unknown {
         "fix the syntax at that line and column",
       );
     }
+    if (typeof parsed === "object" && parsed !== null) jsonTrees.add(parsed);
     // JSON has no aliases, so only the depth needs checking, and a scan of the text does that far faster than a walk.
     return jsonNestingWithin(trimmed, MAX_NESTING) ? parsed : checkStructure(parsed, source);
   }

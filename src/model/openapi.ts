@@ -36,6 +36,7 @@ import { bodyAllowed, buildBody } from "./request-body.js";
 import { readSecurity } from "./api-info.js";
 import { mergeOverrides, readMcpExtension, type McpOverride } from "./overrides.js";
 import { openApiPrelude, type ModelOptions, type OpenApiPrelude } from "./prelude.js";
+import { notifyDraft } from "./draft-listener.js";
 
 export { apiIdentity, openApiPrelude } from "./prelude.js";
 export type { ModelOptions, OpenApiPrelude } from "./prelude.js";
@@ -145,8 +146,9 @@ export function modelOperation(
     readMcpExtension(operation["x-mcp"], childPointer(pointer, "x-mcp"), context.diagnostics),
   );
   if (override.hidden) return outcome();
+  let draft: ToolDraft;
   try {
-    return outcome(applyOverride(buildOperationTool(path, method, pathItem, operation, pointer, context), override));
+    draft = applyOverride(buildOperationTool(path, method, pathItem, operation, pointer, context), override);
   } catch (error) {
     context.diagnostics.push({
       pointer,
@@ -156,6 +158,7 @@ export function modelOperation(
     });
     return outcome();
   }
+  return outcome(notifyDraft(draft));
 }
 
 /** The model from the prelude and the walk's steps: diagnostics in document order, tool names made unique. */

@@ -6,14 +6,26 @@
  * only, never on the machine's current load, so a run behaves the same every
  * time. `GUIDED_MCP_WORKERS=0` turns it off, `=1` forces it on (used by tests).
  *
- * Tools with equal input schemas go to the same side, so no schema is
- * compiled twice; each side gets about half of the schema bytes.
+ * Tools with equal input schemas form one unit, computed by one thread, so
+ * no schema is compiled twice; the threads take units from a shared queue.
  */
 import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
-import { Worker } from "node:worker_threads";
-import { computeOutcomes, type OutcomeResults, type OutcomeTask } from "./outcomes.js";
+import { MessageChannel, Worker, type MessagePort } from "node:worker_threads";
+import { toolSeed } from "../guidance/index.js";
+import { operationCount } from "../load/index.js";
+import { listenToDrafts, type DraftListener } from "../model/draft-listener.js";
+import {
+  computeUnits,
+  outcomeUnits,
+  queueSlots,
+  sharedQueue,
+  type OutcomeResults,
+  type OutcomeTask,
+  type WorkerRequest,
+} from "./outcomes.js";
+import type { SpeculationItem, WorkerSetup } from "./speculation.js";
 
 /** Below this many tools to compute, one thread is faster than paying for a worker's start-up. */
 const MIN_TOOLS_FOR_WORKER = 150;
@@ -41,21 +53,42 @@ function workerFile(): URL | undefined {
  * `release()` ends it when the run turns out not to need it.
  */
 export interface ExampleWorker {
-  run(tasks: OutcomeTask[]): Promise<OutcomeResults>;
+  run(request: WorkerRequest): Promise<OutcomeResults>;
   release(): Promise<void>;
 }
 
-/** Starts the worker when a run of `operationCount` operations will use one (same rule as `shouldUseWorker`). */
-export function startExampleWorker(operationCount: number): ExampleWorker | undefined {
-  return shouldUseWorker(operationCount) ? spawnWorker() : undefined;
+/**
+ * Starts the worker when a run of the parsed `document`'s operations will use
+ * one (same rule as `shouldUseWorker`); the model stage's tool drafts are sent
+ * to it ahead, with their seeds from `seed` (see ./speculation.ts).
+ */
+export function startExampleWorker(document: unknown, seed: number): ExampleWorker | undefined {
+  return shouldUseWorker(operationCount(document)) ? spawnWorker(seed) : undefined;
 }
 
-function spawnWorker(): ExampleWorker | undefined {
+/** Drafts sent ahead per message: one message per tool would cost this thread more than it saves the worker. */
+const AHEAD_BATCH = 16;
+/**
+ * At most this many drafts sent and not yet computed: copying more than the
+ * worker can use before the model ends only slows this thread (Graph's
+ * 11,422 drafts, many of 24 KB, doubled its model stage).
+ */
+const AHEAD_WINDOW = 4 * AHEAD_BATCH;
+
+function spawnWorker(seed?: number): ExampleWorker | undefined {
   const url = workerFile();
   if (!url) return undefined;
-  const worker = new Worker(url);
+  const channel = new MessageChannel();
+  const setup: WorkerSetup = { ahead: channel.port2, shared: new Int32Array(new SharedArrayBuffer(8)) };
+  const worker = new Worker(url, { workerData: setup, transferList: [channel.port2] });
   // Waiting for tasks, it must not keep a failed run's process alive.
   worker.unref();
+  channel.port1.unref();
+  const stopListening = seed === undefined ? () => {} : listenToDrafts(sendAhead(channel.port1, setup.shared, seed));
+  const stopAhead = () => {
+    stopListening();
+    Atomics.store(setup.shared, 0, 1);
+  };
   // Until `run`, an error or exit is only remembered: a run that never uses the worker must not fail for it.
   const ended = new Promise<OutcomeResults>((_, reject) => {
     worker.once("error", reject);
@@ -63,63 +96,80 @@ function spawnWorker(): ExampleWorker | undefined {
   });
   ended.catch(() => {});
   return {
-    run(tasks) {
+    run(request) {
+      stopAhead();
       worker.ref();
       const answer = new Promise<OutcomeResults>((resolve) => worker.once("message", resolve));
-      worker.postMessage(tasks);
+      worker.postMessage(request);
       return Promise.race([answer, ended]);
     },
-    release: async () => void (await worker.terminate()),
+    release: async () => {
+      stopAhead();
+      channel.port1.close();
+      await worker.terminate();
+    },
   };
 }
 
-/** Runs the tasks on two threads; results as if `computeOutcomes(tasks)` had run on one. */
-export async function computeOutcomesInParallel(
+/** Batches each tool draft's input schema and seed to the worker while the model stage runs, as fast as it computes them. */
+function sendAhead(port: MessagePort, shared: Int32Array, seed: number): DraftListener {
+  let batch: SpeculationItem[] = [];
+  let sent = 0;
+  let broken = false;
+  return (draft) => {
+    if (broken || sent - Atomics.load(shared, 1) >= AHEAD_WINDOW) return;
+    batch.push({ schema: draft.inputSchema, seed: toolSeed(seed, draft.baseName) });
+    if (batch.length < AHEAD_BATCH) return;
+    try {
+      port.postMessage(batch);
+      sent += batch.length;
+    } catch {
+      broken = true; // a value that cannot be cloned: nothing more is sent ahead, and the units are computed as usual
+    }
+    batch = [];
+  };
+}
+
+/**
+ * Runs the tasks on two threads; results as if one thread had computed
+ * every unit. Both threads take units from one shared queue, largest first,
+ * so the work splits evenly whatever a unit costs; `meanwhile` (work of this
+ * thread that does not need the outcomes) runs first, while the worker has
+ * the queue to itself.
+ */
+export async function computeOutcomesInParallel<T>(
   tasks: OutcomeTask[],
-  started?: ExampleWorker,
-): Promise<OutcomeResults> {
-  const [mine, theirs] = split(tasks);
-  const worker = theirs.length > 0 ? (started ?? spawnWorker()) : undefined;
+  started: ExampleWorker | undefined,
+  meanwhile: () => T | Promise<T>,
+): Promise<{ results: OutcomeResults; meanwhile: T }> {
+  const units = outcomeUnits(tasks);
+  const worker = units.length > 1 ? (started ?? spawnWorker()) : undefined;
   if (!worker) {
     await started?.release();
-    return computeOutcomes(tasks);
+    const alongside = await meanwhile();
+    return { results: computeUnits(units, sharedQueue(queueSlots(units.length))), meanwhile: alongside };
   }
-  const remote = worker.run(theirs);
-  remote.catch(() => {}); // awaited below, after this thread's half
-  const local = computeOutcomes(mine);
+  const slots = queueSlots(units.length);
+  const remote = worker.run({ units, slots });
+  remote.catch(() => {}); // awaited below, after this thread's share
+  let alongside: T;
+  let local: OutcomeResults;
   let other: OutcomeResults;
   try {
+    alongside = await meanwhile();
+    local = computeUnits(units, sharedQueue(slots));
     other = await remote;
   } finally {
     await worker.release();
   }
-  // The single-threaded check reports the first failing tool in model order; so do we.
+  return { results: merged(local, other), meanwhile: alongside };
+}
+
+/** The single-threaded check reports the first failing tool in model order; so do we. */
+function merged(local: OutcomeResults, other: OutcomeResults): OutcomeResults {
   const errors = [local.compileError, other.compileError].filter(
     (error): error is NonNullable<typeof error> => error !== undefined,
   );
   if (errors.length > 0) return { outcomes: [], compileError: errors.reduce((a, b) => (a.index <= b.index ? a : b)) };
   return { outcomes: [...local.outcomes, ...other.outcomes].sort((a, b) => a.index - b.index) };
-}
-
-/** Two halves by schema bytes, equal schemas together, each half in task order. */
-function split(tasks: OutcomeTask[]): [OutcomeTask[], OutcomeTask[]] {
-  const groups = new Map<string, OutcomeTask[]>();
-  for (const task of tasks) {
-    const key = JSON.stringify(task.schema);
-    const group = groups.get(key);
-    if (group) group.push(task);
-    else groups.set(key, [task]);
-  }
-  // Largest first into the lighter side: a simple, deterministic balance.
-  const sized = [...groups]
-    .map(([key, group]) => ({ size: key.length, group }))
-    .sort((a, b) => b.size - a.size || a.group[0]!.index - b.group[0]!.index);
-  const sides: [OutcomeTask[], OutcomeTask[]] = [[], []];
-  const load = [0, 0];
-  for (const { size, group } of sized) {
-    const side = load[0]! <= load[1]! ? 0 : 1;
-    sides[side].push(...group);
-    load[side]! += size + 2000;
-  }
-  return [sides[0].sort((a, b) => a.index - b.index), sides[1].sort((a, b) => a.index - b.index)];
 }

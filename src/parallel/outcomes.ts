@@ -1,13 +1,15 @@
 /**
  * The costly per-tool work of a generation — compiling the input schema with
- * the server's Ajv (fail closed) and searching for valid examples — as one
- * pure function over a list of tasks, so it can run in this thread or in a
- * worker thread (see ./index.ts) with the same result.
+ * the server's Ajv (fail closed) and searching for valid examples — over
+ * units of tools with equal input schemas, so it can run in this thread, in a
+ * worker thread, or in both at once (see ./index.ts) with the same result:
+ * a unit's outcomes depend on its schema and its tools' seeds only.
  */
 import type { ExampleOutcome } from "../guidance/examples/index.js";
-import { createExampleGenerator, exampleCompiler } from "../guidance/index.js";
+import { createExampleGenerator, exampleCompiler, type ExampleGenerator } from "../guidance/index.js";
 import type { JsonSchema } from "../model/ir.js";
-import { createCheckCompiler } from "../model/validators.js";
+import { createCheckCompiler, type SchemaCompiler } from "../model/validators.js";
+import type { Speculation } from "./speculation.js";
 
 export interface OutcomeTask {
   /** The tool's position in the model, to report and merge in tool order. */
@@ -16,40 +18,191 @@ export interface OutcomeTask {
   seed: number;
 }
 
+/** Tools whose input schemas are equal (by JSON text), computed together: one compile, then each tool's examples. */
+export interface OutcomeUnit {
+  /** The schema of the unit's first tool; it stands for the others'. */
+  schema: JsonSchema;
+  /** Its JSON text. */
+  key: string;
+  /** In tool order. */
+  tools: Array<{ index: number; seed: number }>;
+}
+
 export interface OutcomeResults {
   outcomes: Array<{ index: number; outcome: ExampleOutcome }>;
-  /** The first task (in task order) whose schema does not compile; then no outcomes are computed. */
+  /** The first task (in task order) whose schema does not compile; then no outcomes are returned. */
   compileError?: { index: number; message: string };
 }
 
 /**
- * Compiles every schema first (a failure stops everything, as the
- * single-threaded fail-closed check does), then builds the examples. Tasks
- * with equal schemas share one schema object, so each distinct schema is compiled once.
+ * Groups tasks into units, largest schema first: taken in this order by two
+ * threads, the last units left are the smallest, so both finish at about the
+ * same time whatever a unit costs.
  */
-export function computeOutcomes(tasks: OutcomeTask[]): OutcomeResults {
-  const generator = createExampleGenerator();
-  const canonical = new Map<string, JsonSchema>();
-  const validators = tasks.map((task) => {
-    const key = JSON.stringify(task.schema);
-    const schema = canonical.get(key) ?? task.schema;
-    canonical.set(key, schema);
-    return schema;
-  });
-  const compile = createCheckCompiler(canonical.values(), exampleCompiler(generator));
-  const compiled = new Map<JsonSchema, ReturnType<typeof compile>>();
-  for (const [position, task] of tasks.entries()) {
-    const schema = validators[position]!;
-    if (compiled.has(schema)) continue;
-    try {
-      compiled.set(schema, compile(schema));
-    } catch (error) {
-      return { outcomes: [], compileError: { index: task.index, message: (error as Error).message } };
-    }
+export function outcomeUnits(tasks: OutcomeTask[]): OutcomeUnit[] {
+  const units = new Map<string, OutcomeUnit>();
+  for (const { index, schema, seed } of tasks) {
+    const key = JSON.stringify(schema);
+    const unit = units.get(key);
+    if (unit) unit.tools.push({ index, seed });
+    else units.set(key, { schema, key, tools: [{ index, seed }] });
   }
-  const outcomes = tasks.map((task, position) => {
-    const schema = validators[position]!;
-    return { index: task.index, outcome: generator.build(schema, task.seed, compiled.get(schema)) };
-  });
-  return { outcomes };
+  return [...units]
+    .map(([key, unit]) => ({ size: key.length, unit }))
+    .sort((a, b) => b.size - a.size || a.unit.tools[0]!.index - b.unit.tools[0]!.index)
+    .map(({ unit }) => unit);
+}
+
+/**
+ * Which unit to compute next, whether some compile has failed, and whether the
+ * fail-closed check splits schemas: the same answers for every thread taking
+ * part. Backed by shared memory when two threads take units from one list.
+ */
+export interface UnitQueue {
+  /** The position of the next unit nobody has taken (past the end when all are taken). */
+  take(): number;
+  /** Takes the unit at `position` if nobody has; whether this thread now has it. */
+  claim(position: number): boolean;
+  /** Some thread met a schema that does not compile: examples are no longer worth building. */
+  failed(): boolean;
+  fail(): void;
+  /** What a thread found `createCheckCompiler` does with these units (undefined: nobody has looked yet). */
+  splits(): boolean | undefined;
+  setSplits(splits: boolean): void;
+}
+
+/** Slots of a `UnitQueue`: failed (0/1), splits (0 not known, 1 no, 2 yes), then one per unit (1: taken). */
+const SLOTS = 2;
+
+/** A queue over slots two threads can share (see `queueSlots`); each thread looks for the next untaken unit in order. */
+export function sharedQueue(slots: Int32Array): UnitQueue {
+  const claim = (position: number) => Atomics.compareExchange(slots, SLOTS + position, 0, 1) === 0;
+  let next = 0;
+  return {
+    take: () => {
+      while (SLOTS + next < slots.length && !claim(next)) next++;
+      return next++;
+    },
+    claim: (position) => SLOTS + position < slots.length && claim(position),
+    failed: () => Atomics.load(slots, 0) !== 0,
+    fail: () => void Atomics.store(slots, 0, 1),
+    splits: () => [undefined, false, true][Atomics.load(slots, 1)],
+    setSplits: (splits) => void Atomics.store(slots, 1, splits ? 2 : 1),
+  };
+}
+
+/** The slots a `sharedQueue` over `unitCount` units needs, in memory two threads can share. */
+export function queueSlots(unitCount: number): Int32Array {
+  return new Int32Array(new SharedArrayBuffer((SLOTS + unitCount) * Int32Array.BYTES_PER_ELEMENT));
+}
+
+/**
+ * Computes the units this thread takes from `queue` (first those `ahead` has
+ * computed, see ./speculation.ts). Each unit's schema is compiled before its
+ * examples are built; once any compile has failed, the units still taken are
+ * only compiled, so that the first failing tool in tool order is found
+ * whichever thread meets it.
+ */
+export function computeUnits(
+  units: OutcomeUnit[],
+  queue: UnitQueue,
+  generator: ExampleGenerator = createExampleGenerator(),
+  ahead?: Speculation,
+): OutcomeResults {
+  const compile = checkCompiler(units, exampleCompiler(generator), queue);
+  const outcomes: OutcomeResults["outcomes"] = [];
+  let compileError: OutcomeResults["compileError"];
+  const first = ahead?.positions(units) ?? [];
+  const take = () => {
+    while (first.length > 0) {
+      const position = first.shift()!;
+      if (queue.claim(position)) return position;
+    }
+    return queue.take();
+  };
+  for (let position = take(); position < units.length; position = take()) {
+    const { key, tools } = units[position]!;
+    const known = ahead?.get(key);
+    // The schema object computed ahead, so the generator's caches (by identity) serve the rest of the unit.
+    const schema = known?.schema ?? units[position]!.schema;
+    let validate: ReturnType<typeof compile>;
+    try {
+      validate = known ? (known.validate ?? fail(known.error)) : compile(schema);
+    } catch (error) {
+      queue.fail();
+      if (!compileError || tools[0]!.index < compileError.index)
+        compileError = { index: tools[0]!.index, message: (error as Error).message };
+      continue;
+    }
+    if (queue.failed()) continue;
+    for (const { index, seed } of tools)
+      outcomes.push({ index, outcome: known?.outcomes.get(seed) ?? generator.build(schema, seed, validate) });
+  }
+  return compileError ? { outcomes: [], compileError } : { outcomes };
+}
+
+function fail(message: string | undefined): never {
+  throw new Error(message);
+}
+
+/** What the worker is sent: every unit, and the shared slots of the queue both threads take them from. */
+export interface WorkerRequest {
+  units: OutcomeUnit[];
+  slots: Int32Array;
+}
+
+/**
+ * The fail-closed check over every unit, whichever this thread takes, as one
+ * thread would make it. When it would not split schemas (it then returns the
+ * example generator's compiler as it is), the first thread to find that out
+ * says so, and the other skips counting the API's sub-schemas (≈ 0.1 s on GitHub).
+ */
+function checkCompiler(units: OutcomeUnit[], whole: SchemaCompiler, queue: UnitQueue): SchemaCompiler {
+  if (queue.splits() === false) return whole;
+  const compile = createCheckCompiler(
+    units.map((unit) => unit.schema),
+    whole,
+  );
+  queue.setSplits(compile !== whole);
+  return compile;
+}
+
+/**
+ * A schema with the keywords most input schemas use (formats, patterns,
+ * bounds, enums, lists, nesting, a oneOf): compiling it and building its
+ * examples makes a new generator's Ajv instance (with its meta-schema) and
+ * gets the compile and example code compiled by V8.
+ */
+const WARM_UP_SCHEMA: JsonSchema = {
+  type: "object",
+  properties: {
+    id: { type: "integer", minimum: 1 },
+    name: { type: "string", minLength: 2, maxLength: 20, pattern: "^[a-z]+$" },
+    email: { type: "string", format: "email" },
+    created_at: { type: "string", format: "date-time" },
+    state: { type: "string", enum: ["open", "closed"] },
+    labels: { type: "array", items: { type: "string" }, maxItems: 3 },
+    owner: {
+      type: "object",
+      properties: { login: { type: "string" }, url: { type: "string", format: "uri" } },
+      required: ["login"],
+    },
+    target: { oneOf: [{ type: "integer" }, { type: "string", minLength: 40 }] },
+    note: { type: ["string", "null"], description: "Free text" },
+  },
+  required: ["id", "name", "state"],
+  additionalProperties: false,
+};
+
+/**
+ * A generator made ready while its thread has nothing else to do (the worker,
+ * before its units arrive). Its outcomes stay what a fresh generator's would
+ * be: a unit's outcome never depends on what the generator computed before,
+ * which test/unit/parallel.test.ts checks by computing units in other orders.
+ */
+export function warmedGenerator(): ExampleGenerator {
+  const generator = createExampleGenerator();
+  const compiled = generator.compile(WARM_UP_SCHEMA);
+  generator.build(WARM_UP_SCHEMA, 1, compiled.validate);
+  return generator;
 }

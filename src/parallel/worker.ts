@@ -1,9 +1,26 @@
 /**
- * Worker-thread entry: computes the example outcomes of the tasks it is sent
- * (see ./index.ts). Started before the tasks are known, so that loading its
- * modules overlaps the main thread's model stages; it answers one message.
+ * Worker-thread entry: computes the example outcomes of the units it takes
+ * from the queue it shares with the main thread (see ./index.ts). Started
+ * before the units are known, it loads its modules and readies its example
+ * generator while the main thread models, then computes the tool drafts sent
+ * ahead (./speculation.ts) until the units come; it answers one message.
  */
-import { parentPort } from "node:worker_threads";
-import { computeOutcomes, type OutcomeTask } from "./outcomes.js";
+import { parentPort, workerData } from "node:worker_threads";
+import { computeUnits, sharedQueue, warmedGenerator, type WorkerRequest } from "./outcomes.js";
+import { speculate, Speculation, type WorkerSetup } from "./speculation.js";
 
-parentPort?.once("message", (tasks: OutcomeTask[]) => parentPort?.postMessage(computeOutcomes(tasks)));
+const generator = readyGenerator();
+const ahead = generator ? new Speculation(generator) : undefined;
+if (ahead && workerData) speculate(workerData as WorkerSetup, ahead);
+parentPort?.once("message", ({ units, slots }: WorkerRequest) =>
+  parentPort?.postMessage(computeUnits(units, sharedQueue(slots), generator, ahead)),
+);
+
+/** A failed warm-up must not fail the run: the units then get a fresh generator, as the main thread's do. */
+function readyGenerator(): ReturnType<typeof warmedGenerator> | undefined {
+  try {
+    return warmedGenerator();
+  } catch {
+    return undefined;
+  }
+}

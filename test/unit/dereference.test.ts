@@ -150,3 +150,22 @@ describe("dereferenceInternal (the parser's result for documents with plain inte
     expect(result!.circular).toBe(theirs.circular);
   });
 });
+
+describe("the direct walk's depth limit", () => {
+  /** `levels` objects nested under the root's `a`, the innermost holding `leaf`. */
+  const nested = (levels: number, leaf: unknown) => {
+    const root: Record<string, unknown> = { openapi: "3.1.0" };
+    let holder = root;
+    for (let level = 1; level <= levels; level++) holder = (holder[level === 1 ? "a" : "x"] = {}) as typeof root;
+    holder["v"] = leaf;
+    return root;
+  };
+
+  it.each([
+    ["a plain value", 1],
+    ["an object", {}],
+  ])("leaves %s nested past the parser's limit less 10 (391 levels) to the parser", (_name, leaf) => {
+    expect(dereferenceInternal(nested(389, leaf))).toEqual({ circular: false });
+    expect(dereferenceInternal(nested(390, leaf))).toBeUndefined();
+  });
+});

@@ -1,0 +1,128 @@
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { createExampleGenerator, toolSeed } from "../../src/guidance/index.js";
+import type { ApiModel } from "../../src/model/ir.js";
+import {
+  computeUnits,
+  outcomeUnits,
+  queueSlots,
+  sharedQueue,
+  type OutcomeResults,
+  type OutcomeTask,
+  type UnitQueue,
+  warmedGenerator,
+} from "../../src/parallel/outcomes.js";
+import { Speculation } from "../../src/parallel/speculation.js";
+import { DIRECTORY_ROOT } from "../helpers/corpus.js";
+import { modelFrom, SAMPLES } from "../helpers/pipeline.js";
+
+const tasksOf = (model: ApiModel): OutcomeTask[] =>
+  model.tools.map((tool, index) => ({ index, schema: tool.inputSchema, seed: toolSeed(1, tool.name) }));
+
+/** A queue handing out the given unit positions, then the end; `shared` stands for the other thread's view. */
+function scriptedQueue(positions: number[], end: number, shared = sharedQueue(queueSlots(end))): UnitQueue {
+  let next = 0;
+  return { ...shared, take: () => (next < positions.length ? positions[next++]! : end) };
+}
+
+/** Outcomes of two "threads" (two generators), each taking the given positions, merged in tool order. */
+function twoThreads(tasks: OutcomeTask[], first: number[], second: number[]): OutcomeResults["outcomes"] {
+  const units = outcomeUnits(tasks);
+  const shared = sharedQueue(queueSlots(units.length));
+  const a = computeUnits(units, scriptedQueue(first, units.length, shared));
+  const b = computeUnits(units, scriptedQueue(second, units.length, shared));
+  return [...a.outcomes, ...b.outcomes].sort((x, y) => x.index - y.index);
+}
+
+describe("example outcomes over units shared by two threads", () => {
+  it("groups equal input schemas into one unit, largest first, tools in order", () => {
+    const big = { type: "object", properties: { a: { type: "string" }, b: { type: "integer" } } };
+    const small = { type: "object" };
+    const units = outcomeUnits([
+      { index: 0, schema: small, seed: 1 },
+      { index: 1, schema: big, seed: 2 },
+      { index: 2, schema: structuredClone(small), seed: 3 },
+      { index: 3, schema: structuredClone(big), seed: 4 },
+    ]);
+    expect(units.map((unit) => unit.tools.map((tool) => tool.index))).toEqual([
+      [1, 3],
+      [0, 2],
+    ]);
+    expect(units[0]!.schema).toBe(big);
+  });
+
+  it("gives every tool the same outcome whichever thread takes its unit, in whatever order (Stripe)", async () => {
+    const tasks = tasksOf(await modelFrom(join(DIRECTORY_ROOT, "stripe.com.json")));
+    const units = outcomeUnits(tasks);
+    const alone = computeUnits(units, sharedQueue(queueSlots(units.length)));
+    expect(alone.compileError).toBeUndefined();
+    expect(alone.outcomes).toHaveLength(tasks.length);
+    const all = [...units.keys()];
+    const byIndex = [...alone.outcomes].sort((a, b) => a.index - b.index);
+    // Odd and even positions on two generators, the second backwards; then a half-and-half split.
+    const odd = all.filter((position) => position % 2 === 1);
+    const even = all.filter((position) => position % 2 === 0).reverse();
+    expect(twoThreads(tasks, odd, even)).toEqual(byIndex);
+    const half = Math.floor(all.length / 2);
+    expect(twoThreads(tasks, all.slice(half), all.slice(0, half))).toEqual(byIndex);
+    // The worker's generator, readied before its units arrive, computes the same outcomes as a fresh one.
+    const warmed = computeUnits(units, sharedQueue(queueSlots(units.length)), warmedGenerator());
+    expect(warmed.outcomes).toEqual(alone.outcomes);
+    // Schemas computed ahead from drafts (every third unit; half of them with seeds no tool has, as when a
+    // draft's base name is not its tool's final name) give the same outcomes, in a different order of work.
+    const generator = createExampleGenerator();
+    const ahead = new Speculation(generator);
+    units.forEach((unit, position) => {
+      if (position % 3 !== 0) return;
+      const schema = structuredClone(unit.schema);
+      for (const tool of unit.tools) ahead.add({ schema, seed: position % 2 === 0 ? tool.seed : tool.seed + 1 });
+    });
+    const withAhead = computeUnits(units, sharedQueue(queueSlots(units.length)), generator, ahead);
+    expect([...withAhead.outcomes].sort((a, b) => a.index - b.index)).toEqual(byIndex);
+  }, 120_000);
+
+  it("reports the first uncompilable tool in tool order, whichever thread meets it", async () => {
+    const tasks = tasksOf(await modelFrom(join(SAMPLES, "petstore.yaml")));
+    const broken = (index: number) => ({ ...tasks[index]!, schema: { type: "strnig", title: `broken ${index}` } });
+    tasks[2] = broken(2);
+    tasks[5] = broken(5);
+    const units = outcomeUnits(tasks);
+    const position = (index: number) => units.findIndex((unit) => unit.tools.some((tool) => tool.index === index));
+    const others = [...units.keys()].filter((at) => at !== position(2) && at !== position(5));
+    const shared = sharedQueue(queueSlots(units.length));
+    // One thread meets tool 5 first; the other meets tool 2 only after that failure.
+    const first = computeUnits(units, scriptedQueue([position(5), ...others], units.length, shared));
+    const second = computeUnits(units, scriptedQueue([position(2)], units.length, shared));
+    expect(first.compileError?.index).toBe(5);
+    expect(second.compileError?.index).toBe(2);
+    expect(second.compileError?.message).toMatch(/type/);
+    expect(first.outcomes).toEqual([]);
+    expect(shared.failed()).toBe(true);
+  });
+
+  it("takes each unit once across two queues over the same slots", () => {
+    const slots = queueSlots(6);
+    const [a, b] = [sharedQueue(slots), sharedQueue(slots)];
+    expect(b.claim(3)).toBe(true);
+    expect(a.claim(3)).toBe(false);
+    const taken = [a.take(), b.take(), b.take(), a.take(), a.take(), b.take()];
+    expect(taken).toEqual([0, 1, 2, 4, 5, 6]);
+    expect(a.claim(9)).toBe(false);
+    expect(a.splits()).toBeUndefined();
+    b.setSplits(false);
+    expect(a.splits()).toBe(false);
+  });
+
+  it("reports a schema computed ahead that does not compile as the check does", async () => {
+    const tasks = tasksOf(await modelFrom(join(SAMPLES, "petstore.yaml")));
+    tasks[4] = { ...tasks[4]!, schema: { type: "strnig" } };
+    const units = outcomeUnits(tasks);
+    const alone = computeUnits(units, sharedQueue(queueSlots(units.length)));
+    const generator = createExampleGenerator();
+    const ahead = new Speculation(generator);
+    ahead.add({ schema: { type: "strnig" }, seed: tasks[4]!.seed });
+    const early = computeUnits(units, sharedQueue(queueSlots(units.length)), generator, ahead);
+    expect(alone.compileError?.index).toBe(4);
+    expect(early.compileError).toEqual(alone.compileError);
+  });
+});
