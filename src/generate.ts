@@ -222,7 +222,9 @@ async function guidedModel(options: GenerateOptions, version: string, timed: Tim
   // Example outcomes of an earlier run of this generator on this project (see src/cache).
   const exampleCache = openExampleCache(outDir, version);
   // Keyed when first asked, so a large run's worker gets its units before this thread hashes every tool.
-  const guidanceCache = modelCache && lazyGuidanceCache(() => guidanceCacheFor(modelCache, model.tools, seed));
+  let keyed: ReturnType<typeof guidanceCacheFor> | undefined;
+  const keyedCache = modelCache && (() => (keyed ??= guidanceCacheFor(modelCache, model.tools, seed)));
+  const guidanceCache = keyedCache && lazyGuidanceCache(keyedCache);
   const guided = await guideModel(model, seed, { exampleCache, guidanceCache, worker }, timed);
   const guidanceStats = modelCache?.stats("guidance");
   reportReuse(progress, guidanceStats, "tools' guidance");
@@ -233,8 +235,8 @@ async function guidedModel(options: GenerateOptions, version: string, timed: Tim
     ...(guidanceStats ? { guidanceCache: guidanceStats } : {}),
   };
   // What identifies each tool's JSON in data/tools.json (see src/cache/tool-texts.ts).
-  const textKeys = guidanceCache &&
-    modelCache && { code: modelCache.code, keys: toolTextKeys(guidanceCache.keys, model.tools) };
+  const textKeys = keyedCache &&
+    modelCache && { code: modelCache.code, keys: toolTextKeys(keyedCache().keys, model.tools) };
   const saveCaches = async (toolsFile?: { hash: string; spans: ToolSpan[] }) => {
     await exampleCache.save();
     await modelCache?.save();
