@@ -151,6 +151,17 @@ const CASES: Array<[string, JsonSchema, unknown[]]> = [
     { allOf: [{ required: ["a"] }, { properties: { a: { type: "string" } } }, {}] },
     [{}, { a: 1 }, { a: "x" }, 1],
   ],
+  [
+    "keywords whose value is undefined (as Ajv, absent)",
+    {
+      type: "object",
+      description: undefined,
+      required: undefined,
+      properties: { a: { type: undefined, minimum: 1, items: undefined, format: undefined } },
+      additionalProperties: undefined,
+    },
+    [{ a: 0 }, { a: 2 }, { b: 1 }],
+  ],
   ["annotations only", { title: "t", description: "d", examples: [1], "x-any": { type: "string" } }, ANY_VALUES],
 ];
 

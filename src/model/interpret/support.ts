@@ -40,6 +40,8 @@ export function interpretable(schema: unknown): boolean {
 }
 
 function keywordSupported(keyword: string, value: unknown): boolean {
+  // Ajv reads every keyword as `schema[keyword] !== undefined`, and the meta-schema skips undefined values.
+  if (value === undefined) return true;
   if (STRING_VALUED.has(keyword)) return typeof value === "string";
   if (BOOLEAN_VALUED.has(keyword)) return typeof value === "boolean";
   if (NUMBER_VALUED.has(keyword)) return isPlainNumber(value);
