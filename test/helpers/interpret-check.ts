@@ -90,3 +90,27 @@ function strip(errors: ErrorObject[]): unknown[] {
     message,
   }));
 }
+
+/** Copies of `value` with one leaf (up to `max` of them) removed or replaced by a value of another type. */
+export function leafMutations(value: unknown, max = 24): unknown[] {
+  const paths: Array<Array<string | number>> = [];
+  const walk = (node: unknown, path: Array<string | number>): void => {
+    if (paths.length >= max) return;
+    if (node !== null && typeof node === "object")
+      for (const [key, child] of Object.entries(node)) walk(child, [...path, Array.isArray(node) ? Number(key) : key]);
+    else paths.push(path);
+  };
+  walk(value, []);
+  const out: unknown[] = [];
+  for (const path of paths)
+    for (const replacement of [undefined, null, 12345, 1.5, "text", "", [], {}, true]) {
+      const copy = structuredClone(value) as Record<string | number, unknown>;
+      let holder = copy;
+      for (const key of path.slice(0, -1)) holder = holder[key] as Record<string | number, unknown>;
+      const last = path[path.length - 1]!;
+      if (replacement === undefined) delete holder[last];
+      else holder[last] = replacement;
+      out.push(copy);
+    }
+  return out;
+}
