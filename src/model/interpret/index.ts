@@ -6,6 +6,10 @@
  * handful of times; compiling each with Ajv, then V8 compiling Ajv's generated code, cost more than all
  * those validations. The server keeps Ajv. A schema outside the interpreter's subset gets `undefined`,
  * and the caller compiles it with Ajv, whose outcome stands.
+ *
+ * Verdicts and checks are cached per schema object for the process, as Ajv caches a compiled schema
+ * per object: a schema is taken as unchanged once validated (the pipeline builds new schema objects
+ * in each run and never edits them after the model stage).
  */
 import type { ValidateFunction } from "ajv/dist/2020.js";
 import type { JsonSchema } from "../ir.js";

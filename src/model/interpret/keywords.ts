@@ -154,11 +154,11 @@ export const numberChecks: KeywordBuilder = (schema, keyword) => {
   const comparison = COMPARISONS[keyword];
   if (comparison) {
     const { ok, fails } = comparison;
-    const params = { comparison: ok, limit };
+    const message = `must be ${ok} ${limit}`;
     return (data, path, at, out) => {
       const n = data as number;
       if (fails(n, limit) || isNaN(n))
-        report(out, path, `${at}/${keyword}`, keyword, params, `must be ${ok} ${limit}`, limit, schema, data);
+        report(out, path, `${at}/${keyword}`, keyword, { comparison: ok, limit }, message, limit, schema, data);
     };
   }
   if (keyword === "multipleOf")
