@@ -9,7 +9,7 @@ import type { JsonSchema } from "../ir.js";
 import { anyChecks, numberChecks, stringChecks } from "./keywords.js";
 import { arrayChecks, objectChecks } from "./structure.js";
 import { report, type Check, type KeywordBuilder, type Out } from "./report.js";
-import { alwaysValid, hasType, RULE_ORDER, type GroupType } from "./vocabulary.js";
+import { alwaysValid, hasType, RULE_PLACES, type GroupType, type RulePlace } from "./vocabulary.js";
 
 const compiled = new WeakMap<object, Check>();
 
@@ -47,17 +47,10 @@ interface Group {
 /** validate/index.ts `typeAndKeywords`: the type check, then each rule group in Ajv's order. */
 function buildCheck(schema: JsonSchema): Check {
   const types = typeList(schema["type"]);
-  const groups: Group[] = [];
-  const used = new Set<GroupType>();
-  for (const { type, keywords } of RULE_ORDER.groups) {
-    if (!keywords.some((keyword) => schema[keyword] !== undefined)) continue;
-    used.add(type);
-    groups.push({ type, checks: buildKeywords(schema, keywords, BUILDERS[type]), typeError: false });
-  }
+  const { untyped, groups } = placeKeywords(schema);
   // dataType.ts `coerceAndCheckDataType`: a single type whose group the schema uses is checked in that group.
-  const typeFirst = types.length > 0 && !(types.length === 1 && used.has(types[0] as GroupType));
+  const typeFirst = types.length > 0 && !(types.length === 1 && groups.some((group) => group.type === types[0]));
   for (const group of groups) group.typeError = !typeFirst && types.length === 1 && types[0] === group.type;
-  const untyped = buildKeywords(schema, RULE_ORDER.any, anyChecks);
   const typeError = (data: unknown, path: string, at: string, out: Out) =>
     report(
       out,
@@ -80,14 +73,43 @@ function buildCheck(schema: JsonSchema): Check {
   };
 }
 
-function buildKeywords(schema: JsonSchema, keywords: string[], build: KeywordBuilder): Check[] {
-  const checks: Check[] = [];
-  for (const keyword of keywords) {
+/**
+ * The schema's rule keywords in Ajv's order, by group: a group is used when one of its keywords is
+ * present (`shouldUseGroup`), even one that checks nothing here (an unknown format).
+ */
+function placeKeywords(schema: JsonSchema): { untyped: Check[]; groups: Group[] } {
+  const placed: Array<{ keyword: string; place: RulePlace }> = [];
+  for (const keyword of Object.keys(schema)) {
     if (schema[keyword] === undefined) continue;
-    const check = build(schema, keyword, checkOf);
+    for (const place of RULE_PLACES.get(keyword) ?? []) placed.push({ keyword, place });
+  }
+  placed.sort((a, b) => a.place.rank - b.place.rank);
+  const untyped: Check[] = [];
+  const groups: Group[] = [];
+  for (const { keyword, place } of placed) {
+    const { group } = place;
+    let checks = untyped;
+    if (group) {
+      let last = groups[groups.length - 1];
+      if (last?.type !== group) groups.push((last = { type: group, checks: [], typeError: false }));
+      checks = last.checks;
+    }
+    const check = (group ? BUILDERS[group] : anyChecks)(schema, keyword, lazyCheckOf);
     if (check) checks.push(check);
   }
-  return checks;
+  return { untyped, groups };
+}
+
+/**
+ * A subschema's check, built at its first use: an example exercises a fraction of a large schema
+ * (its required properties and a few optional ones), so most of it is never built.
+ */
+function lazyCheckOf(schema: unknown): Check {
+  if (typeof schema === "boolean") return checkOf(schema);
+  const known = compiled.get(schema as object);
+  if (known) return known;
+  let built: Check | undefined;
+  return (data, path, at, out) => (built ??= checkOf(schema))(data, path, at, out);
 }
 
 function typeList(type: unknown): string[] {

@@ -8,15 +8,41 @@
 import { AJV_KEYWORDS, FORMATS } from "./vocabulary.js";
 
 const SIMPLE_TYPES = new Set(["array", "boolean", "integer", "null", "number", "object", "string"]);
-const STRING_VALUED = new Set(["title", "description", "$comment", "contentMediaType", "contentEncoding"]);
-const BOOLEAN_VALUED = new Set(["deprecated", "readOnly", "writeOnly", "uniqueItems"]);
-const NUMBER_VALUED = new Set(["maximum", "minimum", "exclusiveMaximum", "exclusiveMinimum"]);
-const COUNT_VALUED = new Set(["maxLength", "minLength", "maxItems", "minItems", "maxProperties", "minProperties"]);
-const SCHEMA_LISTS = new Set(["anyOf", "oneOf", "allOf"]);
-const ONE_SCHEMA = new Set(["not", "items", "additionalProperties"]);
 
 /** ajv-formats' `regex` format, which the meta-schema applies to `pattern`. */
 const isRegexFormat = FORMATS["regex"] as (text: string) => boolean;
+
+type ValueCheck = (value: unknown) => boolean;
+
+const isString: ValueCheck = (value) => typeof value === "string";
+const isBoolean: ValueCheck = (value) => typeof value === "boolean";
+const isCount: ValueCheck = (value) => Number.isInteger(value) && (value as number) >= 0 && !Object.is(value, -0);
+const isSchemaList: ValueCheck = (value) => Array.isArray(value) && value.length > 0 && value.every(interpretable);
+const anything: ValueCheck = () => true;
+
+/** The keywords the interpreter implements or ignores as Ajv does, each with the values Ajv compiles. */
+const KEYWORDS = new Map<string, ValueCheck>([
+  ...["title", "description", "$comment", "contentMediaType", "contentEncoding"].map((k) => [k, isString] as const),
+  ...["deprecated", "readOnly", "writeOnly", "uniqueItems"].map((k) => [k, isBoolean] as const),
+  ...["maximum", "minimum", "exclusiveMaximum", "exclusiveMinimum"].map((k) => [k, isPlainNumber] as const),
+  ...["maxLength", "minLength", "maxItems", "minItems", "maxProperties", "minProperties"].map(
+    (k) => [k, isCount] as const,
+  ),
+  ...["not", "items", "additionalProperties"].map((k) => [k, interpretable] as const),
+  ...["anyOf", "oneOf", "allOf"].map((k) => [k, isSchemaList] as const),
+  ["type", (value) => (typeof value === "string" ? SIMPLE_TYPES.has(value) : isTypeList(value))],
+  ["const", anything],
+  ["default", anything],
+  // The meta-schema allows an empty list; Ajv's compile throws on it.
+  ["enum", (value) => Array.isArray(value) && value.length > 0],
+  ["examples", (value) => Array.isArray(value)],
+  ["multipleOf", (value) => isPlainNumber(value) && value > 0],
+  ["pattern", (value) => typeof value === "string" && isRegexFormat(value) && compilesWithUnicode(value)],
+  // An unknown format is ignored by Ajv (a warning); one named like an Object.prototype member is left to Ajv.
+  ["format", (value) => typeof value === "string" && (Object.hasOwn(FORMATS, value) || !(value in FORMATS))],
+  ["required", isNameList],
+  ["properties", (value) => isPlainObject(value) && Object.values(value).every(interpretable)],
+]);
 
 const verdicts = new WeakMap<object, boolean>();
 
@@ -29,8 +55,8 @@ export function interpretable(schema: unknown): boolean {
   // A cycle (impossible in JSON, possible in a hand-built object) is not followed twice.
   verdicts.set(schema, false);
   let ok = true;
-  for (const [keyword, value] of Object.entries(schema)) {
-    if (!keywordSupported(keyword, value)) {
+  for (const keyword of Object.keys(schema)) {
+    if (!keywordSupported(keyword, schema[keyword])) {
       ok = false;
       break;
     }
@@ -42,39 +68,14 @@ export function interpretable(schema: unknown): boolean {
 function keywordSupported(keyword: string, value: unknown): boolean {
   // Ajv reads every keyword as `schema[keyword] !== undefined`, and the meta-schema skips undefined values.
   if (value === undefined) return true;
-  if (STRING_VALUED.has(keyword)) return typeof value === "string";
-  if (BOOLEAN_VALUED.has(keyword)) return typeof value === "boolean";
-  if (NUMBER_VALUED.has(keyword)) return isPlainNumber(value);
-  if (COUNT_VALUED.has(keyword)) return Number.isInteger(value) && (value as number) >= 0 && !Object.is(value, -0);
-  if (ONE_SCHEMA.has(keyword)) return interpretable(value);
-  if (SCHEMA_LISTS.has(keyword)) return Array.isArray(value) && value.length > 0 && value.every(interpretable);
-  switch (keyword) {
-    case "type":
-      return typeof value === "string" ? SIMPLE_TYPES.has(value) : isTypeList(value);
-    case "const":
-    case "default":
-      return true;
-    case "enum":
-      // The meta-schema allows an empty list; Ajv's compile throws on it.
-      return Array.isArray(value) && value.length > 0;
-    case "examples":
-      return Array.isArray(value);
-    case "multipleOf":
-      return isPlainNumber(value) && value > 0;
-    case "pattern":
-      return typeof value === "string" && isRegexFormat(value) && compilesWithUnicode(value);
-    case "format":
-      // An unknown format is ignored by Ajv (a warning); one named like an Object.prototype member is left to Ajv.
-      return typeof value === "string" && (Object.hasOwn(FORMATS, value) || !(value in FORMATS));
-    case "required":
-      return (
-        Array.isArray(value) && value.every((name) => typeof name === "string") && new Set(value).size === value.length
-      );
-    case "properties":
-      return isPlainObject(value) && Object.values(value).every(interpretable);
-    default:
-      return !AJV_KEYWORDS.has(keyword);
-  }
+  const check = KEYWORDS.get(keyword);
+  return check ? check(value) : !AJV_KEYWORDS.has(keyword);
+}
+
+function isNameList(value: unknown): boolean {
+  return (
+    Array.isArray(value) && value.every((name) => typeof name === "string") && new Set(value).size === value.length
+  );
 }
 
 function isTypeList(value: unknown): boolean {

@@ -114,6 +114,23 @@ export const RULE_ORDER: { any: string[]; groups: Array<{ type: GroupType; keywo
   ],
 };
 
+/** Where a rule keyword is evaluated: its group (undefined: the untyped one) and its rank in Ajv's order. */
+export interface RulePlace {
+  group: GroupType | undefined;
+  rank: number;
+}
+
+/** RULE_ORDER by keyword (`format` has a place in two groups), to place a schema's own keywords directly. */
+export const RULE_PLACES: ReadonlyMap<string, RulePlace[]> = (() => {
+  const places = new Map<string, RulePlace[]>();
+  const add = (keyword: string, place: RulePlace) => places.set(keyword, [...(places.get(keyword) ?? []), place]);
+  let rank = 0;
+  for (const keyword of RULE_ORDER.any) add(keyword, { group: undefined, rank: rank++ });
+  for (const { type, keywords } of RULE_ORDER.groups)
+    for (const keyword of keywords) add(keyword, { group: type, rank: rank++ });
+  return places;
+})();
+
 /** Ajv's `alwaysValidSchema`: a schema with no rule passes every value and is skipped where Ajv skips it. */
 export function alwaysValid(schema: unknown): boolean {
   if (typeof schema === "boolean") return schema;
