@@ -162,6 +162,16 @@ const CASES: Array<[string, JsonSchema, unknown[]]> = [
     },
     [{ a: 0 }, { a: 2 }, { b: 1 }],
   ],
+  [
+    "definitions nothing refers to",
+    {
+      type: "object",
+      properties: { a: { type: "string" } },
+      definitions: { line: { type: "object", required: ["x"] } },
+      $defs: { other: { enum: [1] } },
+    },
+    [{ a: "x" }, { a: 1 }],
+  ],
   ["annotations only", { title: "t", description: "d", examples: [1], "x-any": { type: "string" } }, ANY_VALUES],
 ];
 
@@ -192,6 +202,8 @@ describe("what the interpreter leaves to Ajv", () => {
     ["unevaluatedProperties", { unevaluatedProperties: false }],
     ["a format named like an Object member", { format: "constructor" }],
     ["-0 as a limit", { maximum: -0 }],
+    // Ajv compiles it (it never compiles a definition nothing refers to); the interpreter leaves any doubt to Ajv.
+    ["an invalid regex in definitions nothing refers to", { definitions: { a: { pattern: "([0-9" } } }],
   ];
   for (const [label, schema] of unsupported) {
     it(`${label}: no interpreted validator, and generation compiles it with Ajv`, () => {

@@ -41,7 +41,10 @@ const KEYWORDS = new Map<string, ValueCheck>([
   // An unknown format is ignored by Ajv (a warning); one named like an Object.prototype member is left to Ajv.
   ["format", (value) => typeof value === "string" && (Object.hasOwn(FORMATS, value) || !(value in FORMATS))],
   ["required", isNameList],
-  ["properties", (value) => isPlainObject(value) && Object.values(value).every(interpretable)],
+  ["properties", isSchemaMap],
+  // Inert without a `$ref` (which the interpreter leaves to Ajv); the meta-schema still judges their schemas.
+  ["$defs", isSchemaMap],
+  ["definitions", isSchemaMap],
 ]);
 
 const verdicts = new WeakMap<object, boolean>();
@@ -70,6 +73,10 @@ function keywordSupported(keyword: string, value: unknown): boolean {
   if (value === undefined) return true;
   const check = KEYWORDS.get(keyword);
   return check ? check(value) : !AJV_KEYWORDS.has(keyword);
+}
+
+function isSchemaMap(value: unknown): boolean {
+  return isPlainObject(value) && Object.values(value).every(interpretable);
 }
 
 function isNameList(value: unknown): boolean {
