@@ -7,6 +7,7 @@ import type { Ajv2020, ValidateFunction } from "ajv/dist/2020.js";
 import { createAjv } from "../../templates/server/src/runtime/shared/ajv.js";
 import { GeneratorError } from "../diagnostics.js";
 import type { ApiModel, JsonSchema, ToolModel } from "./ir.js";
+import { interpretable, interpretSchema } from "./interpret/index.js";
 import { createSchemaUnits } from "./schema-units.js";
 
 /** Compiles one schema with the server's Ajv configuration, or throws why it cannot. */
@@ -47,8 +48,11 @@ export function compileInputValidators(model: ApiModel, whole?: SchemaCompiler):
 
 /**
  * The fail-closed check, whose validators also give the yes/no verdict on every
- * example: sub-schemas repeated across `roots` (the API's input schemas) are
- * compiled once (see ./schema-units.ts). Ajv validates each unit and each
+ * example. A schema the generation-time interpreter takes on (./interpret/: Ajv's
+ * verdicts without generating code) is one the server's Ajv compiles, so `whole`
+ * judges it (the example generator's compiler, which then interprets it). The others
+ * are compiled with Ajv: sub-schemas repeated across them are compiled once (see
+ * ./schema-units.ts). Ajv validates each unit and each
  * rewritten schema against the meta-schema, which judges every sub-schema on its
  * own, and compiles every keyword of the original, with its siblings, so the
  * split copy compiles exactly when the original does and accepts the same values.
@@ -56,13 +60,31 @@ export function compileInputValidators(model: ApiModel, whole?: SchemaCompiler):
  * stands: the error a user reads is the one the server's Ajv gives.
  * Errors carry no `parentSchema`, and a unit's errors have paths relative to the
  * unit: example repair compiles the original schema verbosely when it needs them.
+ * `interpret: false` leaves every schema to Ajv (tests of the split).
  */
 export function createCheckCompiler(
   roots: Iterable<JsonSchema>,
-  whole = wholeCompiler(),
+  whole?: SchemaCompiler,
   limits = SPLIT_LIMITS,
+  interpret = true,
 ): SchemaCompiler {
   const distinct = [...new Set(roots)];
+  const compileWhole = whole ?? wholeCompiler(interpret);
+  let forAjv: SchemaCompiler | undefined;
+  return (schema) => {
+    if (interpret && interpretable(schema)) return compileWhole(schema);
+    // Made at the first schema left to Ajv: an API the interpreter takes on whole counts no units.
+    forAjv ??= splitCompiler(
+      interpret ? distinct.filter((root) => !interpretable(root)) : distinct,
+      compileWhole,
+      limits,
+    );
+    return forAjv(schema);
+  };
+}
+
+/** Ajv for `distinct` (the schemas it compiles), its repeated sub-schemas split into units when worth it. */
+function splitCompiler(distinct: JsonSchema[], whole: SchemaCompiler, limits: typeof SPLIT_LIMITS): SchemaCompiler {
   const units = createSchemaUnits();
   units.count(distinct);
   const sizes = distinct.map((root) => units.sizes(root));
@@ -112,11 +134,17 @@ function worthSplitting(sizes: Array<{ local: number; size: number }>, maxLocalS
   return local <= size * maxLocalShare;
 }
 
-/** Compiles schemas as they are, in one instance; an `$id` already taken there gets a fresh one. */
-function wholeCompiler(): SchemaCompiler {
-  let ajv = createGenerationAjv({ verbose: false, quiet: true });
+/**
+ * Compiles schemas as they are: the interpreter's, else in one Ajv instance (made at the first
+ * such schema); an `$id` already taken there gets a fresh one.
+ */
+function wholeCompiler(interpret: boolean): SchemaCompiler {
+  let ajv: Ajv2020 | undefined;
   return (schema) => {
+    const interpreted = interpret ? interpretSchema(schema, { verbose: false }) : undefined;
+    if (interpreted) return interpreted;
     try {
+      ajv ??= createGenerationAjv({ verbose: false, quiet: true });
       return ajv.compile(schema);
     } catch (first) {
       ajv = createGenerationAjv({ verbose: false, quiet: true });

