@@ -28,6 +28,12 @@ function serverAjv(verbose: boolean) {
 }
 export const ajvs = { verbose: serverAjv(true), plain: serverAjv(false) };
 
+/** Fresh Ajv instances (each keeps every schema it compiled: one pair per spec keeps memory bounded). */
+export function resetAjvs(): void {
+  ajvs.verbose = serverAjv(true);
+  ajvs.plain = serverAjv(false);
+}
+
 /** `interpreted` wrapped so that every call is also judged by Ajv; differences go to `stats`. */
 export function checkedValidator(
   interpreted: ValidateFunction,

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { generate } from "../../src/generate.js";
+import { resetAjvs } from "../helpers/interpret-check.js";
 import { DIRECTORY_ROOT, sampleDirectorySpecs, specLabel } from "../helpers/corpus.js";
 import { SAMPLES } from "../helpers/pipeline.js";
 
@@ -44,7 +45,10 @@ const SPECS = [
   join(DIRECTORY_ROOT, "stripe.com.json"),
   require.resolve("@octokit/openapi/generated/api.github.com.json"),
   // INTERPRET_DIFF_SPECS=300 widens the directory sample for a one-off run (24 keep the suite quick).
-  ...sampleDirectorySpecs(Number(process.env["INTERPRET_DIFF_SPECS"] ?? 24), { maxBytes: 600_000 }),
+  ...sampleDirectorySpecs(Number(process.env["INTERPRET_DIFF_SPECS"] ?? 24), { maxBytes: 600_000 }).filter(
+    // Its generation runs past 30 s in the guidance stage on main too (7617ac2, before the interpreter): not this test's subject.
+    (spec) => !spec.endsWith("beezup.com.json"),
+  ),
 ];
 
 describe("the interpreter against Ajv during generation", () => {
@@ -54,6 +58,7 @@ describe("the interpreter against Ajv during generation", () => {
   for (const spec of SPECS) {
     it(`gives Ajv's verdicts and errors: ${specLabel(spec)}`, async () => {
       process.env["GUIDED_MCP_WORKERS"] = "0";
+      resetAjvs();
       const before = { ...stats, differences: stats.differences.length };
       const out = join(mkdtempSync(join(tmpdir(), "cgm-interpret-")), "project");
       await generate({ from: spec, out, dryRun: true }).catch((error: Error) => {
