@@ -85,8 +85,10 @@ export function toBoundedJsonSchema(
   }
 }
 
-/** Any remaining depth gives the same result. */
-const ALWAYS = { low: -Infinity, high: Infinity };
+/** A conversion that any remaining depth gives alike. */
+function always(schema: JsonSchema): Converted {
+  return { schema, low: -Infinity, high: Infinity };
+}
 
 function convert(
   schema: unknown,
@@ -95,15 +97,15 @@ function convert(
   depth: number,
   ancestors: Set<object>,
 ): Converted {
-  if (schema === true || schema === undefined) return { schema: {}, ...ALWAYS };
-  if (schema === false) return { schema: { not: {} }, ...ALWAYS };
-  if (!isObject(schema)) return { schema: {}, ...ALWAYS };
-  if (ancestors.has(schema)) return { schema: stubFor(schema, true), ...ALWAYS };
+  if (schema === true || schema === undefined) return always({});
+  if (schema === false) return always({ not: {} });
+  if (!isObject(schema)) return always({});
+  if (ancestors.has(schema)) return always(stubFor(schema, true));
   const remaining = context.maxDepth - depth;
   if (remaining <= 0) return { schema: stubFor(schema, false), low: -Infinity, high: 0 };
   const { memo, direction, diagnostics, budget } = context;
   // Certainly too long: the try will be dropped, so nothing further is built (nor kept).
-  if (budget && budget.left < 0) return { schema: {}, ...ALWAYS };
+  if (budget && budget.left < 0) return always({});
   const around = memo?.openAround(schema, ancestors) ?? "";
   const reused = memo?.reuse(schema, direction, remaining, around, pointer, diagnostics);
   if (reused) {
@@ -130,15 +132,17 @@ function convertObject(
   ancestors: Set<object>,
 ): Converted {
   const out: JsonSchema = {};
-  for (const [key, value] of Object.entries(schema)) {
+  // Keys, not entries: no [key, value] pair allocated per keyword of every node.
+  for (const key of Object.keys(schema)) {
     if (DROPPED_KEYWORDS.has(key) || key.startsWith("x-") || key === "$ref") continue;
-    setOwn(out, key, value);
+    setOwn(out, key, schema[key]);
   }
   // The remaining depths at which every sub-schema, and so this schema, converts the same.
   let low = 1;
   let high = Infinity;
-  const sub = (value: unknown, ...tokens: Array<string | number>) => {
-    const where = () => childPointer(pointerAt(pointer), ...tokens);
+  const sub = (value: unknown, keyword: string, name?: string | number) => {
+    const where = () =>
+      name === undefined ? childPointer(pointerAt(pointer), keyword) : childPointer(pointerAt(pointer), keyword, name);
     const converted = convert(value, where, context, depth + 1, ancestors);
     low = Math.max(low, converted.low + 1);
     high = Math.min(high, converted.high + 1);
@@ -149,7 +153,8 @@ function convertObject(
     const map = schema[keyword];
     if (!isObject(map)) continue;
     const converted: Record<string, JsonSchema> = {};
-    for (const [name, value] of Object.entries(map)) {
+    for (const name of Object.keys(map)) {
+      const value = map[name];
       if (keyword === "properties" && isHiddenInDirection(value, context.direction)) continue;
       setOwn(converted, name, sub(value, keyword, name));
     }
