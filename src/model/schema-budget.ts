@@ -13,6 +13,8 @@ import type { KnownLengths } from "./schema-keywords.js";
 import { jsonLengthUpTo } from "./schema-length.js";
 
 export interface SizeBudget {
+  /** The most characters the result may have. */
+  readonly limit: number;
   /** Characters left before the result is certainly too long. */
   left: number;
 }
@@ -37,11 +39,12 @@ export function chargeOwn(budget: SizeBudget, out: JsonSchema): void {
 
 /**
  * Charges a kept conversion that is reused: its JSON length as far as it
- * matters here. Measured once (`known` keeps it, and the accepted depth's
- * measure reads it again), since reused sub-trees are most of a response.
+ * matters here. Measured up to the whole limit, not just what is left, so
+ * the length is learnt exactly whenever it could fit (`known` keeps it for
+ * every later measure, the accepted depth's included).
  */
 export function chargeReused(budget: SizeBudget, schema: object, known: KnownLengths): void {
-  spend(budget, jsonLengthUpTo(schema, budget.left, known));
+  spend(budget, jsonLengthUpTo(schema, budget.limit, known));
 }
 
 function spend(budget: SizeBudget, length: number): void {

@@ -65,10 +65,11 @@ export function toBoundedJsonSchema(
   maxChars: number,
   onReduced?: (depth: number) => void,
 ): JsonSchema {
+  const budgeted = worthBudgeting(schema, context);
   for (let depth = context.maxDepth; ; depth--) {
     const diagnostics: SchemaContext["diagnostics"] = [];
     // The last depth is kept whatever its length, so it needs no budget.
-    const budget = depth > 1 ? { left: maxChars } : undefined;
+    const budget = budgeted && depth > 1 ? { limit: maxChars, left: maxChars } : undefined;
     const converted = convert(
       schema,
       pointer,
@@ -83,6 +84,20 @@ export function toBoundedJsonSchema(
       return { ...converted };
     }
   }
+}
+
+/**
+ * Whether a size budget saves more than charging it costs (see
+ * schema-budget.ts). Not for request bodies: they nearly always fit at their
+ * first depth (GitHub's 344 all do). Nor, with a memo, for a schema on no
+ * cycle: its sub-conversions are kept by depth range, so what a rejected try
+ * builds is reused by the next depth and by other tools, while in a cycle the
+ * open schemas around each conversion make it nearly unique (Stripe: a
+ * budget saves ~20 ms of model CPU; charging GitHub's acyclic responses cost as much).
+ */
+function worthBudgeting(schema: unknown, context: SchemaContext): boolean {
+  if (context.direction !== "output") return false;
+  return !context.memo || !isObject(schema) || context.memo.onCycle(schema);
 }
 
 /** A conversion that any remaining depth gives alike. */
