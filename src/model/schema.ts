@@ -100,6 +100,9 @@ function worthBudgeting(schema: unknown, context: SchemaContext): boolean {
   return !context.memo || !isObject(schema) || context.memo.onCycle(schema);
 }
 
+/** Shared, never changed: what most subtrees report. */
+const NO_DIAGNOSTICS: Diagnostic[] = [];
+
 /** A conversion that any remaining depth gives alike. */
 function always(schema: JsonSchema): Converted {
   return { schema, low: -Infinity, high: Infinity };
@@ -132,7 +135,9 @@ function convert(
   try {
     const converted = convertObject(schema, pointer, context, depth, ancestors);
     if (budget && budget.left < 0) return converted;
-    memo?.keep(schema, direction, around, converted, pointer, diagnostics.slice(before));
+    // Most subtrees find nothing: no empty copy per node.
+    const found = diagnostics.length > before ? diagnostics.slice(before) : NO_DIAGNOSTICS;
+    memo?.keep(schema, direction, around, converted, pointer, found);
     return converted;
   } finally {
     ancestors.delete(schema);
