@@ -44,7 +44,8 @@ export function chargeOwn(budget: SizeBudget, out: JsonSchema): void {
  * every later measure, the accepted depth's included).
  */
 export function chargeReused(budget: SizeBudget, schema: object, known: KnownLengths): void {
-  spend(budget, jsonLengthUpTo(schema, budget.limit, known));
+  // Mostly known exactly already: skip the measuring walk's set-up.
+  spend(budget, known.exact.get(schema) ?? jsonLengthUpTo(schema, budget.limit, known));
 }
 
 function spend(budget: SizeBudget, length: number): void {
