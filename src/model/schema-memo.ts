@@ -79,6 +79,11 @@ export class SchemaMemo {
     return open ? open.sort((a, b) => a - b).join(",") : "";
   }
 
+  /** Whether `schema` lies on a cycle of sub-schema references. */
+  onCycle(schema: object): boolean {
+    return this.placeOf(schema).component >= 0;
+  }
+
   /** The kept conversion of `schema` at `remaining` depth, its diagnostics pushed with its pointer in front. */
   reuse(
     schema: object,
@@ -132,18 +137,21 @@ export class SchemaMemo {
   /**
    * Tarjan's strongly connected components over sub-schema references,
    * iterative (Graph's schemas nest deeper than the call stack allows), from
-   * `root`; components finished by an earlier call are not entered again.
+   * `root`; components finished by an earlier call are not entered again
+   * (a node is placed when its component closes, so a visited node that is
+   * not placed is still on the stack). One record per node holds its Tarjan
+   * state: a Map lookup per node and edge instead of three (Stripe's one
+   * component reaches 14,600 schema objects).
    */
   private markCycles(root: object): void {
-    const index = new Map<object, number>();
-    const low = new Map<object, number>();
-    const stack: object[] = [];
-    const frames: Array<{ node: object; children: object[]; next: number }> = [];
+    const visits = new Map<object, Visit>();
+    const stack: Visit[] = [];
+    const frames: Visit[] = [];
     const open = (node: object) => {
-      index.set(node, index.size);
-      low.set(node, index.get(node)!);
-      stack.push(node);
-      frames.push({ node, children: subSchemas(node), next: 0 });
+      const visit: Visit = { node, index: visits.size, low: visits.size, children: subSchemas(node), next: 0 };
+      visits.set(node, visit);
+      stack.push(visit);
+      frames.push(visit);
     };
     open(root);
     while (frames.length > 0) {
@@ -151,28 +159,36 @@ export class SchemaMemo {
       if (frame.next < frame.children.length) {
         const child = frame.children[frame.next++]!;
         if (this.places.has(child)) continue;
-        if (!index.has(child)) open(child);
-        else low.set(frame.node, Math.min(low.get(frame.node)!, index.get(child)!));
+        const seen = visits.get(child);
+        if (!seen) open(child);
+        else if (seen.index < frame.low) frame.low = seen.index;
         continue;
       }
       frames.pop();
       const parent = frames[frames.length - 1];
-      if (parent) low.set(parent.node, Math.min(low.get(parent.node)!, low.get(frame.node)!));
-      if (low.get(frame.node) === index.get(frame.node)) this.closeComponent(stack, frame.node, frame.children);
+      if (parent && frame.low < parent.low) parent.low = frame.low;
+      if (frame.low === frame.index) this.closeComponent(stack, frame);
     }
   }
 
   /** Pops one strongly connected component off the stack: a cycle when it has two members or refers to itself. */
-  private closeComponent(stack: object[], head: object, headChildren: object[]): void {
-    const members: object[] = [];
-    let member: object;
-    do {
-      member = stack.pop()!;
-      members.push(member);
-    } while (member !== head);
-    const component = members.length > 1 || headChildren.includes(head) ? this.components++ : -1;
-    for (const node of members) this.places.set(node, { component, id: this.places.size });
+  private closeComponent(stack: Visit[], head: Visit): void {
+    const start = stack.lastIndexOf(head);
+    const members = stack.splice(start);
+    const component = members.length > 1 || head.children.includes(head.node) ? this.components++ : -1;
+    // Numbered in the order the old pop loop placed them (last pushed first); only equality of ids matters.
+    for (let index = members.length - 1; index >= 0; index--)
+      this.places.set(members[index]!.node, { component, id: this.places.size });
   }
+}
+
+/** One schema object's state in `markCycles`. */
+interface Visit {
+  node: object;
+  index: number;
+  low: number;
+  children: object[];
+  next: number;
 }
 
 /**
@@ -256,25 +272,34 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** The objects a conversion may descend into: every schema-valued keyword's objects (see convertObject). */
+/** How each schema-valued keyword holds its sub-schemas. */
+const SUB_SCHEMA_KEYWORDS = new Map<string, "map" | "list" | "single">([
+  ...SCHEMA_MAP_KEYWORDS.map((keyword) => [keyword, "map"] as const),
+  ...SCHEMA_LIST_KEYWORDS.map((keyword) => [keyword, "list"] as const),
+  ...SCHEMA_KEYWORDS.map((keyword) => [keyword, "single"] as const),
+]);
+
+/**
+ * The objects a conversion may descend into: every schema-valued keyword's
+ * objects (see convertObject). Walks the schema's own keys (a handful)
+ * rather than probing all twenty keywords on each of Stripe's 14,600 objects;
+ * the order of the children does not matter to `markCycles`.
+ */
 function subSchemas(schema: object): object[] {
   const record = schema as Record<string, unknown>;
   const children: object[] = [];
-  const add = (value: unknown) => {
-    if (typeof value === "object" && value !== null && !Array.isArray(value)) children.push(value);
-  };
-  for (const keyword of SCHEMA_MAP_KEYWORDS) {
-    const map = record[keyword];
-    if (typeof map === "object" && map !== null && !Array.isArray(map)) Object.values(map).forEach(add);
-  }
-  for (const keyword of SCHEMA_LIST_KEYWORDS) {
-    const list = record[keyword];
-    if (Array.isArray(list)) list.forEach(add);
-  }
-  for (const keyword of SCHEMA_KEYWORDS) {
+  for (const keyword of Object.keys(record)) {
+    const kind = SUB_SCHEMA_KEYWORDS.get(keyword);
+    if (kind === undefined) continue;
     const value = record[keyword];
-    if (Array.isArray(value)) value.forEach(add);
-    else add(value);
+    if (kind === "map") {
+      if (isRecord(value)) for (const name of Object.keys(value)) addSchema(children, value[name]);
+    } else if (Array.isArray(value)) for (const item of value) addSchema(children, item);
+    else if (kind === "single") addSchema(children, value);
   }
   return children;
+}
+
+function addSchema(children: object[], value: unknown): void {
+  if (isRecord(value)) children.push(value);
 }

@@ -12,13 +12,14 @@ import {
   SCHEMA_KEYWORDS,
   SCHEMA_LIST_KEYWORDS,
   SCHEMA_MAP_KEYWORDS,
-  type KnownLengths,
   type SchemaDirection,
   type Where,
 } from "./schema-keywords.js";
 import { SchemaMemo, type Converted } from "./schema-memo.js";
+import { chargeOwn, chargeReused, type SizeBudget } from "./schema-budget.js";
+import { jsonLengthUpTo } from "./schema-length.js";
 
-export { SCHEMA_KEYWORDS, SCHEMA_LIST_KEYWORDS, SCHEMA_MAP_KEYWORDS, type SchemaDirection, SchemaMemo };
+export { SCHEMA_KEYWORDS, SCHEMA_LIST_KEYWORDS, SCHEMA_MAP_KEYWORDS, type SchemaDirection, SchemaMemo, jsonLengthUpTo };
 
 export interface SchemaContext {
   direction: SchemaDirection;
@@ -27,6 +28,8 @@ export interface SchemaContext {
   diagnostics: Diagnostic[];
   /** Conversions shared by the tools of one model run (see schema-memo.ts); none: every schema is converted anew. */
   memo?: SchemaMemo;
+  /** Set while trying a depth in `toBoundedJsonSchema`: the conversion stops once certainly too long. */
+  budget?: SizeBudget;
 }
 
 /** Keywords that describe documents, not values: dropped to keep schemas small and Ajv-clean. */
@@ -62,9 +65,19 @@ export function toBoundedJsonSchema(
   maxChars: number,
   onReduced?: (depth: number) => void,
 ): JsonSchema {
+  const budgeted = worthBudgeting(schema, context);
   for (let depth = context.maxDepth; ; depth--) {
     const diagnostics: SchemaContext["diagnostics"] = [];
-    const converted = convert(schema, pointer, { ...context, maxDepth: depth, diagnostics }, 0, new Set()).schema;
+    // The last depth is kept whatever its length, so it needs no budget.
+    const budget = budgeted && depth > 1 ? { limit: maxChars, left: maxChars } : undefined;
+    const converted = convert(
+      schema,
+      pointer,
+      { ...context, maxDepth: depth, diagnostics, budget },
+      0,
+      new Set(),
+    ).schema;
+    if (budget && budget.left < 0) continue;
     if (depth <= 1 || jsonLengthUpTo(converted, maxChars, context.memo?.lengths) <= maxChars) {
       context.diagnostics.push(...diagnostics);
       if (depth < context.maxDepth) onReduced?.(depth);
@@ -74,59 +87,26 @@ export function toBoundedJsonSchema(
 }
 
 /**
- * `JSON.stringify(value).length` while it is at most `limit`; past that, some
- * number above `limit`. Stops early, so a 300 KB schema is not serialised
- * once per depth tried just to learn that it is too big. `known` keeps what
- * was learnt of each object: a memo's sub-schemas are shared by many tools
- * and by each depth tried, and are never changed.
+ * Whether a size budget saves more than charging it costs (see
+ * schema-budget.ts). Not for request bodies: they nearly always fit at their
+ * first depth (GitHub's 344 all do). Nor, with a memo, for a schema on no
+ * cycle: its sub-conversions are kept by depth range, so what a rejected try
+ * builds is reused by the next depth and by other tools, while in a cycle the
+ * open schemas around each conversion make it nearly unique (Stripe: a
+ * budget saves ~20 ms of model CPU; charging GitHub's acyclic responses cost as much).
  */
-export function jsonLengthUpTo(value: unknown, limit: number, known?: KnownLengths): number {
-  let length = 0;
-  const visit = (node: unknown, inArray: boolean): void => {
-    if (length > limit) return;
-    if (node === null) length += 4;
-    else if (typeof node === "string") length += JSON.stringify(node).length;
-    else if (typeof node === "boolean") length += node ? 4 : 5;
-    else if (typeof node === "number") length += Number.isFinite(node) ? String(node).length : 4;
-    else if (typeof node === "object" && known && lengthKnown(node, known)) return;
-    else if (Array.isArray(node)) {
-      const start = length;
-      length += 2 + Math.max(0, node.length - 1);
-      for (const item of node) visit(item, true);
-      if (known) learn(node, length - start, known);
-    } else if (typeof node === "object" && Object.getPrototypeOf(node) === Object.prototype) {
-      const start = length;
-      length += 2;
-      let members = 0;
-      for (const key of Object.keys(node)) {
-        const item = (node as Record<string, unknown>)[key];
-        if (item === undefined || typeof item === "function" || typeof item === "symbol") continue;
-        length += (members++ > 0 ? 1 : 0) + JSON.stringify(key).length + 1;
-        visit(item, false);
-      }
-      if (known) learn(node, length - start, known);
-    } else {
-      // Anything unusual (a Date from YAML, undefined in an array...): let JSON decide.
-      length += (JSON.stringify(node) ?? (inArray ? "null" : "")).length;
-    }
-  };
-  /** Adds what is known of `node`, when that settles it: its exact length, or a lower bound past the limit. */
-  const lengthKnown = (node: object, { exact, atLeast }: KnownLengths): boolean => {
-    const measured = exact.get(node) ?? atLeast.get(node);
-    if (measured === undefined || (!exact.has(node) && length + measured <= limit)) return false;
-    length += measured;
-    return true;
-  };
-  const learn = (node: object, measured: number, { exact, atLeast }: KnownLengths): void => {
-    if (length <= limit) exact.set(node, measured);
-    else atLeast.set(node, Math.max(measured, atLeast.get(node) ?? 0));
-  };
-  visit(value, false);
-  return length;
+function worthBudgeting(schema: unknown, context: SchemaContext): boolean {
+  if (context.direction !== "output") return false;
+  return !context.memo || !isObject(schema) || context.memo.onCycle(schema);
 }
 
-/** Any remaining depth gives the same result. */
-const ALWAYS = { low: -Infinity, high: Infinity };
+/** Shared, never changed: what most subtrees report. */
+const NO_DIAGNOSTICS: Diagnostic[] = [];
+
+/** A conversion that any remaining depth gives alike. */
+function always(schema: JsonSchema): Converted {
+  return { schema, low: -Infinity, high: Infinity };
+}
 
 function convert(
   schema: unknown,
@@ -135,21 +115,29 @@ function convert(
   depth: number,
   ancestors: Set<object>,
 ): Converted {
-  if (schema === true || schema === undefined) return { schema: {}, ...ALWAYS };
-  if (schema === false) return { schema: { not: {} }, ...ALWAYS };
-  if (!isObject(schema)) return { schema: {}, ...ALWAYS };
-  if (ancestors.has(schema)) return { schema: stubFor(schema, true), ...ALWAYS };
+  if (schema === true || schema === undefined) return always({});
+  if (schema === false) return always({ not: {} });
+  if (!isObject(schema)) return always({});
+  if (ancestors.has(schema)) return always(stubFor(schema, true));
   const remaining = context.maxDepth - depth;
   if (remaining <= 0) return { schema: stubFor(schema, false), low: -Infinity, high: 0 };
-  const { memo, direction, diagnostics } = context;
+  const { memo, direction, diagnostics, budget } = context;
+  // Certainly too long: the try will be dropped, so nothing further is built (nor kept).
+  if (budget && budget.left < 0) return always({});
   const around = memo?.openAround(schema, ancestors) ?? "";
   const reused = memo?.reuse(schema, direction, remaining, around, pointer, diagnostics);
-  if (reused) return reused;
+  if (reused) {
+    if (budget) chargeReused(budget, reused.schema, memo!.lengths);
+    return reused;
+  }
   const before = diagnostics.length;
   ancestors.add(schema);
   try {
     const converted = convertObject(schema, pointer, context, depth, ancestors);
-    memo?.keep(schema, direction, around, converted, pointer, diagnostics.slice(before));
+    if (budget && budget.left < 0) return converted;
+    // Most subtrees find nothing: no empty copy per node.
+    const found = diagnostics.length > before ? diagnostics.slice(before) : NO_DIAGNOSTICS;
+    memo?.keep(schema, direction, around, converted, pointer, found);
     return converted;
   } finally {
     ancestors.delete(schema);
@@ -164,15 +152,17 @@ function convertObject(
   ancestors: Set<object>,
 ): Converted {
   const out: JsonSchema = {};
-  for (const [key, value] of Object.entries(schema)) {
+  // Keys, not entries: no [key, value] pair allocated per keyword of every node.
+  for (const key of Object.keys(schema)) {
     if (DROPPED_KEYWORDS.has(key) || key.startsWith("x-") || key === "$ref") continue;
-    setOwn(out, key, value);
+    setOwn(out, key, schema[key]);
   }
   // The remaining depths at which every sub-schema, and so this schema, converts the same.
   let low = 1;
   let high = Infinity;
-  const sub = (value: unknown, ...tokens: Array<string | number>) => {
-    const where = () => childPointer(pointerAt(pointer), ...tokens);
+  const sub = (value: unknown, keyword: string, name?: string | number) => {
+    const where = () =>
+      name === undefined ? childPointer(pointerAt(pointer), keyword) : childPointer(pointerAt(pointer), keyword, name);
     const converted = convert(value, where, context, depth + 1, ancestors);
     low = Math.max(low, converted.low + 1);
     high = Math.min(high, converted.high + 1);
@@ -183,7 +173,8 @@ function convertObject(
     const map = schema[keyword];
     if (!isObject(map)) continue;
     const converted: Record<string, JsonSchema> = {};
-    for (const [name, value] of Object.entries(map)) {
+    for (const name of Object.keys(map)) {
+      const value = map[name];
       if (keyword === "properties" && isHiddenInDirection(value, context.direction)) continue;
       setOwn(converted, name, sub(value, keyword, name));
     }
@@ -210,6 +201,7 @@ function convertObject(
   dropHiddenRequired(schema, out, context.direction);
   checkPattern(out, pointer, context);
   if (schema.example !== undefined && out.examples === undefined) out.examples = [schema.example];
+  if (context.budget) chargeOwn(context.budget, out);
   return { schema: out, low, high };
 }
 

@@ -99,6 +99,43 @@ describe("SchemaMemo (conversions shared by the tools of one model run)", () => 
     );
   });
 
+  it("keeps the depth that trying every depth in full would keep, though it stops building a try once too long", () => {
+    // The reference: each depth converted in full (no memo, so no budget shortcut) and measured by JSON.stringify.
+    const reference = (source: unknown, step: fc.Infer<typeof conversion>, pointer: string, maxChars: number) => {
+      for (let depth = step.maxDepth; ; depth--) {
+        const diagnostics: Diagnostic[] = [];
+        const schema = toJsonSchema(source, pointer, { direction: step.direction, maxDepth: depth, diagnostics });
+        if (depth <= 1 || JSON.stringify(schema).length <= maxChars)
+          return { schema, diagnostics, ...(depth < step.maxDepth ? { reduced: depth } : {}) };
+      }
+    };
+    fc.assert(
+      fc.property(
+        fc.array(nodeSpec, { minLength: 1, maxLength: 8 }),
+        fc.array(conversion, { minLength: 1, maxLength: 12 }),
+        (specs, steps) => {
+          const nodes = buildGraph(specs);
+          const memo = new SchemaMemo();
+          steps.forEach((step, index) => {
+            const bounded = { ...step, maxChars: step.maxChars ?? 400 };
+            const expected = reference(
+              nodes[step.entry % nodes.length],
+              bounded,
+              `#/paths/op${index}/schema`,
+              bounded.maxChars,
+            );
+            for (const actual of [run(nodes, bounded, index, undefined), run(nodes, bounded, index, memo)]) {
+              expect(JSON.stringify(actual.schema)).toBe(JSON.stringify(expected.schema));
+              expect(actual.diagnostics).toEqual(expected.diagnostics);
+              expect(actual.reduced).toBe(expected.reduced);
+            }
+          });
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
   it("shares a component's conversion between tools, and a caller's changes to its top level stay its own", () => {
     const address = { type: "object", properties: { street: { type: "string" }, zip: { type: "string" } } };
     const memo = new SchemaMemo();
