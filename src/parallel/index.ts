@@ -68,26 +68,20 @@ export function startExampleWorker(document: unknown, seed: number): ExampleWork
 
 /** Drafts sent ahead per message: one message per tool would cost this thread more than it saves the worker. */
 const AHEAD_BATCH = 16;
-/**
- * At most this many drafts sent and not yet computed: copying more than the
- * worker can use before the model ends only slows this thread (Graph's
- * 11,422 drafts, many of 24 KB, doubled its model stage).
- */
-const AHEAD_WINDOW = 4 * AHEAD_BATCH;
 
 function spawnWorker(seed?: number): ExampleWorker | undefined {
   const url = workerFile();
   if (!url) return undefined;
   const channel = new MessageChannel();
-  const setup: WorkerSetup = { ahead: channel.port2, shared: new Int32Array(new SharedArrayBuffer(8)) };
+  const setup: WorkerSetup = { ahead: channel.port2, stop: new Int32Array(new SharedArrayBuffer(4)) };
   const worker = new Worker(url, { workerData: setup, transferList: [channel.port2] });
   // Waiting for tasks, it must not keep a failed run's process alive.
   worker.unref();
   channel.port1.unref();
-  const stopListening = seed === undefined ? () => {} : listenToDrafts(sendAhead(channel.port1, setup.shared, seed));
+  const stopListening = seed === undefined ? () => {} : listenToDrafts(sendAhead(channel.port1, seed));
   const stopAhead = () => {
     stopListening();
-    Atomics.store(setup.shared, 0, 1);
+    Atomics.store(setup.stop, 0, 1);
   };
   // Until `run`, an error or exit is only remembered: a run that never uses the worker must not fail for it.
   const ended = new Promise<OutcomeResults>((_, reject) => {
@@ -111,18 +105,16 @@ function spawnWorker(seed?: number): ExampleWorker | undefined {
   };
 }
 
-/** Batches each tool draft's input schema and seed to the worker while the model stage runs, as fast as it computes them. */
-function sendAhead(port: MessagePort, shared: Int32Array, seed: number): DraftListener {
+/** Batches each tool draft's input schema and seed to the worker while the model stage runs. */
+function sendAhead(port: MessagePort, seed: number): DraftListener {
   let batch: SpeculationItem[] = [];
-  let sent = 0;
   let broken = false;
   return (draft) => {
-    if (broken || sent - Atomics.load(shared, 1) >= AHEAD_WINDOW) return;
+    if (broken) return;
     batch.push({ schema: draft.inputSchema, seed: toolSeed(seed, draft.baseName) });
     if (batch.length < AHEAD_BATCH) return;
     try {
       port.postMessage(batch);
-      sent += batch.length;
     } catch {
       broken = true; // a value that cannot be cloned: nothing more is sent ahead, and the units are computed as usual
     }

@@ -68,14 +68,10 @@ export class Speculation {
   }
 }
 
-/**
- * What the worker is given at its start: the port schemas come ahead on, and
- * shared slots: [0] set by the main thread when they stop, [1] how many items
- * the worker has computed (the main thread sends only as many as it keeps up with).
- */
+/** What the worker is given at its start: the port schemas come ahead on, and a flag the main thread sets when they stop. */
 export interface WorkerSetup {
   ahead: MessagePort;
-  shared: Int32Array;
+  stop: Int32Array;
 }
 
 /**
@@ -83,8 +79,8 @@ export interface WorkerSetup {
  * a batch at a time, giving the event loop a turn between batches so the
  * units are not kept waiting once they come.
  */
-export function speculate({ ahead, shared }: WorkerSetup, speculation: Speculation): void {
-  const stopped = () => Atomics.load(shared, 0) !== 0;
+export function speculate({ ahead, stop }: WorkerSetup, speculation: Speculation): void {
+  const stopped = () => Atomics.load(stop, 0) !== 0;
   const step = (): void => {
     if (stopped()) return;
     const received = receiveMessageOnPort(ahead);
@@ -96,7 +92,6 @@ export function speculate({ ahead, shared }: WorkerSetup, speculation: Speculati
       for (const item of received.message as SpeculationItem[]) {
         if (stopped()) return;
         speculation.add(item);
-        Atomics.add(shared, 1, 1);
       }
     } catch {
       // Only a head start: on any surprise, stop, and the units are computed as they would have been.
