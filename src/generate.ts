@@ -32,7 +32,7 @@ import {
   type GuidanceOptions,
 } from "./guidance/index.js";
 import { guidanceCacheFor } from "./cache/guidance-keys.js";
-import { isUrl, loadSpec } from "./load/index.js";
+import { isUrl, loadSpec, operationCount } from "./load/index.js";
 import type { ApiModel, Diagnostic, GuidedApiModel } from "./model/ir.js";
 import { filterTools, type ToolFilter } from "../templates/server/src/runtime/shared/filter.js";
 import { DEFAULT_AUTO_THRESHOLD } from "../templates/server/src/runtime/config/settings.js";
@@ -271,7 +271,7 @@ async function readModel(
   const loaded = await timed("load", () => loadSpec(options.from));
   const specHash = loaded.textHash ?? hashContent(loaded.text);
   // A cold run of a large API will want the example worker: start it now, so it loads while this thread models.
-  const worker = modelCache?.fresh === false ? undefined : startExampleWorker(loaded.document, options.seed ?? 1);
+  const worker = modelCache?.fresh === false ? undefined : startExampleWorker(operationCount(loaded.document));
   const build = () =>
     buildModelCached(
       loaded,
@@ -308,6 +308,7 @@ async function guideModel(
   const uncached = model.tools.filter((tool) => !exampleCache.has(tool.inputSchema, toolSeed(seed, tool.name)));
   if (shouldUseWorker(uncached.length)) {
     const positions = new Map(uncached.map((tool, index) => [index, tool]));
+    // This thread prepares the guidance that needs no example while the worker starts on the examples.
     const { results, meanwhile: prepared } = await timed("validate+examples (2 threads)", () =>
       computeOutcomesInParallel(
         uncached.map((tool, index) => ({ index, schema: tool.inputSchema, seed: toolSeed(seed, tool.name) })),

@@ -36,7 +36,6 @@ import { bodyAllowed, buildBody } from "./request-body.js";
 import { readSecurity } from "./api-info.js";
 import { mergeOverrides, readMcpExtension, type McpOverride } from "./overrides.js";
 import { openApiPrelude, type ModelOptions, type OpenApiPrelude } from "./prelude.js";
-import { notifyDraft } from "./draft-listener.js";
 
 export { apiIdentity, openApiPrelude } from "./prelude.js";
 export type { ModelOptions, OpenApiPrelude } from "./prelude.js";
@@ -146,9 +145,8 @@ export function modelOperation(
     readMcpExtension(operation["x-mcp"], childPointer(pointer, "x-mcp"), context.diagnostics),
   );
   if (override.hidden) return outcome();
-  let draft: ToolDraft;
   try {
-    draft = applyOverride(buildOperationTool(path, method, pathItem, operation, pointer, context), override);
+    return outcome(applyOverride(buildOperationTool(path, method, pathItem, operation, pointer, context), override));
   } catch (error) {
     context.diagnostics.push({
       pointer,
@@ -158,7 +156,6 @@ export function modelOperation(
     });
     return outcome();
   }
-  return outcome(notifyDraft(draft));
 }
 
 /** The model from the prelude and the walk's steps: diagnostics in document order, tool names made unique. */

@@ -12,10 +12,7 @@
 import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
-import { MessageChannel, Worker, type MessagePort } from "node:worker_threads";
-import { toolSeed } from "../guidance/index.js";
-import { operationCount } from "../load/index.js";
-import { listenToDrafts, type DraftListener } from "../model/draft-listener.js";
+import { Worker } from "node:worker_threads";
 import {
   computeUnits,
   outcomeUnits,
@@ -25,7 +22,6 @@ import {
   type OutcomeTask,
   type WorkerRequest,
 } from "./outcomes.js";
-import type { SpeculationItem, WorkerSetup } from "./speculation.js";
 
 /** Below this many tools to compute, one thread is faster than paying for a worker's start-up. */
 const MIN_TOOLS_FOR_WORKER = 150;
@@ -57,32 +53,17 @@ export interface ExampleWorker {
   release(): Promise<void>;
 }
 
-/**
- * Starts the worker when a run of the parsed `document`'s operations will use
- * one (same rule as `shouldUseWorker`); the model stage's tool drafts are sent
- * to it ahead, with their seeds from `seed` (see ./speculation.ts).
- */
-export function startExampleWorker(document: unknown, seed: number): ExampleWorker | undefined {
-  return shouldUseWorker(operationCount(document)) ? spawnWorker(seed) : undefined;
+/** Starts the worker when a run of `operationCount` operations will use one (same rule as `shouldUseWorker`). */
+export function startExampleWorker(operationCount: number): ExampleWorker | undefined {
+  return shouldUseWorker(operationCount) ? spawnWorker() : undefined;
 }
 
-/** Drafts sent ahead per message: one message per tool would cost this thread more than it saves the worker. */
-const AHEAD_BATCH = 16;
-
-function spawnWorker(seed?: number): ExampleWorker | undefined {
+function spawnWorker(): ExampleWorker | undefined {
   const url = workerFile();
   if (!url) return undefined;
-  const channel = new MessageChannel();
-  const setup: WorkerSetup = { ahead: channel.port2, stop: new Int32Array(new SharedArrayBuffer(4)) };
-  const worker = new Worker(url, { workerData: setup, transferList: [channel.port2] });
+  const worker = new Worker(url);
   // Waiting for tasks, it must not keep a failed run's process alive.
   worker.unref();
-  channel.port1.unref();
-  const stopListening = seed === undefined ? () => {} : listenToDrafts(sendAhead(channel.port1, seed));
-  const stopAhead = () => {
-    stopListening();
-    Atomics.store(setup.stop, 0, 1);
-  };
   // Until `run`, an error or exit is only remembered: a run that never uses the worker must not fail for it.
   const ended = new Promise<OutcomeResults>((_, reject) => {
     worker.once("error", reject);
@@ -91,34 +72,12 @@ function spawnWorker(seed?: number): ExampleWorker | undefined {
   ended.catch(() => {});
   return {
     run(request) {
-      stopAhead();
       worker.ref();
       const answer = new Promise<OutcomeResults>((resolve) => worker.once("message", resolve));
       worker.postMessage(request);
       return Promise.race([answer, ended]);
     },
-    release: async () => {
-      stopAhead();
-      channel.port1.close();
-      await worker.terminate();
-    },
-  };
-}
-
-/** Batches each tool draft's input schema and seed to the worker while the model stage runs. */
-function sendAhead(port: MessagePort, seed: number): DraftListener {
-  let batch: SpeculationItem[] = [];
-  let broken = false;
-  return (draft) => {
-    if (broken) return;
-    batch.push({ schema: draft.inputSchema, seed: toolSeed(seed, draft.baseName) });
-    if (batch.length < AHEAD_BATCH) return;
-    try {
-      port.postMessage(batch);
-    } catch {
-      broken = true; // a value that cannot be cloned: nothing more is sent ahead, and the units are computed as usual
-    }
-    batch = [];
+    release: async () => void (await worker.terminate()),
   };
 }
 
@@ -139,9 +98,9 @@ export async function computeOutcomesInParallel<T>(
   if (!worker) {
     await started?.release();
     const alongside = await meanwhile();
-    return { results: computeUnits(units, sharedQueue(queueSlots(units.length))), meanwhile: alongside };
+    return { results: computeUnits(units, sharedQueue(queueSlots())), meanwhile: alongside };
   }
-  const slots = queueSlots(units.length);
+  const slots = queueSlots();
   const remote = worker.run({ units, slots });
   remote.catch(() => {}); // awaited below, after this thread's share
   let alongside: T;

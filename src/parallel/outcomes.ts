@@ -9,7 +9,6 @@ import type { ExampleOutcome } from "../guidance/examples/index.js";
 import { createExampleGenerator, exampleCompiler, type ExampleGenerator } from "../guidance/index.js";
 import type { JsonSchema } from "../model/ir.js";
 import { createCheckCompiler, type SchemaCompiler } from "../model/validators.js";
-import type { Speculation } from "./speculation.js";
 
 export interface OutcomeTask {
   /** The tool's position in the model, to report and merge in tool order. */
@@ -22,8 +21,6 @@ export interface OutcomeTask {
 export interface OutcomeUnit {
   /** The schema of the unit's first tool; it stands for the others'. */
   schema: JsonSchema;
-  /** Its JSON text. */
-  key: string;
   /** In tool order. */
   tools: Array<{ index: number; seed: number }>;
 }
@@ -45,7 +42,7 @@ export function outcomeUnits(tasks: OutcomeTask[]): OutcomeUnit[] {
     const key = JSON.stringify(schema);
     const unit = units.get(key);
     if (unit) unit.tools.push({ index, seed });
-    else units.set(key, { schema, key, tools: [{ index, seed }] });
+    else units.set(key, { schema, tools: [{ index, seed }] });
   }
   return [...units]
     .map(([key, unit]) => ({ size: key.length, unit }))
@@ -61,8 +58,6 @@ export function outcomeUnits(tasks: OutcomeTask[]): OutcomeUnit[] {
 export interface UnitQueue {
   /** The position of the next unit nobody has taken (past the end when all are taken). */
   take(): number;
-  /** Takes the unit at `position` if nobody has; whether this thread now has it. */
-  claim(position: number): boolean;
   /** Some thread met a schema that does not compile: examples are no longer worth building. */
   failed(): boolean;
   fail(): void;
@@ -71,63 +66,44 @@ export interface UnitQueue {
   setSplits(splits: boolean): void;
 }
 
-/** Slots of a `UnitQueue`: failed (0/1), splits (0 not known, 1 no, 2 yes), then one per unit (1: taken). */
-const SLOTS = 2;
+/** Slots of a `UnitQueue`: next unit, failed (0/1), splits (0 not known, 1 no, 2 yes). */
+const SLOTS = 3;
 
-/** A queue over slots two threads can share (see `queueSlots`); each thread looks for the next untaken unit in order. */
+/** A queue over slots two threads can share (see `queueSlots`). */
 export function sharedQueue(slots: Int32Array): UnitQueue {
-  const claim = (position: number) => Atomics.compareExchange(slots, SLOTS + position, 0, 1) === 0;
-  let next = 0;
   return {
-    take: () => {
-      while (SLOTS + next < slots.length && !claim(next)) next++;
-      return next++;
-    },
-    claim: (position) => SLOTS + position < slots.length && claim(position),
-    failed: () => Atomics.load(slots, 0) !== 0,
-    fail: () => void Atomics.store(slots, 0, 1),
-    splits: () => [undefined, false, true][Atomics.load(slots, 1)],
-    setSplits: (splits) => void Atomics.store(slots, 1, splits ? 2 : 1),
+    take: () => Atomics.add(slots, 0, 1),
+    failed: () => Atomics.load(slots, 1) !== 0,
+    fail: () => void Atomics.store(slots, 1, 1),
+    splits: () => [undefined, false, true][Atomics.load(slots, 2)],
+    setSplits: (splits) => void Atomics.store(slots, 2, splits ? 2 : 1),
   };
 }
 
-/** The slots a `sharedQueue` over `unitCount` units needs, in memory two threads can share. */
-export function queueSlots(unitCount: number): Int32Array {
-  return new Int32Array(new SharedArrayBuffer((SLOTS + unitCount) * Int32Array.BYTES_PER_ELEMENT));
+/** The slots a `sharedQueue` needs, in memory two threads can share. */
+export function queueSlots(): Int32Array {
+  return new Int32Array(new SharedArrayBuffer(SLOTS * Int32Array.BYTES_PER_ELEMENT));
 }
 
 /**
- * Computes the units this thread takes from `queue` (first those `ahead` has
- * computed, see ./speculation.ts). Each unit's schema is compiled before its
- * examples are built; once any compile has failed, the units still taken are
- * only compiled, so that the first failing tool in tool order is found
- * whichever thread meets it.
+ * Computes the units this thread takes from `queue`. Each unit's schema is
+ * compiled before its examples are built; once any compile has failed, the
+ * units still taken are only compiled, so that the first failing tool in
+ * tool order is found whichever thread meets it.
  */
 export function computeUnits(
   units: OutcomeUnit[],
   queue: UnitQueue,
   generator: ExampleGenerator = createExampleGenerator(),
-  ahead?: Speculation,
 ): OutcomeResults {
   const compile = checkCompiler(units, exampleCompiler(generator), queue);
   const outcomes: OutcomeResults["outcomes"] = [];
   let compileError: OutcomeResults["compileError"];
-  const first = ahead?.positions(units) ?? [];
-  const take = () => {
-    while (first.length > 0) {
-      const position = first.shift()!;
-      if (queue.claim(position)) return position;
-    }
-    return queue.take();
-  };
-  for (let position = take(); position < units.length; position = take()) {
-    const { key, tools } = units[position]!;
-    const known = ahead?.get(key);
-    // The schema object computed ahead, so the generator's caches (by identity) serve the rest of the unit.
-    const schema = known?.schema ?? units[position]!.schema;
+  for (let position = queue.take(); position < units.length; position = queue.take()) {
+    const { schema, tools } = units[position]!;
     let validate: ReturnType<typeof compile>;
     try {
-      validate = known ? (known.validate ?? fail(known.error)) : compile(schema);
+      validate = compile(schema);
     } catch (error) {
       queue.fail();
       if (!compileError || tools[0]!.index < compileError.index)
@@ -135,14 +111,9 @@ export function computeUnits(
       continue;
     }
     if (queue.failed()) continue;
-    for (const { index, seed } of tools)
-      outcomes.push({ index, outcome: known?.outcomes.get(seed) ?? generator.build(schema, seed, validate) });
+    for (const { index, seed } of tools) outcomes.push({ index, outcome: generator.build(schema, seed, validate) });
   }
   return compileError ? { outcomes: [], compileError } : { outcomes };
-}
-
-function fail(message: string | undefined): never {
-  throw new Error(message);
 }
 
 /** What the worker is sent: every unit, and the shared slots of the queue both threads take them from. */

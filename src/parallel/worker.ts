@@ -1,19 +1,15 @@
 /**
  * Worker-thread entry: computes the example outcomes of the units it takes
  * from the queue it shares with the main thread (see ./index.ts). Started
- * before the units are known, it loads its modules and readies its example
- * generator while the main thread models, then computes the tool drafts sent
- * ahead (./speculation.ts) until the units come; it answers one message.
+ * before the units are known, so that loading its modules, and readying its
+ * example generator, overlap the main thread's model stages; it answers one message.
  */
-import { parentPort, workerData } from "node:worker_threads";
+import { parentPort } from "node:worker_threads";
 import { computeUnits, sharedQueue, warmedGenerator, type WorkerRequest } from "./outcomes.js";
-import { speculate, Speculation, type WorkerSetup } from "./speculation.js";
 
 const generator = readyGenerator();
-const ahead = generator ? new Speculation(generator) : undefined;
-if (ahead && workerData) speculate(workerData as WorkerSetup, ahead);
 parentPort?.once("message", ({ units, slots }: WorkerRequest) =>
-  parentPort?.postMessage(computeUnits(units, sharedQueue(slots), generator, ahead)),
+  parentPort?.postMessage(computeUnits(units, sharedQueue(slots), generator)),
 );
 
 /** A failed warm-up must not fail the run: the units then get a fresh generator, as the main thread's do. */
