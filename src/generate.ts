@@ -51,7 +51,7 @@ import {
   type WriteResult,
 } from "./write/index.js";
 import { readPreviousToolsText } from "./write/previous.js";
-import { recordedOptions, recordedSource } from "./recorded-options.js";
+import { recordedOptions, recordedSource, type RecordableOptions } from "./recorded-options.js";
 import { hashBytesOnce } from "./write/hash.js";
 import { BaseCompressor } from "./write/bases.js";
 
@@ -366,17 +366,8 @@ export async function regenerationOptions(projectDir: string): Promise<GenerateO
       "is not a generated project (no .guided-mcp/manifest.json)",
       "run it inside a project made by create-guided-mcp, or pass its folder",
     );
-  const recorded = manifest.options as {
-    name?: string;
-    templates?: string;
-    allowRemoteRefs?: boolean;
-    allowExternalRefs?: boolean;
-    filter?: ToolFilter;
-    toolMode?: ToolMode;
-    ship?: ShipTarget[];
-    mcpName?: string;
-    forwardAuthorization?: boolean;
-  };
+  // The manifest names the templates folder `templates` (see recordedOptions).
+  const recorded = manifest.options as Omit<RecordableOptions, "templatesDir"> & { templates?: string };
   const from =
     isUrl(manifest.spec.source) || isAbsolute(manifest.spec.source)
       ? manifest.spec.source

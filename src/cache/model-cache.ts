@@ -119,21 +119,13 @@ function newEntries(kept: Kept): Map<string, string> {
 
 /** Streams the entries out in chunks: Graph's cache is ~100 MB, too much to join into one more string. */
 async function writeLines(path: string, header: string, entries: Kept): Promise<void> {
-  const handle = await open(path, "w");
-  try {
-    let chunk = header + "\n";
+  function* lines() {
+    yield header;
     for (const section of SECTIONS)
-      for (const [key, json] of entries[section]) {
-        chunk += `${section}\t${key}\t${typeof json === "string" ? json : asciiJson(JSON.stringify(json.value))}\n`;
-        if (chunk.length > 1 << 20) {
-          await handle.write(chunk);
-          chunk = "";
-        }
-      }
-    await handle.write(chunk);
-  } finally {
-    await handle.close();
+      for (const [key, json] of entries[section])
+        yield `${section}\t${key}\t${typeof json === "string" ? json : asciiJson(JSON.stringify(json.value))}`;
   }
+  await writeChunked(path, "w", lines());
 }
 
 /**
@@ -143,11 +135,20 @@ async function writeLines(path: string, header: string, entries: Kept): Promise<
  * save rewrites the file (see `readCacheFile`).
  */
 async function appendLines(path: string, lines: Map<string, string>): Promise<void> {
-  const handle = await open(path, "a");
+  await writeChunked(
+    path,
+    "a",
+    [...lines].map(([prefix, json]) => `${prefix}\t${json}`),
+  );
+}
+
+/** Writes (`w`) or appends (`a`) `lines`, each ended by a newline, in chunks of about 1 MB. */
+async function writeChunked(path: string, flags: "w" | "a", lines: Iterable<string>): Promise<void> {
+  const handle = await open(path, flags);
   try {
     let chunk = "";
-    for (const [prefix, json] of lines) {
-      chunk += `${prefix}\t${json}\n`;
+    for (const line of lines) {
+      chunk += line + "\n";
       if (chunk.length > 1 << 20) {
         await handle.write(chunk);
         chunk = "";

