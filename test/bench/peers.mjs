@@ -211,7 +211,7 @@ Load average (1 min) before / after: ${load.before.toFixed(1)} / ${load.after.to
 
 Generation runs alternate (ours, peer, ours, peer…) into a fresh folder each time; whole process under GNU time; median of ${RUNS} runs (${GRAPH_RUNS} for Graph) with min–max.
 "Regenerate" is \`create-guided-mcp regenerate\` on the project after one operation's summary changed (its description for Stripe, which has no summaries; a different edit each run); it reuses the per-operation model, per-tool guidance and example caches in \`.guided-mcp/cache/\`, so it normalises, dereferences and models only the edited operation.
-create-guided-mcp computes all of its guidance on every run: every input schema is compiled with the server's Ajv (fail closed), every example is synthesised and validated, plus hints, links and output schemas. The peer emits none of these.
+create-guided-mcp computes all of its guidance on every run: every input schema is checked to compile with the server's Ajv (fail closed; a schema outside the generation-time interpreter's subset is compiled), every example is synthesised and validated, plus hints, links and output schemas. The peer emits none of these.
 
 ## Generation (ratio below 1 means ours is faster)
 
