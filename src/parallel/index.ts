@@ -23,16 +23,21 @@ import {
   type WorkerRequest,
 } from "./outcomes.js";
 
-/** Below this many tools to compute, one thread is faster than paying for a worker's start-up. */
-const MIN_TOOLS_FOR_WORKER = 150;
+/**
+ * Below this many tools to compute, one thread is as fast or faster than paying for a worker's start-up.
+ * Since example checks stopped compiling code (src/model/interpret/), the examples stage is small: on a quiet
+ * 2-core machine, paired runs with and without the worker gave equal wall time on Stripe (452 tools), GitHub
+ * (1,223) and autotask.net (2,958), one thread faster on amazonaws ec2 (1,188: 1.87 s against 1.98 s), and the
+ * worker ahead only on Microsoft Graph (11,422: 8.8 s against 9.2 s); the worker costs ≈ 0.15–0.3 s of CPU and
+ * ≈ 30 MB either way (session 5 in docs/benchmarks.md).
+ */
+const MIN_TOOLS_FOR_WORKER = 5000;
 
 export function shouldUseWorker(taskCount: number): boolean {
   const setting = process.env["GUIDED_MCP_WORKERS"];
   if (setting === "0") return false;
   if (!workerFile()) return false;
   if (setting === "1") return taskCount > 1;
-  // Measured paired at load 2–4 on 2 cores: Stripe 4.40 s with the worker against 5.38 s without (median
-  // of 3), GitHub even (5.22 / 5.17 s); it costs ~0.4–0.6 s of extra CPU, which a free core absorbs.
   return taskCount >= MIN_TOOLS_FOR_WORKER && availableParallelism() >= 2;
 }
 
