@@ -293,9 +293,9 @@ async function readModel(
 }
 
 /**
- * Validate (fail closed) and guidance. A cached tool's schema compiled with
- * this very generator and Ajv when its entry was made, so only the others are
- * compiled; large APIs do that and the example search on two threads, whose
+ * Validate (fail closed) and guidance. A cached tool's schema passed this very
+ * generator's check when its entry was made, so only the others are checked;
+ * the largest APIs do that and the example search on two threads, whose
  * outcomes go into the cache that guidance then reads.
  */
 async function guideModel(
@@ -325,10 +325,10 @@ async function guideModel(
     return timed("guidance", () => finishGuidance(model, prepared, { seed, exampleCache, guidanceCache }));
   }
   await worker?.release();
-  // Every example is cached (a warm regeneration): nothing to compile, so Ajv is not even loaded.
+  // Every example is cached (a warm regeneration): nothing to check.
   if (uncached.length === 0) return timed("guidance", () => addGuidance(model, { seed, exampleCache, guidanceCache }));
-  // The fail-closed check compiles the input schemas (see createCheckCompiler); schemas it does not split are
-  // compiled by the example generator, whose repair then reuses that validator.
+  // The fail-closed check (see createCheckCompiler) judges each input schema with the example generator's
+  // compiler (the interpreter, else Ajv), whose repair then reuses that validator.
   const exampleGenerator = createExampleGenerator();
   const validators = await timed("validate", () =>
     compileInputValidators({ ...model, tools: uncached }, exampleCompiler(exampleGenerator)),

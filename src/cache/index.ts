@@ -23,6 +23,7 @@ import type { ExampleOutcome } from "../guidance/examples/index.js";
 import { codeFingerprint } from "./fingerprint.js";
 import { hashContent } from "../write/hash.js";
 import type { JsonSchema } from "../model/ir.js";
+import { schemaText } from "../model/schema-text.js";
 
 export const CACHE_DIR = ".guided-mcp/cache";
 const EXAMPLES_FILE = "examples.json";
@@ -74,7 +75,7 @@ export function openExampleCache(
   const keyFor = (schema: JsonSchema, seed: number): string => {
     let schemaKey = keys.get(schema);
     if (!schemaKey) {
-      schemaKey = hashContent(`${code}\0${JSON.stringify(schema)}`);
+      schemaKey = hashContent(`${code}\0${schemaText(schema)}`);
       keys.set(schema, schemaKey);
     }
     return `${schemaKey.slice(0, 40)}:${seed}`;

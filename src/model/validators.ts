@@ -9,6 +9,7 @@ import { GeneratorError } from "../diagnostics.js";
 import type { ApiModel, JsonSchema, ToolModel } from "./ir.js";
 import { interpretable, interpretSchema } from "./interpret/index.js";
 import { createSchemaUnits } from "./schema-units.js";
+import { schemaText } from "./schema-text.js";
 
 /** Compiles one schema with the server's Ajv configuration, or throws why it cannot. */
 export type SchemaCompiler = (schema: JsonSchema) => ValidateFunction;
@@ -22,7 +23,7 @@ export type SchemaCompiler = (schema: JsonSchema) => ValidateFunction;
  */
 export function compileInputValidators(model: ApiModel, whole?: SchemaCompiler): Map<string, ValidateFunction> {
   // Large APIs repeat the same input schema across many operations (Graph: 11k tools, 6.8k distinct schemas).
-  const keys = model.tools.map((tool) => JSON.stringify(tool.inputSchema));
+  const keys = model.tools.map((tool) => schemaText(tool.inputSchema));
   const distinct = new Map<string, JsonSchema>();
   model.tools.forEach((tool, position) => {
     if (!distinct.has(keys[position]!)) distinct.set(keys[position]!, tool.inputSchema);

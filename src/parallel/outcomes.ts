@@ -9,6 +9,7 @@ import type { ExampleOutcome } from "../guidance/examples/index.js";
 import { createExampleGenerator, exampleCompiler, type ExampleGenerator } from "../guidance/index.js";
 import type { JsonSchema } from "../model/ir.js";
 import { createCheckCompiler, type SchemaCompiler } from "../model/validators.js";
+import { schemaText } from "../model/schema-text.js";
 
 export interface OutcomeTask {
   /** The tool's position in the model, to report and merge in tool order. */
@@ -39,7 +40,7 @@ export interface OutcomeResults {
 export function outcomeUnits(tasks: OutcomeTask[]): OutcomeUnit[] {
   const units = new Map<string, OutcomeUnit>();
   for (const { index, schema, seed } of tasks) {
-    const key = JSON.stringify(schema);
+    const key = schemaText(schema);
     const unit = units.get(key);
     if (unit) unit.tools.push({ index, seed });
     else units.set(key, { schema, tools: [{ index, seed }] });
