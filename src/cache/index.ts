@@ -17,13 +17,14 @@
  * the same Ajv and configuration when the entry was made.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { mkdir, rename, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import type { ExampleOutcome } from "../guidance/examples/index.js";
 import { codeFingerprint } from "./fingerprint.js";
 import { hashContent } from "../write/hash.js";
 import type { JsonSchema } from "../model/ir.js";
 import { schemaText } from "../model/schema-text.js";
+import { replaceFile } from "./replace-file.js";
 
 export const CACHE_DIR = ".guided-mcp/cache";
 const EXAMPLES_FILE = "examples.json";
@@ -115,11 +116,7 @@ export function openExampleCache(
       const count = Object.keys(used).length;
       if (computed.size === 0 && count > 0 && count === Object.keys(previous).length) return;
       const content: CacheFile = { format: FORMAT, code, entries: used };
-      await mkdir(dirname(file), { recursive: true });
-      // Write beside and rename: a crash mid-write leaves the previous cache, not half a file.
-      const temporary = `${file}.${process.pid}.tmp`;
-      await writeFile(temporary, JSON.stringify(content) + "\n");
-      await rename(temporary, file);
+      await replaceFile(file, (temporary) => writeFile(temporary, JSON.stringify(content) + "\n"));
     },
   };
 }

@@ -13,11 +13,12 @@
  */
 import { isAscii } from "node:buffer";
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { mkdir, open, rename, stat } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { open, stat } from "node:fs/promises";
+import { join } from "node:path";
 import type { Diagnostic, ToolGuidance } from "../model/ir.js";
 import type { OpenApiPrelude, OperationOutcome } from "../model/openapi.js";
 import { codeFingerprint } from "./fingerprint.js";
+import { replaceFile } from "./replace-file.js";
 
 export const MODEL_CACHE_FILE = ".guided-mcp/cache/model.json";
 /** Bump when the file layout changes (4: ASCII only, see `asciiJson`). */
@@ -99,11 +100,7 @@ export function openModelCache(projectDir: string, generatorVersion: string): Mo
         if (added.size > 0) await appendLines(file, added);
         return;
       }
-      await mkdir(dirname(file), { recursive: true });
-      // Write beside and rename: a crash mid-write leaves the previous cache, not half a file.
-      const temporary = `${file}.${process.pid}.tmp`;
-      await writeLines(temporary, JSON.stringify({ format: FORMAT, code }), kept);
-      await rename(temporary, file);
+      await replaceFile(file, (temporary) => writeLines(temporary, JSON.stringify({ format: FORMAT, code }), kept));
     },
   };
 }

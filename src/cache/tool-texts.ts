@@ -16,13 +16,14 @@
  * so an edited, replaced or damaged file, or a foreign index, reuses nothing.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { mkdir, rename, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { toToolData } from "../emit/index.js";
 import { compactToolsFile } from "../emit/tools-file.js";
 import type { GuidedApiModel, ToolModel } from "../model/ir.js";
 import { hashBytesOnce, hashContent } from "../write/hash.js";
 import { CACHE_DIR } from "./index.js";
+import { replaceFile } from "./replace-file.js";
 
 const INDEX_FILE = join(CACHE_DIR, "tools-index.json");
 /** Bump when the file layout changes. */
@@ -94,11 +95,7 @@ export async function saveToolsIndex(
     tools: keys.map((key, position) => [key, spans[position]![0], spans[position]![1]]),
   };
   const file = join(projectDir, INDEX_FILE);
-  await mkdir(dirname(file), { recursive: true });
-  // Write beside and rename: a crash mid-write leaves the previous index, not half a file.
-  const temporary = `${file}.${process.pid}.tmp`;
-  await writeFile(temporary, JSON.stringify(index) + "\n");
-  await rename(temporary, file);
+  await replaceFile(file, (temporary) => writeFile(temporary, JSON.stringify(index) + "\n"));
 }
 
 function readIndex(file: string): ToolsIndex | undefined {
