@@ -12,7 +12,7 @@ import type { TypedParameterHint } from "../../templates/server/src/runtime/shar
 import { asSchema, declaredTypes, schemaProperties, schemaRequired } from "./schema-util.js";
 
 /** Argument names the caller may send: readOnly properties that are not required are left out. */
-function visibleProperties(schema: JsonSchema): { props: Record<string, JsonSchema>; required: string[] } {
+function visibleProperties(schema: JsonSchema): { props: Record<string, JsonSchema>; required: readonly string[] } {
   const all = schemaProperties(schema);
   const required = schemaRequired(schema);
   const props: Record<string, JsonSchema> = {};

@@ -61,12 +61,20 @@ interface Ranked extends IdentifierProducer {
 
 /** Leading path segments two operations share: a producer near the target is likelier the right one. */
 function sharedPath(a: ToolModel, b: ToolModel): number {
-  const x = (a.operation?.path ?? "").split("/");
-  const y = (b.operation?.path ?? "").split("/");
+  const x = pathSegments(a);
+  const y = pathSegments(b);
   let n = 0;
   while (n < x.length && n < y.length && x[n] === y[n]) n++;
   return n;
 }
+
+/** A tool's path split at `/`, once per tool (every candidate producer is compared with its target). */
+function pathSegments(tool: ToolModel): readonly string[] {
+  let known = segmentsOf.get(tool);
+  if (!known) segmentsOf.set(tool, (known = (tool.operation?.path ?? "").split("/")));
+  return known;
+}
+const segmentsOf = new WeakMap<ToolModel, readonly string[]>();
 
 /** What the whole API offers, indexed once. */
 export interface ProducerIndex {
@@ -75,12 +83,12 @@ export interface ProducerIndex {
   fields: Map<string, Array<{ tool: ToolModel; take: string }>>;
   /** `<tool>\0<arg>` → declared links whose value comes from another tool's answer. */
   declared: Map<string, Array<{ tool: ToolModel; take: string; name: string }>>;
-  /** Memoised one-hop producers, for chains. */
-  memo: Map<string, Ranked[]>;
+  /** Memoised producers by hops (0: the tool's own, 1: a first call's), tool name and argument; chains reuse them. */
+  memo: [Map<string, Map<string, Ranked[]>>, Map<string, Map<string, Ranked[]>>];
 }
 
 export function buildProducerIndex(tools: ToolModel[], links: LinkIndex): ProducerIndex {
-  const index: ProducerIndex = { links, fields: new Map(), declared: new Map(), memo: new Map() };
+  const index: ProducerIndex = { links, fields: new Map(), declared: new Map(), memo: [new Map(), new Map()] };
   const scratch: Diagnostic[] = []; // links.ts already reports broken links once
   for (const tool of tools) {
     indexFields(index, tool);
@@ -302,11 +310,13 @@ function producerParams(
 }
 
 function rankedProducers(target: ToolModel, arg: string, index: ProducerIndex, hops: number): Ranked[] {
-  const memoKey = `${hops}\u0000${target.name}\u0000${arg}`;
-  const hit = index.memo.get(memoKey);
+  const byTool = index.memo[hops === 0 ? 0 : 1];
+  let memo = byTool.get(target.name);
+  if (!memo) byTool.set(target.name, (memo = new Map()));
+  const hit = memo.get(arg);
   if (hit) return hit;
-  index.memo.set(memoKey, []); // cycles end here
-  const found: Array<{ candidate: Candidate; filled: NonNullable<ReturnType<typeof producerParams>>; rank: Rank }> = [];
+  memo.set(arg, []); // cycles end here
+  const best: Found[] = [];
   const seen = new Set<string>();
   const wanted = targetOf(target, arg, index);
   for (const c of candidates(target, arg, wanted, index)) {
@@ -322,10 +332,9 @@ function rankedProducers(target: ToolModel, arg: string, index: ProducerIndex, h
       -sharedPath(target, c.tool),
       Object.keys(filled.params).length,
     ];
-    found.push({ candidate: c, filled, rank });
+    keepBest(best, { candidate: c, filled, rank });
   }
-  found.sort((a, b) => compareRanks(a.rank, b.rank) || a.candidate.tool.name.localeCompare(b.candidate.tool.name));
-  const kept = found.slice(0, MAX_PRODUCERS).map(({ candidate, filled, rank }) => {
+  const kept = best.map(({ candidate, filled, rank }) => {
     const p: Ranked = {
       tool: candidate.tool.name,
       params: filled.params,
@@ -336,11 +345,37 @@ function rankedProducers(target: ToolModel, arg: string, index: ProducerIndex, h
     if (filled.via) p.via = filled.via;
     return p;
   });
-  index.memo.set(memoKey, kept);
+  memo.set(arg, kept);
   return kept;
 }
 
 type Rank = Ranked["rank"];
+
+interface Found {
+  candidate: Candidate;
+  filled: NonNullable<ReturnType<typeof producerParams>>;
+  rank: Rank;
+}
+
+/**
+ * Inserts `found` into `best` (ordered by rank, then tool name) unless MAX_PRODUCERS better ones are there:
+ * the first MAX_PRODUCERS of a stable sort of every candidate, without sorting dozens of them (a common
+ * field name has up to 40) by locale for three.
+ */
+function keepBest(best: Found[], found: Found): void {
+  let at = best.length;
+  while (at > 0 && compareFound(found, best[at - 1]!) < 0) at--;
+  if (at >= MAX_PRODUCERS) return;
+  best.splice(at, 0, found);
+  if (best.length > MAX_PRODUCERS) best.pop();
+}
+
+function compareFound(a: Found, b: Found): number {
+  return compareRanks(a.rank, b.rank) || byLocale(a.candidate.tool.name, b.candidate.tool.name);
+}
+
+/** `a.localeCompare(b)` (same default locale and options), without making a collator at every call. */
+const byLocale = new Intl.Collator().compare;
 
 /** The first differing position decides; lower is better. */
 function compareRanks(a: Rank, b: Rank): number {

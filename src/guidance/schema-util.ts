@@ -21,14 +21,26 @@ export function asSchema(value: unknown): JsonSchema | undefined {
   return isObject(value) ? (value as JsonSchema) : undefined;
 }
 
-export function schemaProperties(schema: JsonSchema | undefined): Record<string, JsonSchema> {
+/**
+ * A schema's properties, its `allOf` branches' merged in (one level is enough for reading).
+ * Kept per schema object: links, producers, pagination, hints and examples all ask for the
+ * same (often shared) response and input schemas, tool after tool. Never modify the result.
+ */
+export function schemaProperties(schema: JsonSchema | undefined): Readonly<Record<string, JsonSchema>> {
+  if (!schema) return NO_PROPERTIES;
+  let known = propertiesOf.get(schema);
+  if (!known) propertiesOf.set(schema, (known = collectProperties(schema)));
+  return known;
+}
+const propertiesOf = new WeakMap<JsonSchema, Readonly<Record<string, JsonSchema>>>();
+const NO_PROPERTIES: Readonly<Record<string, JsonSchema>> = Object.freeze({});
+
+function collectProperties(schema: JsonSchema): Record<string, JsonSchema> {
   const out: Record<string, JsonSchema> = {};
-  if (!schema) return out;
   const props = schema["properties"];
   if (isObject(props)) {
     for (const [name, sub] of Object.entries(props)) out[name] = asSchema(sub) ?? {};
   }
-  // Properties contributed by allOf branches (one level of merging is enough for reading).
   const allOf = schema["allOf"];
   if (Array.isArray(allOf)) {
     for (const branch of allOf) {
@@ -40,9 +52,18 @@ export function schemaProperties(schema: JsonSchema | undefined): Record<string,
   return out;
 }
 
-export function schemaRequired(schema: JsonSchema | undefined): string[] {
+/** The required property names, `allOf` branches' included, each once; kept per schema object. Never modify the result. */
+export function schemaRequired(schema: JsonSchema | undefined): readonly string[] {
+  if (!schema) return NO_NAMES;
+  let known = requiredOf.get(schema);
+  if (!known) requiredOf.set(schema, (known = collectRequired(schema)));
+  return known;
+}
+const requiredOf = new WeakMap<JsonSchema, readonly string[]>();
+const NO_NAMES: readonly string[] = Object.freeze([]);
+
+function collectRequired(schema: JsonSchema): string[] {
   const out: string[] = [];
-  if (!schema) return out;
   const req = schema["required"];
   if (Array.isArray(req)) for (const r of req) if (typeof r === "string" && !out.includes(r)) out.push(r);
   const allOf = schema["allOf"];
@@ -100,8 +121,19 @@ export function singularize(word: string): string {
   return w;
 }
 
-/** Splits camelCase / snake_case / kebab-case into lower-case words. */
-export function words(name: string): string[] {
+/** Splits camelCase / snake_case / kebab-case into lower-case words. Never modify the result. */
+export function words(name: string): readonly string[] {
+  // The same names (arguments, fields, path segments) are split again and again across tools: each once.
+  let known = wordsOf.get(name);
+  if (known === undefined) {
+    if (wordsOf.size >= MAX_NORM_NAMES) wordsOf.clear();
+    wordsOf.set(name, (known = splitWords(name)));
+  }
+  return known;
+}
+const wordsOf = new Map<string, readonly string[]>();
+
+function splitWords(name: string): string[] {
   return name
     .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
     .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
@@ -112,7 +144,7 @@ export function words(name: string): string[] {
 
 /** Human-readable noun for a path segment or field stem: `pet_owners` → `pet owner`. */
 export function humanNoun(segment: string): string {
-  const ws = words(segment);
+  const ws = [...words(segment)];
   if (ws.length === 0) return segment;
   const last = ws[ws.length - 1]!;
   ws[ws.length - 1] = singularize(last);
