@@ -128,6 +128,18 @@ function pathArg(tool: ToolModel, wire: string): string {
   return binding?.arg ?? wire;
 }
 
+/** Whether the first `n` segments of two path shapes are equal (segments never hold `/`, so joining them adds nothing). */
+function sharesPrefix(a: string[], b: string[], n: number): boolean {
+  if (n > a.length || n > b.length) return a.slice(0, n).join("/") === b.slice(0, n).join("/");
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function hasWire(info: PathInfo, wire: string): boolean {
+  for (const w of info.params.values()) if (w === wire) return true;
+  return false;
+}
+
 /**
  * Fills the target's path parameters from the source request where the two
  * paths share the same prefix up to that parameter.
@@ -139,16 +151,12 @@ function pathParamsFromRequest(
   const params: Record<string, unknown> = {};
   const missing: number[] = [];
   for (const [i, wire] of target.params) {
-    const sameShape =
-      i < source.shape.length && source.shape.slice(0, i + 1).join("/") === target.shape.slice(0, i + 1).join("/");
+    const sameShape = i < source.shape.length && sharesPrefix(source.shape, target.shape, i + 1);
     const sourceWire = sameShape ? source.params.get(i) : undefined;
     if (sourceWire !== undefined) params[pathArg(target.tool, wire)] = `$request.path.${sourceWire}`;
-    else {
-      // Same wire name anywhere in the source path (e.g. `{owner}` in `/repos/{owner}/{repo}`).
-      const byName = [...source.params.values()].find((w) => w === wire);
-      if (byName) params[pathArg(target.tool, wire)] = `$request.path.${byName}`;
-      else missing.push(i);
-    }
+    // Same wire name anywhere in the source path (e.g. `{owner}` in `/repos/{owner}/{repo}`).
+    else if (hasWire(source, wire)) params[pathArg(target.tool, wire)] = `$request.path.${wire}`;
+    else missing.push(i);
   }
   return { params, missing };
 }

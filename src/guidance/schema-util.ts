@@ -166,11 +166,24 @@ export function fitsString(s: JsonSchema, value: string): boolean {
   if (typeof s["minLength"] === "number" && len < s["minLength"]) return false;
   if (typeof s["maxLength"] === "number" && len > s["maxLength"]) return false;
   if (typeof s["pattern"] === "string") {
-    try {
-      if (!new RegExp(s["pattern"], "u").test(value)) return false;
-    } catch {
-      return false;
-    }
+    const pattern = patternRegExp(s["pattern"]);
+    if (!pattern || !pattern.test(value)) return false;
   }
   return true;
 }
+
+/** A pattern compiled once (candidates are tried one after the other against the same few): null when it does not compile. */
+function patternRegExp(source: string): RegExp | null {
+  let known = patterns.get(source);
+  if (known === undefined) {
+    if (patterns.size >= MAX_NORM_NAMES) patterns.clear();
+    try {
+      known = new RegExp(source, "u");
+    } catch {
+      known = null;
+    }
+    patterns.set(source, known);
+  }
+  return known;
+}
+const patterns = new Map<string, RegExp | null>();

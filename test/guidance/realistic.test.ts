@@ -132,6 +132,29 @@ describe("the randomizer behind realistic values", () => {
     }
   });
 
+  it("draws the same after reseeds that interrupt a partly drawn state", () => {
+    // A reseed fills and twists the state only as far as draws reach: interrupt it at every stage.
+    const reference = generateMersenne53Randomizer(3);
+    const ours = createMersenne53(3);
+    for (const [seed, draws] of [
+      [5, 1],
+      [6, 0],
+      [7, 17],
+      [8, 113],
+      [9, 200],
+      [10, 311],
+      [11, 312],
+      [12, 313],
+      [13, 700],
+      [14, 2],
+    ] as const) {
+      reference.seed(seed);
+      ours.seed(seed);
+      const expected = Array.from({ length: draws }, () => reference.next());
+      expect(Array.from({ length: draws }, () => ours.next())).toEqual(expected);
+    }
+  });
+
   it("is the one the en faker instance draws from", () => {
     const core = (faker as unknown as { fakerCore?: { randomizer?: unknown } }).fakerCore;
     faker.seed(7);

@@ -21,16 +21,31 @@ export interface Randomizer {
 export function createMersenne53(seed: number): Randomizer {
   const state = new Int32Array(N);
   let index = 0;
+  // After a reseed the state is filled and twisted only as far as draws reach (a picked value takes a few
+  // dozen words of 624): `seeded` words hold the seeding values, `ready` words are twisted. Twisting word i
+  // reads the seeding values of words i + 1 and i + M, so in order, on demand, it gives the very same words.
+  let seeded = N;
+  let ready = N;
   const reseed = (value: number): void => {
     state[0] = value;
-    for (let i = 1; i < N; i++) {
+    seeded = 1;
+    ready = 0;
+    index = 0;
+  };
+  const seedTo = (end: number): void => {
+    for (let i = seeded; i < end; i++) {
       const prev = state[i - 1]! ^ (state[i - 1]! >>> 30);
       state[i] = Math.trunc(Math.imul(1812433253, prev) + i);
     }
-    twist(state);
-    index = 0;
+    if (end > seeded) seeded = end;
+  };
+  const twistTo = (end: number): void => {
+    seedTo(Math.min(N, end + M));
+    for (let i = ready; i < end; i++) twistWord(state, i);
+    ready = end;
   };
   const nextU32 = (): number => {
+    if (index >= ready) twistTo(Math.min(N, index + 32));
     let y = state[index]!;
     y ^= y >>> 11;
     y ^= (y << 7) & 0x9d2c5680;
@@ -61,15 +76,13 @@ export function isMersenne53(randomizer: unknown): boolean {
 }
 const made = new WeakSet<object>();
 
+/** Twists the whole state (every word ready): the next 624 words. */
 function twist(s: Int32Array): void {
-  for (let i = 0; i < N - M; i++) {
-    const y = (s[i]! & UPPER) + (s[i + 1]! & LOWER);
-    s[i] = s[i + M]! ^ (y >>> 1) ^ (-(y & 1) & MATRIX_A);
-  }
-  for (let i = N - M; i < N - 1; i++) {
-    const y = (s[i]! & UPPER) + (s[i + 1]! & LOWER);
-    s[i] = s[i + M - N]! ^ (y >>> 1) ^ (-(y & 1) & MATRIX_A);
-  }
-  const y = (s[N - 1]! & UPPER) + (s[0]! & LOWER);
-  s[N - 1] = s[M - 1]! ^ (y >>> 1) ^ (-(y & 1) & MATRIX_A);
+  for (let i = 0; i < N; i++) twistWord(s, i);
+}
+
+/** Word i of the next state: from words i and i + 1 (word 0's new value for the last) and i + M (wrapping to new words). */
+function twistWord(s: Int32Array, i: number): void {
+  const y = (s[i]! & UPPER) + (s[i + 1 < N ? i + 1 : 0]! & LOWER);
+  s[i] = s[i + M < N ? i + M : i + M - N]! ^ (y >>> 1) ^ (-(y & 1) & MATRIX_A);
 }
