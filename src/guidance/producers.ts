@@ -125,6 +125,25 @@ function addField(index: ProducerIndex, name: string, tool: ToolModel, take: str
 function indexFields(index: ProducerIndex, tool: ToolModel): void {
   const response = tool.responseSchema;
   if (!response) return;
+  for (const { name, take } of answerFields(response)) addField(index, name, tool, take);
+}
+
+interface AnswerField {
+  /** Normalised field name. */
+  name: string;
+  take: string;
+}
+
+/** The fields `indexFields` indexes, in its order; kept per response schema, which many operations share. */
+function answerFields(response: JsonSchema): readonly AnswerField[] {
+  let known = answerFieldsOf.get(response);
+  if (!known) answerFieldsOf.set(response, (known = findAnswerFields(response)));
+  return known;
+}
+const answerFieldsOf = new WeakMap<JsonSchema, readonly AnswerField[]>();
+
+function findAnswerFields(response: JsonSchema): AnswerField[] {
+  const out: AnswerField[] = [];
   const itemsPointer = findItemsPointer(response);
   const item = itemsPointer !== undefined ? findItemSchema(response, itemsPointer) : undefined;
   const scopes: Array<[JsonSchema | undefined, string]> = [
@@ -135,19 +154,20 @@ function indexFields(index: ProducerIndex, tool: ToolModel): void {
     for (const [name, sub] of Object.entries(schemaProperties(schema))) {
       const at = `${base}/${escapePointerToken(name)}`;
       // A bare `id` belongs to the resource itself: only its own collection produces it (below).
-      if (isScalar(sub) && normName(name) !== "id") addField(index, normName(name), tool, at);
+      if (isScalar(sub) && normName(name) !== "id") out.push({ name: normName(name), take: at });
       if (!isObjectSchema(sub)) continue;
       const children = schemaProperties(sub);
       for (const child of NAMING_CHILDREN) {
         const childSchema = children[child];
         if (!childSchema || !isScalar(childSchema)) continue;
-        addField(index, normName(name) + child, tool, `${at}/${child}`);
+        out.push({ name: normName(name) + child, take: `${at}/${child}` });
       }
       // The object itself stands for its name: `owner` → `owner.login`.
       const naming = NAME_FIRST.find((c) => children[c] && isScalar(children[c]!));
-      if (naming) addField(index, normName(name), tool, `${at}/${naming}`);
+      if (naming) out.push({ name: normName(name), take: `${at}/${naming}` });
     }
   }
+  return out;
 }
 
 // ------------------------------------------------------------- candidates
