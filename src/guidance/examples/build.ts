@@ -51,25 +51,34 @@ export function buildExamples(
   if (fullResult.ok && isObject(fullResult.value)) full = fullResult.value;
   const fullFailure = fullResult.ok ? undefined : fullResult.reason;
 
+  // Values that passed `validate` here or in `makeValid` (which returns only such values, or a structured
+  // clone of one): the final check below need not run them through the validator again.
+  const passed = new Set<unknown>();
+  if (full) passed.add(full);
   let minimal: Args | undefined;
   if (full) {
     const pruned = pruneToRequired(structuredClone(full), schema);
-    if (isObject(pruned) && validate(pruned)) minimal = pruned;
+    if (isObject(pruned) && validate(pruned)) {
+      minimal = pruned;
+      passed.add(pruned);
+    }
   }
   if (!minimal) {
     budget.left = Math.max(budget.left, Math.ceil(ctx.cfg.budget / 2));
     const job: Job = { ctx, mode: "minimal", budget, pick };
     const minResult = makeValid(job, schema, seed, 0, validate);
-    if (minResult.ok && isObject(minResult.value)) minimal = minResult.value;
-    else if (!minResult.ok && !full) {
+    if (minResult.ok && isObject(minResult.value)) {
+      minimal = minResult.value;
+      passed.add(minimal);
+    } else if (!minResult.ok && !full) {
       problems.push(`could not build a valid example: ${fullFailure ?? minResult.reason}`);
     }
   }
   if (!full && minimal) full = structuredClone(minimal);
   if (!minimal && full) minimal = structuredClone(full);
   if (!minimal || !full) return { problems };
-  // Belt and braces: nothing leaves here unvalidated.
-  if (!validate(minimal) || !validate(full))
+  // Belt and braces: nothing leaves here unvalidated (the copies made just above are checked again).
+  if ((!passed.has(minimal) && !validate(minimal)) || (!passed.has(full) && !validate(full)))
     return { problems: [...problems, "internal: example failed final validation"] };
   return { examples: { minimal, full }, problems };
 }
