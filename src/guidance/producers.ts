@@ -85,10 +85,18 @@ export interface ProducerIndex {
   declared: Map<string, Array<{ tool: ToolModel; take: string; name: string }>>;
   /** Memoised producers by hops (0: the tool's own, 1: a first call's), tool name and argument; chains reuse them. */
   memo: [Map<string, Map<string, Ranked[]>>, Map<string, Map<string, Ranked[]>>];
+  /** Texts made from argument names, once per name (see `callerValue`, `stemIdKey`). */
+  names: { caller: Map<string, string>; stemId: Map<string, string> };
 }
 
 export function buildProducerIndex(tools: ToolModel[], links: LinkIndex): ProducerIndex {
-  const index: ProducerIndex = { links, fields: new Map(), declared: new Map(), memo: [new Map(), new Map()] };
+  const index: ProducerIndex = {
+    links,
+    fields: new Map(),
+    declared: new Map(),
+    memo: [new Map(), new Map()],
+    names: { caller: new Map(), stemId: new Map() },
+  };
   const scratch: Diagnostic[] = []; // links.ts already reports broken links once
   for (const tool of tools) {
     indexFields(index, tool);
@@ -307,10 +315,10 @@ function producerParams(
   let via: ProducerCall | undefined;
   const needed = identifierArgs(producer);
   const producerProps = inputProperties(producer);
-  for (const name of Object.keys(producerProps)) {
+  for (const name of inputNames(producer)) {
     // Carried only when the caller's value can fit (a string `status` is no array `status`).
     if (name in targetProps && name !== arg && sameTypes(targetProps[name], producerProps[name]))
-      params[name] = `$caller.${name}`;
+      params[name] = callerValue(index, name);
   }
   for (const name of schemaRequired(producer.inputSchema)) {
     if (name in params) continue;
@@ -319,7 +327,7 @@ function producerParams(
       continue; // an ordinary required value: the producer's own example and corrections cover it
     }
     // Needing the same kind of id to get it back is no way to get it.
-    if (keys.has(normName(name)) || keys.has(normName(identifierStem(name) ?? "") + "id")) return undefined;
+    if (keys.has(normName(name)) || keys.has(stemIdKey(index, name))) return undefined;
     if (hops > 0 || via) return undefined;
     const first = rankedProducers(producer, name, index, 1)[0];
     if (!first) return undefined;
@@ -407,11 +415,29 @@ function compareRanks(a: Rank, b: Rank): number {
 }
 
 /** A tool's top-level input properties, read once per tool (every candidate producer asks for them). */
-const inputPropertiesOf = new WeakMap<ToolModel, Record<string, JsonSchema>>();
+function inputProperties(tool: ToolModel): Readonly<Record<string, JsonSchema>> {
+  return schemaProperties(tool.inputSchema);
+}
 
-function inputProperties(tool: ToolModel): Record<string, JsonSchema> {
-  let known = inputPropertiesOf.get(tool);
-  if (!known) inputPropertiesOf.set(tool, (known = schemaProperties(tool.inputSchema)));
+/** Their names, listed once per tool. */
+function inputNames(tool: ToolModel): readonly string[] {
+  let known = inputNamesOf.get(tool);
+  if (!known) inputNamesOf.set(tool, (known = Object.keys(inputProperties(tool))));
+  return known;
+}
+const inputNamesOf = new WeakMap<ToolModel, readonly string[]>();
+
+/** `$caller.<name>`, made once per name (thousands of candidate producers carry the same few arguments). */
+function callerValue(index: ProducerIndex, name: string): string {
+  let known = index.names.caller.get(name);
+  if (known === undefined) index.names.caller.set(name, (known = `$caller.${name}`));
+  return known;
+}
+
+/** The key an identifier's stem gives (`author_id` → `authorid`; `id` → `id`), once per name. */
+function stemIdKey(index: ProducerIndex, name: string): string {
+  let known = index.names.stemId.get(name);
+  if (known === undefined) index.names.stemId.set(name, (known = normName(identifierStem(name) ?? "") + "id"));
   return known;
 }
 
