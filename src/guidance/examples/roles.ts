@@ -27,7 +27,9 @@ export function schemaRoles(inputSchema: JsonSchema): Roles {
 const rolesBySchema = new WeakMap<JsonSchema, Roles>();
 
 function walkRoles(inputSchema: JsonSchema): Roles {
-  const roles = new WeakMap<object, ValueRole>();
+  // A Map, not a WeakMap: its keys are parts of the input schema, and `rolesBySchema` keeps it only as
+  // long as that schema lives; a Map is cheaper to fill, read and collect.
+  const roles = new Map<object, ValueRole>();
   const seen = new Set<object>();
   const visit = (node: unknown, role: ValueRole | undefined, depth: number): void => {
     const s = asSchema(node);
