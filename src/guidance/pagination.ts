@@ -26,6 +26,10 @@ const LIMIT = ["limit", "top", "maxresults", "maxitems", "max", "pagelimit"];
 const OFFSET = ["offset", "skip", "start", "startindex", "startat", "from"];
 const PAGE = ["page", "pagenumber", "pageno", "pagenum", "pageindex"];
 const PER_PAGE = ["perpage", "pagesize", "size", "limit", "pagelimit", "count", "top", "maxresults"];
+/** Page sizes named as such, when there is no page number. */
+const PER_PAGE_ONLY = ["perpage", "pagesize"];
+/** A cursor's page size. */
+const CURSOR_LIMIT = [...LIMIT, "perpage", "pagesize", "size", "count"];
 const CURSOR_STRONG = [
   "cursor",
   "pagetoken",
@@ -115,15 +119,15 @@ function argNames(tool: ToolModel): ArgName[] {
   return [...out.entries()].map(([arg, names]) => ({ arg, names: [...names], numeric: couldBeNumber(props[arg]) }));
 }
 
+/** The first argument (in candidate order, then argument order) known by a candidate name, other than `exclude`. */
 function findArg(
   args: ArgName[],
-  candidates: string[],
-  exclude: (string | undefined)[] = [],
+  candidates: readonly string[],
+  exclude?: string,
   numericOnly = false,
 ): string | undefined {
   for (const c of candidates) {
-    const hit = args.find((a) => !exclude.includes(a.arg) && a.names.includes(c) && (!numericOnly || a.numeric));
-    if (hit) return hit.arg;
+    for (const a of args) if (a.arg !== exclude && a.names.includes(c) && (!numericOnly || a.numeric)) return a.arg;
   }
   return undefined;
 }
@@ -256,7 +260,7 @@ export function detectPagination(tool: ToolModel): PaginationData | undefined {
       hasMore && itemSchema ? Object.keys(schemaProperties(itemSchema)).find((k) => normName(k) === "id") : undefined;
     if (nextCursorPointer || strongCursor || (hasMore && lastIdField)) {
       const p: PaginationData = { kind: "cursor", cursorArg };
-      const limitArg = findArg(args, [...LIMIT, "perpage", "pagesize", "size", "count"], [cursorArg], true);
+      const limitArg = findArg(args, CURSOR_LIMIT, cursorArg, true);
       if (limitArg) p.limitArg = limitArg;
       if (nextCursorPointer) p.nextCursorPointer = nextCursorPointer;
       else if (hasMore && lastIdField) {
@@ -268,10 +272,8 @@ export function detectPagination(tool: ToolModel): PaginationData | undefined {
     }
   }
 
-  const pageArg = findArg(args, PAGE, [], true);
-  const perPageArg = pageArg
-    ? findArg(args, PER_PAGE, [pageArg], true)
-    : findArg(args, ["perpage", "pagesize"], [], true);
+  const pageArg = findArg(args, PAGE, undefined, true);
+  const perPageArg = pageArg ? findArg(args, PER_PAGE, pageArg, true) : findArg(args, PER_PAGE_ONLY, undefined, true);
 
   // Link header (RFC 8288), declared or GitHub-style.
   const declaresLink = tool.responseHeaders.some((h) => h.toLowerCase() === "link");
@@ -288,9 +290,9 @@ export function detectPagination(tool: ToolModel): PaginationData | undefined {
   }
 
   // limit/offset.
-  const offsetArg = findArg(args, OFFSET, [], true);
+  const offsetArg = findArg(args, OFFSET, undefined, true);
   if (offsetArg) {
-    const limitArg = findArg(args, LIMIT, [offsetArg], true);
+    const limitArg = findArg(args, LIMIT, offsetArg, true);
     if (limitArg) return withItems({ kind: "offset", limitArg, offsetArg });
   }
 

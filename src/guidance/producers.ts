@@ -50,8 +50,8 @@ interface Candidate {
   tool: ToolModel;
   take: string;
   kind: Kind;
-  /** Its note, made only for the few candidates kept (a common field name has dozens). */
-  note: () => string;
+  /** Its note, made only for the few candidates kept (a common field name has dozens); a field's says where it is. */
+  note?: () => string;
 }
 
 interface Ranked extends IdentifierProducer {
@@ -280,15 +280,14 @@ function candidates(tool: ToolModel, arg: string, target: Target, index: Produce
   if (target.collection) out.push(...ownCollection(target.collection, index));
   for (const k of target.keys) {
     for (const hit of index.fields.get(k) ?? []) {
-      out.push({
-        tool: hit.tool,
-        take: hit.take,
-        kind: Kind.Field,
-        note: () => `its answer holds ${fieldPath(hit.take)}`,
-      });
+      if (hit.tool !== tool) out.push({ tool: hit.tool, take: hit.take, kind: Kind.Field });
     }
   }
   return out.filter((c) => c.tool !== tool);
+}
+
+function noteOf(candidate: Candidate): string {
+  return candidate.note ? candidate.note() : `its answer holds ${fieldPath(candidate.take)}`;
 }
 
 // ------------------------------------------------------------------ params
@@ -367,7 +366,7 @@ function rankedProducers(target: ToolModel, arg: string, index: ProducerIndex, h
       tool: candidate.tool.name,
       params: filled.params,
       take: candidate.take,
-      note: candidate.note(),
+      note: noteOf(candidate),
       rank,
     };
     if (filled.via) p.via = filled.via;

@@ -73,14 +73,25 @@ function collectRequired(schema: JsonSchema): string[] {
   return out;
 }
 
-/** Declared JSON types of a schema (`type` keyword only), in order. */
-export function declaredTypes(schema: JsonSchema | undefined): string[] {
-  if (!schema) return [];
+/** Declared JSON types of a schema (`type` keyword only), in order. Never modify the result. */
+export function declaredTypes(schema: JsonSchema | undefined): readonly string[] {
+  if (!schema) return NO_NAMES;
   const t = schema["type"];
-  if (typeof t === "string") return [t];
+  if (typeof t === "string") return singleType(t);
   if (Array.isArray(t)) return t.filter((x): x is string => typeof x === "string");
-  return [];
+  return NO_NAMES;
 }
+
+/** `[type]`, one list per type name: asked of nearly every schema node, nearly always with one type. */
+function singleType(type: string): readonly string[] {
+  let known = singleTypes.get(type);
+  if (!known) {
+    if (singleTypes.size >= MAX_NORM_NAMES) singleTypes.clear();
+    singleTypes.set(type, (known = [type]));
+  }
+  return known;
+}
+const singleTypes = new Map<string, readonly string[]>();
 
 export function isArraySchema(schema: JsonSchema | undefined): boolean {
   if (!schema) return false;
