@@ -205,9 +205,9 @@ export function findItemSchema(schema: JsonSchema | undefined, pointer: string |
 /** Pointer to a next-cursor field in the response (top level, or inside meta/pagination wrappers). */
 function findNextCursor(schema: JsonSchema | undefined, depth = 0): string | undefined {
   if (!schema || depth > 2) return undefined;
-  const props = schemaProperties(schema);
+  const entries = Object.entries(schemaProperties(schema));
   for (const name of NEXT_CURSOR_FIELDS) {
-    const hit = Object.entries(props).find(
+    const hit = entries.find(
       ([k, s]) => normName(k) === name && !isArraySchema(s) && !declaredTypes(s).includes("boolean"),
     );
     if (hit) {
@@ -226,7 +226,7 @@ function findNextCursor(schema: JsonSchema | undefined, depth = 0): string | und
     }
   }
   for (const name of CURSOR_CONTAINERS) {
-    const hit = Object.entries(props).find(([k]) => normName(k) === name);
+    const hit = entries.find(([k]) => normName(k) === name);
     if (!hit) continue;
     const nested = depth < 2 ? findNextCursor(hit[1], depth + 1) : undefined;
     if (nested) return "/" + escapePointerToken(hit[0]) + nested;

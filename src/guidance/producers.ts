@@ -159,7 +159,9 @@ function findAnswerFields(response: JsonSchema): AnswerField[] {
     [itemsPointer === "" ? undefined : response, ""],
   ];
   for (const [schema, base] of scopes) {
-    for (const [name, sub] of Object.entries(schemaProperties(schema))) {
+    const props = schemaProperties(schema);
+    for (const name of Object.keys(props)) {
+      const sub = props[name]!;
       const at = `${base}/${escapePointerToken(name)}`;
       // A bare `id` belongs to the resource itself: only its own collection produces it (below).
       if (isScalar(sub) && normName(name) !== "id") out.push({ name: normName(name), take: at });

@@ -39,14 +39,15 @@ function collectProperties(schema: JsonSchema): Record<string, JsonSchema> {
   const out: Record<string, JsonSchema> = {};
   const props = schema["properties"];
   if (isObject(props)) {
-    for (const [name, sub] of Object.entries(props)) out[name] = asSchema(sub) ?? {};
+    for (const name of Object.keys(props)) out[name] = asSchema(props[name]) ?? {};
   }
   const allOf = schema["allOf"];
   if (Array.isArray(allOf)) {
     for (const branch of allOf) {
       const b = asSchema(branch);
       if (!b) continue;
-      for (const [name, sub] of Object.entries(schemaProperties(b))) if (!(name in out)) out[name] = sub;
+      const inherited = schemaProperties(b);
+      for (const name of Object.keys(inherited)) if (!(name in out)) out[name] = inherited[name]!;
     }
   }
   return out;

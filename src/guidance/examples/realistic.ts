@@ -239,7 +239,8 @@ function describedRule(description: string | undefined): StringRule | undefined 
   const head = words(opening).slice(0, 4);
   let rule: StringRule | undefined;
   for (let n = head.length; n >= 1 && !rule; n--) {
-    rule = STRING_RULES.find((r) => !r.nameOnly && r.test.test(head.slice(0, n).join(" ")));
+    const phrase = head.slice(0, n).join(" ");
+    rule = STRING_RULES.find((r) => !r.nameOnly && r.test.test(phrase));
   }
   rulesByOpening.set(opening, rule);
   return rule;

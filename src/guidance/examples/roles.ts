@@ -39,7 +39,8 @@ function walkRoles(inputSchema: JsonSchema): Roles {
     seen.add(s);
     const props = s["properties"];
     if (isObject(props)) {
-      for (const [name, sub] of Object.entries(props)) visit(sub, roleOf(name, asSchema(sub), role?.name), depth + 1);
+      for (const name of Object.keys(props))
+        visit(props[name], roleOf(name, asSchema(props[name]), role?.name), depth + 1);
     }
     if ("items" in s || "prefixItems" in s) {
       const itemRole = role ? { ...role, name: singularize(role.name) } : undefined;

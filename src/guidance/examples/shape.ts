@@ -25,7 +25,7 @@ export function shape(ctx: ExampleContext, node: unknown, o: ShapeOptions, depth
   if (depth > 24) return {};
   const s = node as JsonSchema;
   const out: JsonSchema = {};
-  for (const [key, value] of Object.entries(s)) copyKeyword(ctx, s, out, key, value, o, depth);
+  for (const key of Object.keys(s)) copyKeyword(ctx, s, out, key, s[key], o, depth);
   chooseBranches(ctx, s, out, o, depth);
   pickRealistic(s, out, o);
   capSizes(ctx, s, out, o, depth);
@@ -55,7 +55,8 @@ function shapeProperties(
   let optionalKept = 0;
   // `full` keeps every top-level argument, and a few in nested objects.
   const keepOptional = o.mode === "full" && depth < ctx.cfg.optionalDepth;
-  for (const [name, sub] of Object.entries(value)) {
+  for (const name of Object.keys(value)) {
+    const sub = value[name];
     const isRequired = required.includes(name);
     if (!isRequired) {
       if (isObject(sub) && sub["readOnly"] === true) continue;
