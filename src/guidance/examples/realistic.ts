@@ -171,20 +171,20 @@ const NUMBER_RULES: Array<{ test: RegExp; integer: number; number?: number }> = 
  * so every attempt and repair sees the same value.
  */
 export function createPicker(roles: Pick<WeakMap<object, ValueRole>, "get">, seed: number) {
-  const cache = new Map<object, unknown>();
+  const cache = new Map<object, Map<string | undefined, unknown>>();
   return (schema: JsonSchema, type: string | undefined): unknown => {
     const role = roles.get(schema);
     if (!role || "enum" in schema || "const" in schema || "format" in schema) return undefined;
-    const key = `${type}`;
-    const hit = cache.get(schema) as Record<string, unknown> | undefined;
-    if (hit && key in hit) return hit[key];
+    let byType = cache.get(schema);
+    if (!byType) cache.set(schema, (byType = new Map()));
+    else if (byType.has(type)) return byType.get(type);
     const value =
       type === "string"
         ? stringValue(schema, role, seed)
         : type === "integer" || type === "number"
           ? numberValue(schema, role, type)
           : undefined;
-    cache.set(schema, { ...hit, [key]: value });
+    byType.set(type, value);
     return value;
   };
 }
@@ -270,6 +270,14 @@ function fitted(schema: JsonSchema, value: string): string | undefined {
 
 /** The name as words; a bare `name` or `id` is read with its parent's (`author.name` → "author name"). */
 function rolePhrase(role: ValueRole): string {
+  // Roles belong to an input schema; its tools ask again and again.
+  let known = phrases.get(role);
+  if (known === undefined) phrases.set(role, (known = phraseOf(role)));
+  return known;
+}
+const phrases = new WeakMap<ValueRole, string>();
+
+function phraseOf(role: ValueRole): string {
   const own = words(role.name);
   const generic = own.length === 1 && (own[0] === "name" || own[0] === "id");
   const parent = role.parent ? words(role.parent).slice(-1) : [];
