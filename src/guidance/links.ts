@@ -13,12 +13,11 @@
  *     - `owner_id`-style response fields → the owner's getter.
  */
 import type { Diagnostic, JsonSchema, OpenApiLink, ToolLink, ToolModel } from "../model/ir.js";
+import { ownerFields } from "./answer-fields.js";
 import { findItemSchema, findItemsPointer } from "./pagination.js";
 import {
-  declaredTypes,
   escapePointerToken,
   humanNoun,
-  isArraySchema,
   isObjectSchema,
   normName,
   parsePointer,
@@ -353,34 +352,6 @@ export function inferredLinks(tool: ToolModel, index: LinkIndex): ToolLink[] {
         break;
       }
     }
-  }
-  return out;
-}
-
-interface OwnerField {
-  /** `owner_id`. */
-  field: string;
-  /** `owner`. */
-  stem: string;
-  /** Normalised singular of the stem: `owner`. */
-  noun: string;
-}
-
-/** The `owner_id`-style scalar fields of an answer (none for a list); kept per response schema, which many operations share. */
-function ownerFields(response: JsonSchema): readonly OwnerField[] {
-  let known = ownerFieldsOf.get(response);
-  if (!known) ownerFieldsOf.set(response, (known = findOwnerFields(response)));
-  return known;
-}
-const ownerFieldsOf = new WeakMap<JsonSchema, readonly OwnerField[]>();
-
-function findOwnerFields(response: JsonSchema): OwnerField[] {
-  const out: OwnerField[] = [];
-  if (isArraySchema(response)) return out;
-  for (const [field, fieldSchema] of Object.entries(schemaProperties(response))) {
-    const m = /^(.+?)[_-]?(id|Id|ID)$/.exec(field);
-    if (!m || !m[1] || declaredTypes(fieldSchema).some((t) => t === "array" || t === "object")) continue;
-    out.push({ field, stem: m[1], noun: normName(singularize(m[1])) });
   }
   return out;
 }

@@ -12,22 +12,15 @@
  * producer also takes are carried (`$caller.<arg>`). Ranked: safe (GET)
  * calls first, then fewer hops, then declared links, own lists, fields, creates.
  */
-import type {
-  Diagnostic,
-  GuidedTool,
-  IdentifierProducer,
-  JsonSchema,
-  ProducerCall,
-  SchemaHints,
-  ToolModel,
-} from "../model/ir.js";
+import type { Diagnostic, IdentifierProducer, JsonSchema, ProducerCall, ToolModel } from "../model/ir.js";
+import { answerFields } from "./answer-fields.js";
+import { keepBest, type RankedEntry } from "./best.js";
 import { identifierArgs, identifierStem } from "./identifiers.js";
 import { idField, key, nounOf, openApiLinks, type LinkIndex } from "./links.js";
 import { findItemSchema, findItemsPointer } from "./pagination.js";
 import {
   declaredTypes,
   escapePointerToken,
-  isObjectSchema,
   normName,
   schemaProperties,
   schemaRequired,
@@ -114,15 +107,6 @@ export function buildProducerIndex(tools: ToolModel[], links: LinkIndex): Produc
   return index;
 }
 
-const isScalar = (s: JsonSchema): boolean => {
-  const t = declaredTypes(s);
-  return t.length > 0 && t.every((x) => x === "string" || x === "integer" || x === "number" || x === "null");
-};
-/** Fields of an object-valued property that name it: `owner` → `owner.login`. */
-const NAMING_CHILDREN = ["id", "login", "slug", "key", "uuid", "number", "name"];
-/** Which of them an identifier named after the object itself means. */
-const NAME_FIRST = ["login", "slug", "name", "key"];
-
 function addField(index: ProducerIndex, name: string, tool: ToolModel, take: string): void {
   const list = index.fields.get(name) ?? [];
   if (list.length < 40 && !list.some((hit) => hit.tool === tool)) list.push({ tool, take });
@@ -134,50 +118,6 @@ function indexFields(index: ProducerIndex, tool: ToolModel): void {
   const response = tool.responseSchema;
   if (!response) return;
   for (const { name, take } of answerFields(response)) addField(index, name, tool, take);
-}
-
-interface AnswerField {
-  /** Normalised field name. */
-  name: string;
-  take: string;
-}
-
-/** The fields `indexFields` indexes, in its order; kept per response schema, which many operations share. */
-function answerFields(response: JsonSchema): readonly AnswerField[] {
-  let known = answerFieldsOf.get(response);
-  if (!known) answerFieldsOf.set(response, (known = findAnswerFields(response)));
-  return known;
-}
-const answerFieldsOf = new WeakMap<JsonSchema, readonly AnswerField[]>();
-
-function findAnswerFields(response: JsonSchema): AnswerField[] {
-  const out: AnswerField[] = [];
-  const itemsPointer = findItemsPointer(response);
-  const item = itemsPointer !== undefined ? findItemSchema(response, itemsPointer) : undefined;
-  const scopes: Array<[JsonSchema | undefined, string]> = [
-    [item, `${itemsPointer ?? ""}/0`],
-    [itemsPointer === "" ? undefined : response, ""],
-  ];
-  for (const [schema, base] of scopes) {
-    const props = schemaProperties(schema);
-    for (const name of Object.keys(props)) {
-      const sub = props[name]!;
-      const at = `${base}/${escapePointerToken(name)}`;
-      // A bare `id` belongs to the resource itself: only its own collection produces it (below).
-      if (isScalar(sub) && normName(name) !== "id") out.push({ name: normName(name), take: at });
-      if (!isObjectSchema(sub)) continue;
-      const children = schemaProperties(sub);
-      for (const child of NAMING_CHILDREN) {
-        const childSchema = children[child];
-        if (!childSchema || !isScalar(childSchema)) continue;
-        out.push({ name: normName(name) + child, take: `${at}/${child}` });
-      }
-      // The object itself stands for its name: `owner` → `owner.login`.
-      const naming = NAME_FIRST.find((c) => children[c] && isScalar(children[c]!));
-      if (naming) out.push({ name: normName(name), take: `${at}/${naming}` });
-    }
-  }
-  return out;
 }
 
 // ------------------------------------------------------------- candidates
@@ -361,7 +301,7 @@ function rankedProducers(target: ToolModel, arg: string, index: ProducerIndex, h
       -sharedPath(target, c.tool),
       Object.keys(filled.params).length,
     ];
-    keepBest(best, { candidate: c, filled, rank });
+    keepBest(best, { candidate: c, filled, rank, name: c.tool.name }, MAX_PRODUCERS);
   }
   const kept = best.map(({ candidate, filled, rank }) => {
     const p: Ranked = {
@@ -380,39 +320,10 @@ function rankedProducers(target: ToolModel, arg: string, index: ProducerIndex, h
 
 type Rank = Ranked["rank"];
 
-interface Found {
+interface Found extends RankedEntry {
   candidate: Candidate;
   filled: NonNullable<ReturnType<typeof producerParams>>;
   rank: Rank;
-}
-
-/**
- * Inserts `found` into `best` (ordered by rank, then tool name) unless MAX_PRODUCERS better ones are there:
- * the first MAX_PRODUCERS of a stable sort of every candidate, without sorting dozens of them (a common
- * field name has up to 40) by locale for three.
- */
-function keepBest(best: Found[], found: Found): void {
-  let at = best.length;
-  while (at > 0 && compareFound(found, best[at - 1]!) < 0) at--;
-  if (at >= MAX_PRODUCERS) return;
-  best.splice(at, 0, found);
-  if (best.length > MAX_PRODUCERS) best.pop();
-}
-
-function compareFound(a: Found, b: Found): number {
-  return compareRanks(a.rank, b.rank) || byLocale(a.candidate.tool.name, b.candidate.tool.name);
-}
-
-/** `a.localeCompare(b)` (same default locale and options), without making a collator at every call. */
-const byLocale = new Intl.Collator().compare;
-
-/** The first differing position decides; lower is better. */
-function compareRanks(a: Rank, b: Rank): number {
-  for (let position = 0; position < a.length; position++) {
-    const difference = a[position]! - b[position]!;
-    if (difference !== 0) return difference;
-  }
-  return 0;
 }
 
 /** A tool's top-level input properties, read once per tool (every candidate producer asks for them). */

@@ -1,0 +1,98 @@
+/**
+ * What a response schema offers other operations, found once per response schema object (operations
+ * answering the same resource share it, and every tool's producers and links ask again):
+ *   - the scalar fields producers take identifiers from (top level, one object level down, a list's items);
+ *   - the `owner_id`-style fields inferred links follow to the owner's getter.
+ */
+import type { JsonSchema } from "../model/ir.js";
+import { findItemSchema, findItemsPointer } from "./pagination.js";
+import {
+  declaredTypes,
+  escapePointerToken,
+  isArraySchema,
+  isObjectSchema,
+  normName,
+  schemaProperties,
+  singularize,
+} from "./schema-util.js";
+
+const isScalar = (s: JsonSchema): boolean => {
+  const t = declaredTypes(s);
+  return t.length > 0 && t.every((x) => x === "string" || x === "integer" || x === "number" || x === "null");
+};
+/** Fields of an object-valued property that name it: `owner` → `owner.login`. */
+const NAMING_CHILDREN = ["id", "login", "slug", "key", "uuid", "number", "name"];
+/** Which of them an identifier named after the object itself means. */
+const NAME_FIRST = ["login", "slug", "name", "key"];
+
+export interface AnswerField {
+  /** Normalised field name. */
+  name: string;
+  take: string;
+}
+
+/** The fields `indexFields` indexes, in its order; kept per response schema, which many operations share. */
+export function answerFields(response: JsonSchema): readonly AnswerField[] {
+  let known = answerFieldsOf.get(response);
+  if (!known) answerFieldsOf.set(response, (known = findAnswerFields(response)));
+  return known;
+}
+const answerFieldsOf = new WeakMap<JsonSchema, readonly AnswerField[]>();
+
+function findAnswerFields(response: JsonSchema): AnswerField[] {
+  const out: AnswerField[] = [];
+  const itemsPointer = findItemsPointer(response);
+  const item = itemsPointer !== undefined ? findItemSchema(response, itemsPointer) : undefined;
+  const scopes: Array<[JsonSchema | undefined, string]> = [
+    [item, `${itemsPointer ?? ""}/0`],
+    [itemsPointer === "" ? undefined : response, ""],
+  ];
+  for (const [schema, base] of scopes) {
+    const props = schemaProperties(schema);
+    for (const name of Object.keys(props)) {
+      const sub = props[name]!;
+      const at = `${base}/${escapePointerToken(name)}`;
+      // A bare `id` belongs to the resource itself: only its own collection produces it (below).
+      if (isScalar(sub) && normName(name) !== "id") out.push({ name: normName(name), take: at });
+      if (!isObjectSchema(sub)) continue;
+      const children = schemaProperties(sub);
+      for (const child of NAMING_CHILDREN) {
+        const childSchema = children[child];
+        if (!childSchema || !isScalar(childSchema)) continue;
+        out.push({ name: normName(name) + child, take: `${at}/${child}` });
+      }
+      // The object itself stands for its name: `owner` → `owner.login`.
+      const naming = NAME_FIRST.find((c) => children[c] && isScalar(children[c]!));
+      if (naming) out.push({ name: normName(name), take: `${at}/${naming}` });
+    }
+  }
+  return out;
+}
+
+export interface OwnerField {
+  /** `owner_id`. */
+  field: string;
+  /** `owner`. */
+  stem: string;
+  /** Normalised singular of the stem: `owner`. */
+  noun: string;
+}
+
+/** The `owner_id`-style scalar fields of an answer (none for a list); kept per response schema, which many operations share. */
+export function ownerFields(response: JsonSchema): readonly OwnerField[] {
+  let known = ownerFieldsOf.get(response);
+  if (!known) ownerFieldsOf.set(response, (known = findOwnerFields(response)));
+  return known;
+}
+const ownerFieldsOf = new WeakMap<JsonSchema, readonly OwnerField[]>();
+
+function findOwnerFields(response: JsonSchema): OwnerField[] {
+  const out: OwnerField[] = [];
+  if (isArraySchema(response)) return out;
+  for (const [field, fieldSchema] of Object.entries(schemaProperties(response))) {
+    const m = /^(.+?)[_-]?(id|Id|ID)$/.exec(field);
+    if (!m || !m[1] || declaredTypes(fieldSchema).some((t) => t === "array" || t === "object")) continue;
+    out.push({ field, stem: m[1], noun: normName(singularize(m[1])) });
+  }
+  return out;
+}
