@@ -23,6 +23,14 @@ export function keepBest<T extends RankedEntry>(best: T[], entry: T, max: number
   if (best.length > max) best.pop();
 }
 
+/**
+ * Whether an entry ranked `lowerBound` or worse (position by position), whatever its name, could not enter
+ * `best` any more: `max` entries are kept and the last of them ranks strictly better.
+ */
+export function outranked(best: readonly RankedEntry[], lowerBound: readonly number[], max: number): boolean {
+  return best.length >= max && compareRanks(lowerBound, best[best.length - 1]!.rank) > 0;
+}
+
 function compareEntries(a: RankedEntry, b: RankedEntry): number {
   return compareRanks(a.rank, b.rank) || byLocale(a.name, b.name);
 }

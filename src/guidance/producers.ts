@@ -14,7 +14,7 @@
  */
 import type { Diagnostic, IdentifierProducer, JsonSchema, ProducerCall, ToolModel } from "../model/ir.js";
 import { answerFields } from "./answer-fields.js";
-import { keepBest, type RankedEntry } from "./best.js";
+import { keepBest, outranked, type RankedEntry } from "./best.js";
 import { identifierArgs, identifierStem } from "./identifiers.js";
 import { idField, key, nounOf, openApiLinks, type LinkIndex } from "./links.js";
 import { findItemSchema, findItemsPointer } from "./pagination.js";
@@ -292,15 +292,14 @@ function rankedProducers(target: ToolModel, arg: string, index: ProducerIndex, h
     const k = `${c.tool.name}\u0000${c.take}`;
     if (seen.has(k)) continue;
     seen.add(k);
+    const unsafe = isSafe(c.tool) ? 0 : 1;
+    const shared = -sharedPath(target, c.tool);
+    // No first call and no argument is the best the parameters can give: when even that ranks below
+    // the three kept, the parameters need not be worked out (a first call's search has no side effects).
+    if (outranked(best, [unsafe, 0, c.kind, shared, 0], MAX_PRODUCERS)) continue;
     const filled = producerParams(target, arg, wanted.keys, c.tool, index, hops);
     if (!filled) continue;
-    const rank: Rank = [
-      isSafe(c.tool) ? 0 : 1,
-      filled.via ? 1 : 0,
-      c.kind,
-      -sharedPath(target, c.tool),
-      Object.keys(filled.params).length,
-    ];
+    const rank: Rank = [unsafe, filled.via ? 1 : 0, c.kind, shared, Object.keys(filled.params).length];
     keepBest(best, { candidate: c, filled, rank, name: c.tool.name }, MAX_PRODUCERS);
   }
   const kept = best.map(({ candidate, filled, rank }) => {
