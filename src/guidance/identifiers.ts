@@ -23,12 +23,23 @@ export function identifierStem(name: string): string | undefined {
 
 /** A description that calls the value an ID ("The ID of the customer", "an object ID"). */
 export function describedAsIdentifier(schema: JsonSchema | undefined): boolean {
-  const text = typeof schema?.["description"] === "string" ? schema["description"].slice(0, 200) : "";
-  return (
-    /^(the |a |an )?(unique )?(ID|identifier)\b/i.test(text) ||
-    /\b(object|resource) ID\b|\b(ID|identifier) of (the|an?|this)\b/i.test(text)
-  );
+  const description = schema?.["description"];
+  if (typeof description !== "string") return false;
+  // Large APIs repeat the same descriptions across operations: each is read once.
+  let known = describedIds.get(description);
+  if (known === undefined) {
+    if (describedIds.size >= MAX_DESCRIPTIONS) describedIds.clear();
+    const text = description.slice(0, 200);
+    known =
+      /^(the |a |an )?(unique )?(ID|identifier)\b/i.test(text) ||
+      /\b(object|resource) ID\b|\b(ID|identifier) of (the|an?|this)\b/i.test(text);
+    describedIds.set(description, known);
+  }
+  return known;
 }
+const describedIds = new Map<string, boolean>();
+/** Cleared when full, so a long-lived process does not grow without bound. */
+const MAX_DESCRIPTIONS = 20_000;
 
 function hasFixedValues(schema: JsonSchema | undefined): boolean {
   return schema !== undefined && ("enum" in schema || "const" in schema);
