@@ -2,7 +2,8 @@
  * What a response schema offers other operations, found once per response schema object (operations
  * answering the same resource share it, and every tool's producers and links ask again):
  *   - the scalar fields producers take identifiers from (top level, one object level down, a list's items);
- *   - the `owner_id`-style fields inferred links follow to the owner's getter.
+ *   - the `owner_id`-style fields inferred links follow to the owner's getter;
+ *   - the field that carries a resource's id.
  */
 import type { JsonSchema } from "../model/ir.js";
 import { findItemSchema, findItemsPointer } from "./pagination.js";
@@ -96,3 +97,34 @@ function findOwnerFields(response: JsonSchema): OwnerField[] {
   }
   return out;
 }
+
+/** The field of a resource that carries its id for the path parameter `wire`. */
+export function idField(schema: JsonSchema | undefined, wire: string, noun: string): string | undefined {
+  if (!schema) return "id";
+  const byNorm = propertiesByNorm(schema);
+  if (byNorm.size === 0) return isObjectSchema(schema) ? undefined : "id";
+  // `{issue_number}` on an issue is its `number`; `{petId}` on a pet is its `id`.
+  const w = normName(wire);
+  const n = normName(noun);
+  const rest = w.startsWith(n) && w.length > n.length ? w.slice(n.length) : undefined;
+  const wanted = [w, ...(rest ? [rest] : []), "id", n + "id", "uuid", "key", "slug", "name"];
+  // `{id}` and `{petId}` both mean the resource's own `id`.
+  for (const want of wanted) {
+    const hit = byNorm.get(want);
+    if (hit) return hit;
+  }
+  return undefined;
+}
+
+/** A schema's property names by normalised name (the first of each), once per schema: resources are asked again and again. */
+function propertiesByNorm(schema: JsonSchema): ReadonlyMap<string, string> {
+  let known = byNormOf.get(schema);
+  if (!known) {
+    known = new Map();
+    for (const name of Object.keys(schemaProperties(schema)))
+      if (!known.has(normName(name))) known.set(normName(name), name);
+    byNormOf.set(schema, known);
+  }
+  return known;
+}
+const byNormOf = new WeakMap<JsonSchema, Map<string, string>>();

@@ -12,13 +12,12 @@
  *     - POST `/pets` → item getter, id from the created resource;
  *     - `owner_id`-style response fields → the owner's getter.
  */
-import type { Diagnostic, JsonSchema, OpenApiLink, ToolLink, ToolModel } from "../model/ir.js";
-import { ownerFields } from "./answer-fields.js";
+import type { Diagnostic, OpenApiLink, ToolLink, ToolModel } from "../model/ir.js";
+import { idField, ownerFields } from "./answer-fields.js";
 import { findItemSchema, findItemsPointer } from "./pagination.js";
 import {
   escapePointerToken,
   humanNoun,
-  isObjectSchema,
   normName,
   parsePointer,
   schemaProperties,
@@ -158,24 +157,6 @@ function pathParamsFromRequest(
     else missing.push(i);
   }
   return { params, missing };
-}
-
-/** The field of a resource that carries its id for the path parameter `wire`. */
-export function idField(schema: JsonSchema | undefined, wire: string, noun: string): string | undefined {
-  if (!schema) return "id";
-  const props = Object.keys(schemaProperties(schema));
-  if (props.length === 0) return isObjectSchema(schema) ? undefined : "id";
-  // `{issue_number}` on an issue is its `number`; `{petId}` on a pet is its `id`.
-  const w = normName(wire);
-  const n = normName(noun);
-  const rest = w.startsWith(n) && w.length > n.length ? w.slice(n.length) : undefined;
-  const wanted = [w, ...(rest ? [rest] : []), "id", n + "id", "uuid", "key", "slug", "name"];
-  // `{id}` and `{petId}` both mean the resource's own `id`.
-  for (const want of wanted) {
-    const hit = props.find((p) => normName(p) === want);
-    if (hit) return hit;
-  }
-  return undefined;
 }
 
 export function nounOf(info: PathInfo, index: number): string {

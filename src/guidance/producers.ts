@@ -13,10 +13,10 @@
  * calls first, then fewer hops, then declared links, own lists, fields, creates.
  */
 import type { Diagnostic, IdentifierProducer, JsonSchema, ProducerCall, ToolModel } from "../model/ir.js";
-import { answerFields } from "./answer-fields.js";
+import { answerFields, idField } from "./answer-fields.js";
 import { keepBest, outranked, type RankedEntry } from "./best.js";
 import { identifierArgs, identifierStem } from "./identifiers.js";
-import { idField, key, nounOf, openApiLinks, type LinkIndex } from "./links.js";
+import { key, nounOf, openApiLinks, type LinkIndex } from "./links.js";
 import { findItemSchema, findItemsPointer } from "./pagination.js";
 import {
   declaredTypes,
