@@ -365,13 +365,19 @@ export function buildLinks(tool: ToolModel, index: LinkIndex, diagnostics: Diagn
   const declared = openApiLinks(tool, index, diagnostics);
   const declaredTargets = new Set(declared.map((l) => l.tool));
   const inferred = inferredLinks(tool, index).filter((l) => !declaredTargets.has(l.tool));
-  const seen = new Set<string>();
+  // Kept links by target; two repeat each other only with the same target, so parameters are compared
+  // (by their JSON) only then.
+  const kept = new Map<string, Array<{ params: Record<string, unknown>; key?: string }>>();
   const out: ToolLink[] = [];
   for (const link of [...declared, ...inferred]) {
     if (link.tool === tool.name && reproducesRequest(tool, link.params)) continue;
-    const k = `${link.tool}\u0000${paramsKey(link.params)}`;
-    if (seen.has(k)) continue;
-    seen.add(k);
+    const sameTarget = kept.get(link.tool);
+    if (!sameTarget) kept.set(link.tool, [{ params: link.params }]);
+    else {
+      const k = paramsKey(link.params);
+      if (sameTarget.some((other) => (other.key ??= paramsKey(other.params)) === k)) continue;
+      sameTarget.push({ params: link.params, key: k });
+    }
     out.push(link);
     if (out.length >= MAX_LINKS) break;
   }
