@@ -235,7 +235,7 @@ function noteOf(candidate: Candidate): string {
 // ------------------------------------------------------------------ params
 
 const isSafe = (tool: ToolModel): boolean =>
-  tool.annotations.readOnlyHint || ["get", "head"].includes(tool.operation?.method ?? "");
+  tool.annotations.readOnlyHint || tool.operation?.method === "get" || tool.operation?.method === "head";
 
 /**
  * Arguments for a producer: every argument the caller may already have sent
@@ -286,12 +286,14 @@ function rankedProducers(target: ToolModel, arg: string, index: ProducerIndex, h
   if (hit) return hit;
   memo.set(arg, []); // cycles end here
   const best: Found[] = [];
-  const seen = new Set<string>();
+  // Takes already offered, by tool name: a field can reach the same producer under several names.
+  const seen = new Map<string, Set<string>>();
   const wanted = targetOf(target, arg, index);
   for (const c of candidates(target, arg, wanted, index)) {
-    const k = `${c.tool.name}\u0000${c.take}`;
-    if (seen.has(k)) continue;
-    seen.add(k);
+    let takes = seen.get(c.tool.name);
+    if (!takes) seen.set(c.tool.name, (takes = new Set()));
+    else if (takes.has(c.take)) continue;
+    takes.add(c.take);
     const unsafe = isSafe(c.tool) ? 0 : 1;
     const shared = -sharedPath(target, c.tool);
     // No first call and no argument is the best the parameters can give: when even that ranks below
