@@ -62,7 +62,8 @@ export const isItem = (p: PathInfo): boolean => p.shape.length > 0 && p.shape[p.
 /** Indexes over the API's operations, built once per model. */
 export interface LinkIndex {
   byOperationId: Map<string, ToolModel>;
-  byPointer: Map<string, ToolModel>;
+  /** Canonical operation pointer → tool; made at the first `operationRef` (most APIs have none). */
+  byPointer: () => ReadonlyMap<string, ToolModel>;
   /** `get /pets/{}` → tool. */
   byRoute: Map<string, PathInfo>;
   /** `/pets/{}` → operations one segment below it. */
@@ -80,10 +81,21 @@ function canonicalPointer(pointer: string): string {
   return parsePointer(fragment).join("\u0000");
 }
 
+function lazyPointers(tools: ToolModel[]): () => ReadonlyMap<string, ToolModel> {
+  let made: Map<string, ToolModel> | undefined;
+  return () => {
+    if (!made) {
+      made = new Map();
+      for (const tool of tools) made.set(canonicalPointer(tool.pointer), tool);
+    }
+    return made;
+  };
+}
+
 export function buildLinkIndex(tools: ToolModel[]): LinkIndex {
   const index: LinkIndex = {
     byOperationId: new Map(),
-    byPointer: new Map(),
+    byPointer: lazyPointers(tools),
     byRoute: new Map(),
     children: new Map(),
     gettersByNoun: new Map(),
@@ -92,7 +104,6 @@ export function buildLinkIndex(tools: ToolModel[]): LinkIndex {
   };
   for (const tool of tools) {
     if (tool.operationId && !index.byOperationId.has(tool.operationId)) index.byOperationId.set(tool.operationId, tool);
-    index.byPointer.set(canonicalPointer(tool.pointer), tool);
     const n = normName(tool.name);
     if (!index.byName.has(n)) index.byName.set(n, tool);
     const info = pathInfo(tool);
@@ -177,7 +188,7 @@ function label(text: string): string {
 
 function resolveTarget(link: OpenApiLink, index: LinkIndex): ToolModel | undefined {
   if (link.operationId) return index.byOperationId.get(link.operationId);
-  if (link.operationRef) return index.byPointer.get(canonicalPointer(link.operationRef));
+  if (link.operationRef) return index.byPointer().get(canonicalPointer(link.operationRef));
   return undefined;
 }
 
