@@ -34,8 +34,13 @@ export function pointerAt(where: Where): string {
   return typeof where === "string" ? where : where();
 }
 
-/** JSON lengths of objects that never change (a memo's conversions): exact, or at least this much when measuring stopped early. */
+/**
+ * JSON lengths of objects that never change (a memo's conversions): exact, or
+ * at least this much when measuring stopped early. Plain maps: they live as
+ * long as the memo, which holds the measured conversions anyway, and tens of
+ * thousands of WeakMap entries (GitHub) are ephemerons every GC must trace.
+ */
 export interface KnownLengths {
-  exact: WeakMap<object, number>;
-  atLeast: WeakMap<object, number>;
+  exact: Map<object, number>;
+  atLeast: Map<object, number>;
 }

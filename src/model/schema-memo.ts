@@ -62,7 +62,7 @@ export class SchemaMemo {
   private readonly places = new Map<object, { component: number; id: number }>();
   private components = 0;
   /** JSON lengths of converted schemas, for the size budget of bounded schemas (see `jsonLengthUpTo`). */
-  readonly lengths: KnownLengths = { exact: new WeakMap(), atLeast: new WeakMap() };
+  readonly lengths: KnownLengths = { exact: new Map(), atLeast: new Map() };
 
   /**
    * What a conversion of `schema` depends on beyond itself, its direction and

@@ -225,7 +225,14 @@ function dropHiddenRequired(source: Record<string, unknown>, out: JsonSchema, di
     (name) => typeof name === "string" && !isHiddenInDirection(properties[name], direction),
   );
   if (kept.length === 0) delete out.required;
-  else out.required = [...new Set(kept)];
+  // `kept` is already a fresh array: a Set and a second copy only when a name repeats (rare).
+  else out.required = hasRepeats(kept) ? [...new Set(kept)] : kept;
+}
+
+function hasRepeats(names: unknown[]): boolean {
+  if (names.length > 32) return new Set(names).size !== names.length;
+  for (let index = 1; index < names.length; index++) if (names.lastIndexOf(names[index], index - 1) >= 0) return true;
+  return false;
 }
 
 function applyNullable(source: Record<string, unknown>, out: JsonSchema): void {
