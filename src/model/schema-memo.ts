@@ -36,6 +36,8 @@ export interface Converted {
 }
 
 interface Entry extends Converted {
+  /** The open schemas it was made with (see `openAround`). */
+  around: string;
   /** The subtree's diagnostics, each pointer without the entry's own pointer in front. */
   diagnostics: Diagnostic[];
 }
@@ -53,8 +55,12 @@ export class SchemaMemo {
     return memo;
   }
 
-  /** Entries by direction, schema object and `around` (see `openAround`). */
-  private readonly entries: Record<SchemaDirection, Map<object, Map<string, Entry[]>>> = {
+  /**
+   * Entries by direction and schema object, in the order kept. One list per
+   * object, not a map by `around` each: a Map per converted node was a good
+   * part of the memo's cost, and most objects have one or two entries.
+   */
+  private readonly entries: Record<SchemaDirection, Map<object, Entry[]>> = {
     input: new Map(),
     output: new Map(),
   };
@@ -93,10 +99,15 @@ export class SchemaMemo {
     where: Where,
     diagnostics: Diagnostic[],
   ): Converted | undefined {
-    const entry = this.entries[direction]
-      .get(schema)
-      ?.get(around)
-      ?.find(({ low, high }) => low <= remaining && remaining <= high);
+    const list = this.entries[direction].get(schema);
+    if (!list) return undefined;
+    let entry: Entry | undefined;
+    for (const kept of list) {
+      if (kept.around === around && kept.low <= remaining && remaining <= kept.high) {
+        entry = kept;
+        break;
+      }
+    }
     if (!entry) return undefined;
     if (entry.diagnostics.length === 0) return entry;
     const pointer = pointerAt(where);
@@ -121,16 +132,16 @@ export class SchemaMemo {
             ...diagnostic,
             pointer: diagnostic.pointer.slice(pointer.length),
           }));
-    const entry: Entry = { schema: converted.schema, low: converted.low, high: converted.high, diagnostics };
-    let byAround = this.entries[direction].get(schema);
-    if (!byAround) this.entries[direction].set(schema, (byAround = new Map()));
-    const list = byAround.get(around);
+    const entry: Entry = { schema: converted.schema, low: converted.low, high: converted.high, around, diagnostics };
+    const list = this.entries[direction].get(schema);
     if (list) list.push(entry);
-    else byAround.set(around, [entry]);
+    else this.entries[direction].set(schema, [entry]);
   }
 
   private placeOf(schema: object): { component: number; id: number } {
-    if (!this.places.has(schema)) this.markCycles(schema);
+    const place = this.places.get(schema);
+    if (place) return place;
+    this.markCycles(schema);
     return this.places.get(schema)!;
   }
 

@@ -131,6 +131,11 @@ function textContent(node: MiniNode): string {
   return node.name === TEXT ? node.data : node.children.map(textContent).join("");
 }
 
+/** Whether `textContent` has a character other than whitespace (`\s`), without building it. */
+function hasVisibleText(node: MiniNode): boolean {
+  return node.name === TEXT ? /\S/.test(node.data) : node.children.some(hasVisibleText);
+}
+
 function hasDescendant(node: MiniNode, name: string): boolean {
   return node.children.some((child) => child.name === name || hasDescendant(child, name));
 }
@@ -198,7 +203,7 @@ function isBlank(node: MiniNode): boolean {
   return (
     node.name !== "BR" &&
     node.name !== "A" &&
-    /^\s*$/i.test(textContent(node)) &&
+    !hasVisibleText(node) &&
     !hasDescendant(node, "BR") &&
     !hasDescendant(node, "A")
   );
