@@ -44,3 +44,26 @@ export interface KnownLengths {
   exact: Map<object, number>;
   atLeast: Map<object, number>;
 }
+
+/** Every sub-schema keyword, in the order a conversion visits them: maps, then lists, then single schemas. */
+export const SUB_SCHEMA_KEYWORDS: readonly string[] = [
+  ...SCHEMA_MAP_KEYWORDS,
+  ...SCHEMA_LIST_KEYWORDS,
+  ...SCHEMA_KEYWORDS,
+];
+/** Where maps end and lists end in `SUB_SCHEMA_KEYWORDS`. */
+export const MAP_KEYWORD_COUNT = SCHEMA_MAP_KEYWORDS.length;
+export const MAP_OR_LIST_KEYWORD_COUNT = SCHEMA_MAP_KEYWORDS.length + SCHEMA_LIST_KEYWORDS.length;
+const KEYWORD_BITS = new Map(SUB_SCHEMA_KEYWORDS.map((keyword, index) => [keyword, 1 << index]));
+
+/**
+ * Which sub-schema keywords are among `keys` (a schema's own keys): bit `i`
+ * for `SUB_SCHEMA_KEYWORDS[i]`. A node has a handful of keys, while probing
+ * it for all twenty keywords misses the property caches on objects of
+ * thousands of shapes.
+ */
+export function subSchemaKeywordBits(keys: string[]): number {
+  let bits = 0;
+  for (const key of keys) bits |= KEYWORD_BITS.get(key) ?? 0;
+  return bits;
+}

@@ -19,11 +19,14 @@
  */
 import type { Diagnostic, JsonSchema } from "./ir.js";
 import {
+  MAP_KEYWORD_COUNT,
   pointerAt,
   type KnownLengths,
   SCHEMA_KEYWORDS,
   SCHEMA_LIST_KEYWORDS,
   SCHEMA_MAP_KEYWORDS,
+  SUB_SCHEMA_KEYWORDS,
+  subSchemaKeywordBits,
   type SchemaDirection,
   type Where,
 } from "./schema-keywords.js";
@@ -226,50 +229,66 @@ function copySchema(schema: JsonSchema): JsonSchema {
   return withSubSchemas(schema, (node) => (isRecord(node) ? copySchema(node) : node), true);
 }
 
-const LIST_OR_SINGLE_KEYWORDS = [...SCHEMA_LIST_KEYWORDS, ...SCHEMA_KEYWORDS];
-
 /**
  * `schema` with each sub-schema (as convertObject lays them out) replaced by
  * `replace`'s answer: the same object when no answer differs, unless `copy`.
  * Allocates nothing until an answer differs: most inputs have no repeats.
+ * Visits the keywords present in convertObject's order (which of two repeats
+ * stays the original depends on it).
  */
 function withSubSchemas(schema: JsonSchema, replace: (node: unknown) => unknown, copy: boolean): JsonSchema {
   let out: JsonSchema | undefined = copy ? { ...schema } : undefined;
-  const update = (keyword: string, value: unknown) => ((out ??= { ...schema })[keyword] = value);
-  for (const keyword of SCHEMA_MAP_KEYWORDS) {
-    const map = schema[keyword];
-    if (!isRecord(map)) continue;
-    let next: Record<string, unknown> | undefined = copy ? {} : undefined;
-    for (const name in map) {
-      const value = map[name];
-      const answer = replace(value);
-      if (answer !== value && !next) {
-        next = {};
-        for (const earlier in map) {
-          if (earlier === name) break;
-          setOwn(next, earlier, map[earlier]);
-        }
-      }
-      if (next) setOwn(next, name, answer);
-    }
-    if (next) update(keyword, next);
-  }
-  for (const keyword of LIST_OR_SINGLE_KEYWORDS) {
+  const bits = subSchemaKeywordBits(Object.keys(schema));
+  for (let index = 0; bits >>> index !== 0; index++) {
+    if ((bits & (1 << index)) === 0) continue;
+    const keyword = SUB_SCHEMA_KEYWORDS[index]!;
     const value = schema[keyword];
-    if (Array.isArray(value)) {
-      let next: unknown[] | undefined = copy ? [] : undefined;
-      for (let index = 0; index < value.length; index++) {
-        const answer = replace(value[index]);
-        if (answer !== value[index] && !next) next = value.slice(0, index);
-        next?.push(answer);
-      }
-      if (next) update(keyword, next);
-    } else if (isRecord(value)) {
-      const next = replace(value);
-      if (copy || next !== value) update(keyword, next);
-    }
+    const next =
+      index < MAP_KEYWORD_COUNT
+        ? isRecord(value)
+          ? replaceInMap(value, replace, copy)
+          : undefined
+        : Array.isArray(value)
+          ? replaceInList(value, replace, copy)
+          : isRecord(value)
+            ? replace(value)
+            : undefined;
+    if (next !== undefined && (copy || next !== value)) (out ??= { ...schema })[keyword] = next;
   }
   return out ?? schema;
+}
+
+/** A map of sub-schemas with `replace`'s answers: undefined when none differs, unless `copy`. */
+function replaceInMap(
+  map: Record<string, unknown>,
+  replace: (node: unknown) => unknown,
+  copy: boolean,
+): Record<string, unknown> | undefined {
+  let next: Record<string, unknown> | undefined = copy ? {} : undefined;
+  for (const name in map) {
+    const value = map[name];
+    const answer = replace(value);
+    if (answer !== value && !next) {
+      next = {};
+      for (const earlier in map) {
+        if (earlier === name) break;
+        setOwn(next, earlier, map[earlier]);
+      }
+    }
+    if (next) setOwn(next, name, answer);
+  }
+  return next;
+}
+
+/** A list of sub-schemas with `replace`'s answers: undefined when none differs, unless `copy`. */
+function replaceInList(list: unknown[], replace: (node: unknown) => unknown, copy: boolean): unknown[] | undefined {
+  let next: unknown[] | undefined = copy ? [] : undefined;
+  for (let index = 0; index < list.length; index++) {
+    const answer = replace(list[index]);
+    if (answer !== list[index] && !next) next = list.slice(0, index);
+    next?.push(answer);
+  }
+  return next;
 }
 
 /** `target[key] = value`, a key named `__proto__` staying an own property. */
@@ -284,7 +303,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** How each schema-valued keyword holds its sub-schemas. */
-const SUB_SCHEMA_KEYWORDS = new Map<string, "map" | "list" | "single">([
+const SUB_SCHEMA_KINDS = new Map<string, "map" | "list" | "single">([
   ...SCHEMA_MAP_KEYWORDS.map((keyword) => [keyword, "map"] as const),
   ...SCHEMA_LIST_KEYWORDS.map((keyword) => [keyword, "list"] as const),
   ...SCHEMA_KEYWORDS.map((keyword) => [keyword, "single"] as const),
@@ -300,7 +319,7 @@ function subSchemas(schema: object): object[] {
   const record = schema as Record<string, unknown>;
   const children: object[] = [];
   for (const keyword of Object.keys(record)) {
-    const kind = SUB_SCHEMA_KEYWORDS.get(keyword);
+    const kind = SUB_SCHEMA_KINDS.get(keyword);
     if (kind === undefined) continue;
     const value = record[keyword];
     if (kind === "map") {

@@ -8,10 +8,14 @@ import type { Diagnostic, JsonSchema } from "./ir.js";
 import { childPointer } from "../diagnostics.js";
 import { isObject } from "../normalise/index.js";
 import {
+  MAP_KEYWORD_COUNT,
+  MAP_OR_LIST_KEYWORD_COUNT,
   pointerAt,
   SCHEMA_KEYWORDS,
   SCHEMA_LIST_KEYWORDS,
   SCHEMA_MAP_KEYWORDS,
+  SUB_SCHEMA_KEYWORDS,
+  subSchemaKeywordBits,
   type SchemaDirection,
   type Where,
 } from "./schema-keywords.js";
@@ -151,7 +155,8 @@ function convertObject(
   depth: number,
   ancestors: Set<object>,
 ): Converted {
-  const out = keptKeywords(schema);
+  const keys = Object.keys(schema);
+  const out = keptKeywords(schema, keys);
   // The remaining depths at which every sub-schema, and so this schema, converts the same.
   let low = 1;
   let high = Infinity;
@@ -164,34 +169,23 @@ function convertObject(
     return converted.schema;
   };
 
-  for (const keyword of SCHEMA_MAP_KEYWORDS) {
-    const map = schema[keyword];
-    if (!isObject(map)) continue;
-    const names = Object.keys(map);
-    const hides = keyword === "properties" && hidesAny(map, names, context.direction);
-    // A copy with the map's shape, its values then replaced in place (see keptKeywords).
-    const converted: Record<string, unknown> = hides ? {} : { ...map };
-    for (const name of names) {
-      const value = map[name];
-      if (hides && isHiddenInDirection(value, context.direction)) continue;
-      setOwn(converted, name, sub(value, keyword, name));
-    }
-    out[keyword] = converted;
-  }
-  for (const keyword of SCHEMA_LIST_KEYWORDS) {
-    const list = schema[keyword];
-    if (Array.isArray(list)) out[keyword] = list.map((value, index) => sub(value, keyword, index));
-  }
-  for (const keyword of SCHEMA_KEYWORDS) {
+  // Only the keywords present, in the fixed order (diagnostics come in that order).
+  const bits = subSchemaKeywordBits(keys);
+  for (let index = 0; bits >>> index !== 0; index++) {
+    if ((bits & (1 << index)) === 0) continue;
+    const keyword = SUB_SCHEMA_KEYWORDS[index]!;
     const value = schema[keyword];
-    if (value === undefined) continue;
-    if (keyword === "items" && Array.isArray(value)) {
-      // Draft-04..07 tuple form; 2020-12 spells it prefixItems.
-      out.prefixItems = value.map((item, index) => sub(item, "items", index));
-      delete out.items;
-      continue;
+    if (index < MAP_KEYWORD_COUNT) {
+      if (isObject(value)) out[keyword] = convertMap(value, keyword, context.direction, sub);
+    } else if (index < MAP_OR_LIST_KEYWORD_COUNT) {
+      if (Array.isArray(value)) out[keyword] = value.map((item, at) => sub(item, keyword, at));
+    } else if (value !== undefined) {
+      if (keyword === "items" && Array.isArray(value)) {
+        // Draft-04..07 tuple form; 2020-12 spells it prefixItems.
+        out.prefixItems = value.map((item, at) => sub(item, "items", at));
+        delete out.items;
+      } else out[keyword] = typeof value === "boolean" ? value : sub(value, keyword);
     }
-    out[keyword] = typeof value === "boolean" ? value : sub(value, keyword);
   }
 
   applyNullable(schema, out);
@@ -203,6 +197,25 @@ function convertObject(
   return { schema: out, low, high };
 }
 
+/** A map of sub-schemas (`properties`…) converted; properties hidden in this direction left out. */
+function convertMap(
+  map: Record<string, unknown>,
+  keyword: string,
+  direction: SchemaDirection,
+  sub: (value: unknown, keyword: string, name: string) => JsonSchema,
+): Record<string, unknown> {
+  const names = Object.keys(map);
+  const hides = keyword === "properties" && hidesAny(map, names, direction);
+  // A copy with the map's shape, its values then replaced in place (see keptKeywords).
+  const converted: Record<string, unknown> = hides ? {} : { ...map };
+  for (const name of names) {
+    const value = map[name];
+    if (hides && isHiddenInDirection(value, direction)) continue;
+    setOwn(converted, name, sub(value, keyword, name));
+  }
+  return converted;
+}
+
 /**
  * The schema's own keywords, in order, without those that describe documents
  * (sub-schemas are replaced after). Most nodes have none to drop: a spread
@@ -210,8 +223,7 @@ function convertObject(
  * one built each node's shape anew (a quarter of the conversion's time).
  * Like `setOwn`, a spread keeps a `__proto__` key an own property.
  */
-function keptKeywords(schema: Record<string, unknown>): JsonSchema {
-  const keys = Object.keys(schema);
+function keptKeywords(schema: Record<string, unknown>, keys: string[]): JsonSchema {
   let drops = false;
   for (const key of keys) {
     if (isDropped(key)) {
