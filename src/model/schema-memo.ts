@@ -70,6 +70,8 @@ export class SchemaMemo {
   /** Each schema object's component (-1 when it lies on no cycle) and its own number. */
   private readonly places = new Map<object, { component: number; id: number }>();
   private components = 0;
+  /** Depths kept by `toBoundedJsonSchema`, by its limits and schema object. */
+  private readonly fitting = new Map<string, Map<object, number>>();
   /** JSON lengths of converted schemas, for the size budget of bounded schemas (see `jsonLengthUpTo`). */
   readonly lengths: KnownLengths = { exact: new Map(), atLeast: new Map() };
 
@@ -86,6 +88,21 @@ export class SchemaMemo {
       if (other?.component === place.component) (open ??= []).push(other.id);
     }
     return open ? open.sort((a, b) => a - b).join(",") : "";
+  }
+
+  /**
+   * The depth `toBoundedJsonSchema` kept for `schema` under `limits` (its
+   * direction, first depth and length limit): the conversion at each depth
+   * depends on nothing else, so a shared response schema is tried once.
+   */
+  fittingDepth(schema: object, limits: string): number | undefined {
+    return this.fitting.get(limits)?.get(schema);
+  }
+
+  keepFittingDepth(schema: object, limits: string, depth: number): void {
+    let depths = this.fitting.get(limits);
+    if (!depths) this.fitting.set(limits, (depths = new Map()));
+    depths.set(schema, depth);
   }
 
   /** Whether `schema` lies on a cycle of sub-schema references. */
