@@ -31,22 +31,36 @@ import {
   type Where,
 } from "./schema-keywords.js";
 
-/** A conversion and the remaining depths (`low`..`high`, inclusive) that give exactly this result. */
+/**
+ * A conversion and the remaining depths (`low`..`high`, inclusive) that give
+ * exactly this result; when kept, also what the memo knows it by. Every one
+ * is made by `converted` with all fields (one shape), and kept as it is.
+ */
 export interface Converted {
   schema: JsonSchema;
   low: number;
   high: number;
-}
-
-interface Entry extends Converted {
   /** The open schemas it was made with (see `openAround`). */
   around: string;
   /** The subtree's diagnostics, each pointer without the entry's own pointer in front. */
   diagnostics: Diagnostic[];
 }
 
+/**
+ * The bound of a depth range that has none: a small integer rather than
+ * Infinity, so that `low` and `high` stay small-integer fields (a double
+ * field boxes its number in a heap object of its own, two per conversion).
+ */
+export const ANY_DEPTH = 2 ** 29;
+
 /** The diagnostics of most entries, shared (never changed). */
 const NONE: Diagnostic[] = [];
+
+export function makeConverted(schema: JsonSchema, low: number, high: number): Converted {
+  return { schema, low, high, around: "", diagnostics: NONE };
+}
+
+type Entry = Converted;
 
 export class SchemaMemo {
   private static readonly owned = new WeakMap<object, SchemaMemo>();
@@ -154,7 +168,9 @@ export class SchemaMemo {
             ...diagnostic,
             pointer: diagnostic.pointer.slice(pointer.length),
           }));
-    const entry: Entry = { schema: converted.schema, low: converted.low, high: converted.high, around, diagnostics };
+    const entry: Entry = converted;
+    entry.around = around;
+    entry.diagnostics = diagnostics;
     const list = this.entries[direction].get(schema);
     if (list) list.push(entry);
     else this.entries[direction].set(schema, [entry]);

@@ -19,7 +19,7 @@ import {
   type SchemaDirection,
   type Where,
 } from "./schema-keywords.js";
-import { SchemaMemo, type Converted } from "./schema-memo.js";
+import { ANY_DEPTH, makeConverted, SchemaMemo, type Converted } from "./schema-memo.js";
 import { chargeOwn, chargeReused, type SizeBudget } from "./schema-budget.js";
 import { jsonLengthUpTo } from "./schema-length.js";
 
@@ -114,7 +114,7 @@ const NO_DIAGNOSTICS: Diagnostic[] = [];
 
 /** A conversion that any remaining depth gives alike. */
 function always(schema: JsonSchema): Converted {
-  return { schema, low: -Infinity, high: Infinity };
+  return makeConverted(schema, -ANY_DEPTH, ANY_DEPTH);
 }
 
 function convert(
@@ -129,7 +129,7 @@ function convert(
   if (!isObject(schema)) return always({});
   if (ancestors.has(schema)) return always(stubFor(schema, true));
   const remaining = context.maxDepth - depth;
-  if (remaining <= 0) return { schema: stubFor(schema, false), low: -Infinity, high: 0 };
+  if (remaining <= 0) return makeConverted(stubFor(schema, false), -ANY_DEPTH, 0);
   const { memo, direction, diagnostics, budget } = context;
   // Certainly too long: the try will be dropped, so nothing further is built (nor kept).
   if (budget && budget.left < 0) return always({});
@@ -164,7 +164,7 @@ function convertObject(
   const out = keptKeywords(schema, keys);
   // The remaining depths at which every sub-schema, and so this schema, converts the same.
   let low = 1;
-  let high = Infinity;
+  let high = ANY_DEPTH;
   const sub = (value: unknown, keyword: string, name?: string | number) => {
     const where = () =>
       name === undefined ? childPointer(pointerAt(pointer), keyword) : childPointer(pointerAt(pointer), keyword, name);
@@ -199,7 +199,7 @@ function convertObject(
   checkPattern(out, pointer, context);
   if (schema.example !== undefined && out.examples === undefined) out.examples = [schema.example];
   if (context.budget) chargeOwn(context.budget, out);
-  return { schema: out, low, high };
+  return makeConverted(out, low, high);
 }
 
 /** A map of sub-schemas (`properties`…) converted; properties hidden in this direction left out. */
