@@ -1,4 +1,5 @@
 /** The JSON Schema keywords whose values are sub-schemas, and the conversion's notion of where a sub-schema sits. */
+import { childPointer } from "../diagnostics.js";
 export type SchemaDirection = "input" | "output";
 
 export const SCHEMA_MAP_KEYWORDS = [
@@ -24,14 +25,27 @@ export const SCHEMA_KEYWORDS = [
 ] as const;
 
 /**
- * Where a sub-schema sits, as a JSON pointer or a function making one: only
- * diagnostics need it, and they are rare, while escaping and joining tokens at
- * every node of every conversion was a tenth of the model stage.
+ * Where a sub-schema sits, as a JSON pointer or a place under a parent's
+ * making one: only diagnostics need it, and they are rare, while escaping and
+ * joining tokens at every node of every conversion was a tenth of the model
+ * stage. A `ChildWhere` is one small object per child (a closure was two).
  */
-export type Where = string | (() => string);
+export type Where = string | ChildWhere;
+
+export class ChildWhere {
+  constructor(
+    readonly parent: Where,
+    readonly keyword: string,
+    readonly name: string | number | undefined,
+  ) {}
+}
 
 export function pointerAt(where: Where): string {
-  return typeof where === "string" ? where : where();
+  if (typeof where === "string") return where;
+  const parent = pointerAt(where.parent);
+  return where.name === undefined
+    ? childPointer(parent, where.keyword)
+    : childPointer(parent, where.keyword, where.name);
 }
 
 /**

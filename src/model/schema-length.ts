@@ -40,9 +40,14 @@ export function jsonLengthUpTo(value: unknown, limit: number, known?: KnownLengt
   };
   /** Adds what is known of `node`, when that settles it: its exact length, or a lower bound past the limit. */
   const lengthKnown = (node: object, { exact, atLeast }: KnownLengths): boolean => {
-    const measured = exact.get(node) ?? atLeast.get(node);
-    if (measured === undefined || (!exact.has(node) && length + measured <= limit)) return false;
-    length += measured;
+    const measured = exact.get(node);
+    if (measured !== undefined) {
+      length += measured;
+      return true;
+    }
+    const least = atLeast.get(node);
+    if (least === undefined || length + least <= limit) return false;
+    length += least;
     return true;
   };
   const learn = (node: object, measured: number, { exact, atLeast }: KnownLengths): void => {

@@ -10,6 +10,7 @@ import { isObject } from "../normalise/index.js";
 import {
   MAP_KEYWORD_COUNT,
   MAP_OR_LIST_KEYWORD_COUNT,
+  ChildWhere,
   pointerAt,
   SCHEMA_KEYWORDS,
   SCHEMA_LIST_KEYWORDS,
@@ -166,9 +167,7 @@ function convertObject(
   let low = 1;
   let high = ANY_DEPTH;
   const sub = (value: unknown, keyword: string, name?: string | number) => {
-    const where = () =>
-      name === undefined ? childPointer(pointerAt(pointer), keyword) : childPointer(pointerAt(pointer), keyword, name);
-    const converted = convert(value, where, context, depth + 1, ancestors);
+    const converted = convert(value, new ChildWhere(pointer, keyword, name), context, depth + 1, ancestors);
     low = Math.max(low, converted.low + 1);
     high = Math.min(high, converted.high + 1);
     return converted.schema;
