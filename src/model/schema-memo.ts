@@ -361,19 +361,24 @@ const SUB_SCHEMA_KINDS = new Map<string, "map" | "list" | "single">([
  */
 function subSchemas(schema: object): object[] {
   const record = schema as Record<string, unknown>;
-  const children: object[] = [];
+  // Leaves (most nodes) share one empty list.
+  let children: object[] | undefined;
   for (const keyword of Object.keys(record)) {
     const kind = SUB_SCHEMA_KINDS.get(keyword);
     if (kind === undefined) continue;
     const value = record[keyword];
     if (kind === "map") {
-      if (isRecord(value)) for (const name of Object.keys(value)) addSchema(children, value[name]);
-    } else if (Array.isArray(value)) for (const item of value) addSchema(children, item);
-    else if (kind === "single") addSchema(children, value);
+      if (isRecord(value)) for (const name of Object.keys(value)) children = withSchema(children, value[name]);
+    } else if (Array.isArray(value)) for (const item of value) children = withSchema(children, item);
+    else if (kind === "single") children = withSchema(children, value);
   }
-  return children;
+  return children ?? NO_CHILDREN;
 }
 
-function addSchema(children: object[], value: unknown): void {
-  if (isRecord(value)) children.push(value);
+/** `children` with `value` added when it is a schema object (a list made at the first). */
+function withSchema(children: object[] | undefined, value: unknown): object[] | undefined {
+  if (!isRecord(value)) return children;
+  if (!children) return [value];
+  children.push(value);
+  return children;
 }
