@@ -16,9 +16,9 @@ export function shortHash(text: string, length = 6): string {
 
 /** `listPetsByID` → `list_pets_by_id`; `repos/get-content` → `repos_get_content`. */
 export function snakeCase(text: string): string {
-  return text
-    .normalize("NFKD")
-    .replace(/[\u0300-\u036f]/g, "")
+  // ASCII (nearly every name) has nothing to decompose: two passes saved on each of thousands of names.
+  const folded = /^[\x00-\x7f]*$/.test(text) ? text : text.normalize("NFKD").replace(/[\u0300-\u036f]/g, "");
+  return folded
     .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
     .replace(/([A-Z]+)([A-Z][a-z])/g, "$1_$2")
     .replace(/[^a-zA-Z0-9]+/g, "_")

@@ -129,15 +129,15 @@ export function modelOperation(
     // One memo per model run: the prelude is made once per run, and the incremental path (src/cache) passes it too.
     schemaMemo: SchemaMemo.of(prelude),
   };
-  const outcome = (draft?: ToolDraft): OperationOutcome => ({
-    ...(draft ? { draft } : {}),
-    diagnostics: context.diagnostics,
-    credentialNotes: [...context.credentialParameters.values()],
-    addedSchemes: schemes.length - schemesBefore,
-    ...(context.signing.size > 0
-      ? { signing: [...context.signing].map(([scheme, headers]) => ({ scheme, headers: [...headers] })) }
-      : {}),
-  });
+  const outcome = (draft?: ToolDraft): OperationOutcome => {
+    const result = (draft ? { draft } : {}) as OperationOutcome;
+    result.diagnostics = context.diagnostics;
+    result.credentialNotes = [...context.credentialParameters.values()];
+    result.addedSchemes = schemes.length - schemesBefore;
+    if (context.signing.size > 0)
+      result.signing = [...context.signing].map(([scheme, headers]) => ({ scheme, headers: [...headers] }));
+    return result;
+  };
   const pointer = pointerOf("paths", path, method);
   const override = mergeOverrides(
     prelude.rootOverride,
@@ -294,36 +294,34 @@ function buildOperationTool(
   }
 
   const fixed = [...plan.fixed, ...declaredAccept(pathItem, operation)];
-  const binding: OperationBinding = {
-    method,
-    path: pathKey.template,
-    parameters: parameterBindings,
-    ...(body ? { body } : {}),
-    security,
-    ...(fixed.length > 0 ? { fixed } : {}),
-    ...(plan.credentialParameters.length > 0 ? { credentialParameters: plan.credentialParameters } : {}),
-    ...(success?.mediaType ? { responseMediaType: success.mediaType } : {}),
-  };
+  // Optional members assigned in place, in their order: a conditional spread per member cost a runtime call each.
+  const binding = { method, path: pathKey.template, parameters: parameterBindings } as OperationBinding;
+  if (body) binding.body = body;
+  binding.security = security;
+  if (fixed.length > 0) binding.fixed = fixed;
+  if (plan.credentialParameters.length > 0) binding.credentialParameters = plan.credentialParameters;
+  if (success?.mediaType) binding.responseMediaType = success.mediaType;
   const tags = Array.isArray(operation.tags)
     ? operation.tags.filter((tag): tag is string => typeof tag === "string")
     : [];
   const summary = typeof operation.summary === "string" ? htmlToMarkdown(operation.summary.trim()) : "";
-  return {
+  const draft = {
     baseName: unreservedName(baseToolName(operationId, method, path)),
     identity: `${method} ${path}`,
-    ...(operationId ? { operationId } : {}),
-    ...(summary ? { title: summary.slice(0, 200) } : {}),
-    description: describeOperation(method, path, summary, operation),
-    category: tags[0] ?? "default",
-    tags,
-    pointer,
-    annotations: annotationsFor(method, summary),
-    inputSchema,
-    ...(responseSchema ? { responseSchema } : {}),
-    operation: binding,
-    openapiLinks: success?.links ?? [],
-    responseHeaders: success?.headers ?? [],
-  };
+  } as ToolDraft;
+  if (operationId) draft.operationId = operationId;
+  if (summary) draft.title = summary.slice(0, 200);
+  draft.description = describeOperation(method, path, summary, operation);
+  draft.category = tags[0] ?? "default";
+  draft.tags = tags;
+  draft.pointer = pointer;
+  draft.annotations = annotationsFor(method, summary);
+  draft.inputSchema = inputSchema;
+  if (responseSchema) draft.responseSchema = responseSchema;
+  draft.operation = binding;
+  draft.openapiLinks = success?.links ?? [];
+  draft.responseHeaders = success?.headers ?? [];
+  return draft;
 }
 
 /** The success response's schema, bounded for tools/list; it shares the operation's diagnostics and schema memo. */
@@ -386,11 +384,10 @@ function applyOverride(draft: ToolDraft, override: McpOverride): ToolDraft {
 
 export function annotationsFor(method: string, title?: string): ToolAnnotations {
   const readOnly = method === "get" || method === "head" || method === "options";
-  return {
-    ...(title ? { title: title.slice(0, 200) } : {}),
-    readOnlyHint: readOnly,
-    destructiveHint: method === "delete",
-    idempotentHint: readOnly || method === "put" || method === "delete",
-    openWorldHint: true,
-  };
+  const annotations = (title ? { title: title.slice(0, 200) } : {}) as ToolAnnotations;
+  annotations.readOnlyHint = readOnly;
+  annotations.destructiveHint = method === "delete";
+  annotations.idempotentHint = readOnly || method === "put" || method === "delete";
+  annotations.openWorldHint = true;
+  return annotations;
 }

@@ -116,16 +116,10 @@ export function bindingFor(parameter: RawParameter, arg: string, required: boole
   const defaultStyle = parameter.in === "query" || parameter.in === "cookie" ? "form" : "simple";
   const style = (typeof parameter.style === "string" ? parameter.style : defaultStyle) as ParameterBinding["style"];
   const explode = typeof parameter.explode === "boolean" ? parameter.explode : style === "form";
-  return {
-    arg,
-    name: parameter.name,
-    in: parameter.in,
-    required,
-    style,
-    explode,
-    ...(parameter.allowReserved === true ? { allowReserved: true } : {}),
-    ...(json ? { json: true } : {}),
-  };
+  const binding: ParameterBinding = { arg, name: parameter.name, in: parameter.in, required, style, explode };
+  if (parameter.allowReserved === true) binding.allowReserved = true;
+  if (json) binding.json = true;
+  return binding;
 }
 
 /**

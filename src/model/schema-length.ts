@@ -13,7 +13,7 @@ export function jsonLengthUpTo(value: unknown, limit: number, known?: KnownLengt
   const visit = (node: unknown, inArray: boolean): void => {
     if (length > limit) return;
     if (node === null) length += 4;
-    else if (typeof node === "string") length += JSON.stringify(node).length;
+    else if (typeof node === "string") length += jsonStringLength(node);
     else if (typeof node === "boolean") length += node ? 4 : 5;
     else if (typeof node === "number") length += Number.isFinite(node) ? String(node).length : 4;
     else if (typeof node === "object" && known && lengthKnown(node, known)) return;
@@ -29,7 +29,7 @@ export function jsonLengthUpTo(value: unknown, limit: number, known?: KnownLengt
       for (const key of Object.keys(node)) {
         const item = (node as Record<string, unknown>)[key];
         if (item === undefined || typeof item === "function" || typeof item === "symbol") continue;
-        length += (members++ > 0 ? 1 : 0) + JSON.stringify(key).length + 1;
+        length += (members++ > 0 ? 1 : 0) + jsonStringLength(key) + 1;
         visit(item, false);
       }
       if (known) learn(node, length - start, known);
@@ -40,9 +40,14 @@ export function jsonLengthUpTo(value: unknown, limit: number, known?: KnownLengt
   };
   /** Adds what is known of `node`, when that settles it: its exact length, or a lower bound past the limit. */
   const lengthKnown = (node: object, { exact, atLeast }: KnownLengths): boolean => {
-    const measured = exact.get(node) ?? atLeast.get(node);
-    if (measured === undefined || (!exact.has(node) && length + measured <= limit)) return false;
-    length += measured;
+    const measured = exact.get(node);
+    if (measured !== undefined) {
+      length += measured;
+      return true;
+    }
+    const least = atLeast.get(node);
+    if (least === undefined || length + least <= limit) return false;
+    length += least;
     return true;
   };
   const learn = (node: object, measured: number, { exact, atLeast }: KnownLengths): void => {
@@ -51,4 +56,12 @@ export function jsonLengthUpTo(value: unknown, limit: number, known?: KnownLengt
   };
   visit(value, false);
   return length;
+}
+
+/** Characters JSON.stringify escapes: quote, backslash, controls, and lone surrogates (any surrogate sends it to JSON). */
+const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** `JSON.stringify(text).length` without building the string for the many texts that need no escape. */
+function jsonStringLength(text: string): number {
+  return ESCAPED.test(text) ? JSON.stringify(text).length : text.length + 2;
 }

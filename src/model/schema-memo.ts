@@ -19,29 +19,48 @@
  */
 import type { Diagnostic, JsonSchema } from "./ir.js";
 import {
+  MAP_KEYWORD_COUNT,
   pointerAt,
   type KnownLengths,
   SCHEMA_KEYWORDS,
   SCHEMA_LIST_KEYWORDS,
   SCHEMA_MAP_KEYWORDS,
+  SUB_SCHEMA_KEYWORDS,
+  subSchemaKeywordBits,
   type SchemaDirection,
   type Where,
 } from "./schema-keywords.js";
 
-/** A conversion and the remaining depths (`low`..`high`, inclusive) that give exactly this result. */
+/**
+ * A conversion and the remaining depths (`low`..`high`, inclusive) that give
+ * exactly this result; when kept, also what the memo knows it by. Every one
+ * is made by `converted` with all fields (one shape), and kept as it is.
+ */
 export interface Converted {
   schema: JsonSchema;
   low: number;
   high: number;
-}
-
-interface Entry extends Converted {
+  /** The open schemas it was made with (see `openAround`). */
+  around: string;
   /** The subtree's diagnostics, each pointer without the entry's own pointer in front. */
   diagnostics: Diagnostic[];
 }
 
+/**
+ * The bound of a depth range that has none: a small integer rather than
+ * Infinity, so that `low` and `high` stay small-integer fields (a double
+ * field boxes its number in a heap object of its own, two per conversion).
+ */
+export const ANY_DEPTH = 2 ** 29;
+
 /** The diagnostics of most entries, shared (never changed). */
 const NONE: Diagnostic[] = [];
+
+export function makeConverted(schema: JsonSchema, low: number, high: number): Converted {
+  return { schema, low, high, around: "", diagnostics: NONE };
+}
+
+type Entry = Converted;
 
 export class SchemaMemo {
   private static readonly owned = new WeakMap<object, SchemaMemo>();
@@ -53,16 +72,24 @@ export class SchemaMemo {
     return memo;
   }
 
-  /** Entries by direction, schema object and `around` (see `openAround`). */
-  private readonly entries: Record<SchemaDirection, Map<object, Map<string, Entry[]>>> = {
+  /**
+   * Entries by direction and schema object, in the order kept. One list per
+   * object, not a map by `around` each: a Map per converted node was a good
+   * part of the memo's cost, and most objects have one or two entries.
+   */
+  private readonly entries: Record<SchemaDirection, Map<object, Entry[]>> = {
     input: new Map(),
     output: new Map(),
   };
-  /** Each schema object's component (-1 when it lies on no cycle) and its own number. */
-  private readonly places = new Map<object, { component: number; id: number }>();
+  /** Each schema object's place (see `markCycles`). */
+  private readonly places = new Map<object, Place>();
+  /** Objects `markCycles` has numbered. */
+  private visited = 0;
   private components = 0;
+  /** Depths kept by `toBoundedJsonSchema`, by its limits and schema object. */
+  private readonly fitting = new Map<string, Map<object, number>>();
   /** JSON lengths of converted schemas, for the size budget of bounded schemas (see `jsonLengthUpTo`). */
-  readonly lengths: KnownLengths = { exact: new WeakMap(), atLeast: new WeakMap() };
+  readonly lengths: KnownLengths = { exact: new Map(), atLeast: new Map() };
 
   /**
    * What a conversion of `schema` depends on beyond itself, its direction and
@@ -79,6 +106,21 @@ export class SchemaMemo {
     return open ? open.sort((a, b) => a - b).join(",") : "";
   }
 
+  /**
+   * The depth `toBoundedJsonSchema` kept for `schema` under `limits` (its
+   * direction, first depth and length limit): the conversion at each depth
+   * depends on nothing else, so a shared response schema is tried once.
+   */
+  fittingDepth(schema: object, limits: string): number | undefined {
+    return this.fitting.get(limits)?.get(schema);
+  }
+
+  keepFittingDepth(schema: object, limits: string, depth: number): void {
+    let depths = this.fitting.get(limits);
+    if (!depths) this.fitting.set(limits, (depths = new Map()));
+    depths.set(schema, depth);
+  }
+
   /** Whether `schema` lies on a cycle of sub-schema references. */
   onCycle(schema: object): boolean {
     return this.placeOf(schema).component >= 0;
@@ -93,10 +135,15 @@ export class SchemaMemo {
     where: Where,
     diagnostics: Diagnostic[],
   ): Converted | undefined {
-    const entry = this.entries[direction]
-      .get(schema)
-      ?.get(around)
-      ?.find(({ low, high }) => low <= remaining && remaining <= high);
+    const list = this.entries[direction].get(schema);
+    if (!list) return undefined;
+    let entry: Entry | undefined;
+    for (const kept of list) {
+      if (kept.around === around && kept.low <= remaining && remaining <= kept.high) {
+        entry = kept;
+        break;
+      }
+    }
     if (!entry) return undefined;
     if (entry.diagnostics.length === 0) return entry;
     const pointer = pointerAt(where);
@@ -121,35 +168,36 @@ export class SchemaMemo {
             ...diagnostic,
             pointer: diagnostic.pointer.slice(pointer.length),
           }));
-    const entry: Entry = { schema: converted.schema, low: converted.low, high: converted.high, diagnostics };
-    let byAround = this.entries[direction].get(schema);
-    if (!byAround) this.entries[direction].set(schema, (byAround = new Map()));
-    const list = byAround.get(around);
+    const entry: Entry = converted;
+    entry.around = around;
+    entry.diagnostics = diagnostics;
+    const list = this.entries[direction].get(schema);
     if (list) list.push(entry);
-    else byAround.set(around, [entry]);
+    else this.entries[direction].set(schema, [entry]);
   }
 
-  private placeOf(schema: object): { component: number; id: number } {
-    if (!this.places.has(schema)) this.markCycles(schema);
+  private placeOf(schema: object): Place {
+    const place = this.places.get(schema);
+    if (place) return place;
+    this.markCycles(schema);
     return this.places.get(schema)!;
   }
 
   /**
    * Tarjan's strongly connected components over sub-schema references,
    * iterative (Graph's schemas nest deeper than the call stack allows), from
-   * `root`; components finished by an earlier call are not entered again
-   * (a node is placed when its component closes, so a visited node that is
-   * not placed is still on the stack). One record per node holds its Tarjan
-   * state: a Map lookup per node and edge instead of three (Stripe's one
-   * component reaches 14,600 schema objects).
+   * `root`; components finished by an earlier call are not entered again.
+   * Each schema object's one record is its Tarjan state and then its place,
+   * in the one map: a lookup per node and edge, and no second record when
+   * its component closes (Stripe's one component reaches 14,600 objects).
    */
   private markCycles(root: object): void {
-    const visits = new Map<object, Visit>();
     const stack: Visit[] = [];
     const frames: Visit[] = [];
     const open = (node: object) => {
-      const visit: Visit = { node, index: visits.size, low: visits.size, children: subSchemas(node), next: 0 };
-      visits.set(node, visit);
+      const index = this.visited++;
+      const visit: Visit = { node, component: OPEN, id: index, low: index, children: subSchemas(node), next: 0 };
+      this.places.set(node, visit);
       stack.push(visit);
       frames.push(visit);
     };
@@ -158,34 +206,44 @@ export class SchemaMemo {
       const frame = frames[frames.length - 1]!;
       if (frame.next < frame.children.length) {
         const child = frame.children[frame.next++]!;
-        if (this.places.has(child)) continue;
-        const seen = visits.get(child);
+        const seen = this.places.get(child) as Visit | undefined;
         if (!seen) open(child);
-        else if (seen.index < frame.low) frame.low = seen.index;
+        // Open and not placed: still on the stack.
+        else if (seen.component === OPEN && seen.id < frame.low) frame.low = seen.id;
         continue;
       }
       frames.pop();
       const parent = frames[frames.length - 1];
       if (parent && frame.low < parent.low) parent.low = frame.low;
-      if (frame.low === frame.index) this.closeComponent(stack, frame);
+      if (frame.low === frame.id) this.closeComponent(stack, frame);
     }
   }
 
   /** Pops one strongly connected component off the stack: a cycle when it has two members or refers to itself. */
   private closeComponent(stack: Visit[], head: Visit): void {
     const start = stack.lastIndexOf(head);
-    const members = stack.splice(start);
-    const component = members.length > 1 || head.children.includes(head.node) ? this.components++ : -1;
-    // Numbered in the order the old pop loop placed them (last pushed first); only equality of ids matters.
-    for (let index = members.length - 1; index >= 0; index--)
-      this.places.set(members[index]!.node, { component, id: this.places.size });
+    const component = stack.length - start > 1 || head.children.includes(head.node) ? this.components++ : -1;
+    for (let index = start; index < stack.length; index++) {
+      const member = stack[index]!;
+      member.component = component;
+      member.children = NO_CHILDREN;
+    }
+    stack.length = start;
   }
 }
 
-/** One schema object's state in `markCycles`. */
-interface Visit {
+/** Where a schema object lies: its component (-1 when on no cycle; `OPEN` while `markCycles` is at it) and its own number. */
+interface Place {
+  component: number;
+  id: number;
+}
+
+const OPEN = -2;
+const NO_CHILDREN: object[] = [];
+
+/** One schema object's state in `markCycles` (its `id` is its Tarjan index), kept as its place. */
+interface Visit extends Place {
   node: object;
-  index: number;
   low: number;
   children: object[];
   next: number;
@@ -215,50 +273,66 @@ function copySchema(schema: JsonSchema): JsonSchema {
   return withSubSchemas(schema, (node) => (isRecord(node) ? copySchema(node) : node), true);
 }
 
-const LIST_OR_SINGLE_KEYWORDS = [...SCHEMA_LIST_KEYWORDS, ...SCHEMA_KEYWORDS];
-
 /**
  * `schema` with each sub-schema (as convertObject lays them out) replaced by
  * `replace`'s answer: the same object when no answer differs, unless `copy`.
  * Allocates nothing until an answer differs: most inputs have no repeats.
+ * Visits the keywords present in convertObject's order (which of two repeats
+ * stays the original depends on it).
  */
 function withSubSchemas(schema: JsonSchema, replace: (node: unknown) => unknown, copy: boolean): JsonSchema {
   let out: JsonSchema | undefined = copy ? { ...schema } : undefined;
-  const update = (keyword: string, value: unknown) => ((out ??= { ...schema })[keyword] = value);
-  for (const keyword of SCHEMA_MAP_KEYWORDS) {
-    const map = schema[keyword];
-    if (!isRecord(map)) continue;
-    let next: Record<string, unknown> | undefined = copy ? {} : undefined;
-    for (const name in map) {
-      const value = map[name];
-      const answer = replace(value);
-      if (answer !== value && !next) {
-        next = {};
-        for (const earlier in map) {
-          if (earlier === name) break;
-          setOwn(next, earlier, map[earlier]);
-        }
-      }
-      if (next) setOwn(next, name, answer);
-    }
-    if (next) update(keyword, next);
-  }
-  for (const keyword of LIST_OR_SINGLE_KEYWORDS) {
+  const bits = subSchemaKeywordBits(Object.keys(schema));
+  for (let index = 0; bits >>> index !== 0; index++) {
+    if ((bits & (1 << index)) === 0) continue;
+    const keyword = SUB_SCHEMA_KEYWORDS[index]!;
     const value = schema[keyword];
-    if (Array.isArray(value)) {
-      let next: unknown[] | undefined = copy ? [] : undefined;
-      for (let index = 0; index < value.length; index++) {
-        const answer = replace(value[index]);
-        if (answer !== value[index] && !next) next = value.slice(0, index);
-        next?.push(answer);
-      }
-      if (next) update(keyword, next);
-    } else if (isRecord(value)) {
-      const next = replace(value);
-      if (copy || next !== value) update(keyword, next);
-    }
+    const next =
+      index < MAP_KEYWORD_COUNT
+        ? isRecord(value)
+          ? replaceInMap(value, replace, copy)
+          : undefined
+        : Array.isArray(value)
+          ? replaceInList(value, replace, copy)
+          : isRecord(value)
+            ? replace(value)
+            : undefined;
+    if (next !== undefined && (copy || next !== value)) (out ??= { ...schema })[keyword] = next;
   }
   return out ?? schema;
+}
+
+/** A map of sub-schemas with `replace`'s answers: undefined when none differs, unless `copy`. */
+function replaceInMap(
+  map: Record<string, unknown>,
+  replace: (node: unknown) => unknown,
+  copy: boolean,
+): Record<string, unknown> | undefined {
+  let next: Record<string, unknown> | undefined = copy ? {} : undefined;
+  for (const name in map) {
+    const value = map[name];
+    const answer = replace(value);
+    if (answer !== value && !next) {
+      next = {};
+      for (const earlier in map) {
+        if (earlier === name) break;
+        setOwn(next, earlier, map[earlier]);
+      }
+    }
+    if (next) setOwn(next, name, answer);
+  }
+  return next;
+}
+
+/** A list of sub-schemas with `replace`'s answers: undefined when none differs, unless `copy`. */
+function replaceInList(list: unknown[], replace: (node: unknown) => unknown, copy: boolean): unknown[] | undefined {
+  let next: unknown[] | undefined = copy ? [] : undefined;
+  for (let index = 0; index < list.length; index++) {
+    const answer = replace(list[index]);
+    if (answer !== list[index] && !next) next = list.slice(0, index);
+    next?.push(answer);
+  }
+  return next;
 }
 
 /** `target[key] = value`, a key named `__proto__` staying an own property. */
@@ -273,7 +347,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** How each schema-valued keyword holds its sub-schemas. */
-const SUB_SCHEMA_KEYWORDS = new Map<string, "map" | "list" | "single">([
+const SUB_SCHEMA_KINDS = new Map<string, "map" | "list" | "single">([
   ...SCHEMA_MAP_KEYWORDS.map((keyword) => [keyword, "map"] as const),
   ...SCHEMA_LIST_KEYWORDS.map((keyword) => [keyword, "list"] as const),
   ...SCHEMA_KEYWORDS.map((keyword) => [keyword, "single"] as const),
@@ -287,19 +361,24 @@ const SUB_SCHEMA_KEYWORDS = new Map<string, "map" | "list" | "single">([
  */
 function subSchemas(schema: object): object[] {
   const record = schema as Record<string, unknown>;
-  const children: object[] = [];
+  // Leaves (most nodes) share one empty list.
+  let children: object[] | undefined;
   for (const keyword of Object.keys(record)) {
-    const kind = SUB_SCHEMA_KEYWORDS.get(keyword);
+    const kind = SUB_SCHEMA_KINDS.get(keyword);
     if (kind === undefined) continue;
     const value = record[keyword];
     if (kind === "map") {
-      if (isRecord(value)) for (const name of Object.keys(value)) addSchema(children, value[name]);
-    } else if (Array.isArray(value)) for (const item of value) addSchema(children, item);
-    else if (kind === "single") addSchema(children, value);
+      if (isRecord(value)) for (const name of Object.keys(value)) children = withSchema(children, value[name]);
+    } else if (Array.isArray(value)) for (const item of value) children = withSchema(children, item);
+    else if (kind === "single") children = withSchema(children, value);
   }
-  return children;
+  return children ?? NO_CHILDREN;
 }
 
-function addSchema(children: object[], value: unknown): void {
-  if (isRecord(value)) children.push(value);
+/** `children` with `value` added when it is a schema object (a list made at the first). */
+function withSchema(children: object[] | undefined, value: unknown): object[] | undefined {
+  if (!isRecord(value)) return children;
+  if (!children) return [value];
+  children.push(value);
+  return children;
 }

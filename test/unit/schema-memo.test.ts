@@ -136,6 +136,31 @@ describe("SchemaMemo (conversions shared by the tools of one model run)", () => 
     );
   });
 
+  it("bounds a schema bounded before at the depth found then, with the same result and its own pointers", () => {
+    fc.assert(
+      fc.property(
+        fc.array(nodeSpec, { minLength: 1, maxLength: 8 }),
+        fc.array(conversion, { minLength: 1, maxLength: 6 }),
+        (specs, steps) => {
+          const nodes = buildGraph(specs);
+          const memo = new SchemaMemo();
+          steps.forEach((step, index) => {
+            const bounded = { ...step, maxChars: step.maxChars ?? 400 };
+            // The second time round, the same schema object under the same limits, from another operation.
+            for (const at of [index, index + 100]) {
+              const fresh = run(nodes, bounded, at, undefined);
+              const shared = run(nodes, bounded, at, memo);
+              expect(JSON.stringify(shared.schema)).toBe(JSON.stringify(fresh.schema));
+              expect(shared.diagnostics).toEqual(fresh.diagnostics);
+              expect(shared.reduced).toBe(fresh.reduced);
+            }
+          });
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it("shares a component's conversion between tools, and a caller's changes to its top level stay its own", () => {
     const address = { type: "object", properties: { street: { type: "string" }, zip: { type: "string" } } };
     const memo = new SchemaMemo();
