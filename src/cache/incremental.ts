@@ -11,12 +11,14 @@
  * back to the full pipeline on a fresh parse, which behaves as a cold run.
  */
 import type { DereferenceOptions } from "../dereference/index.js";
-import { parseSpecText, type LoadedSpec } from "../load/index.js";
+import { fileURLToPath } from "node:url";
+import { isParsedJsonTree, parseSpecText, type LoadedSpec } from "../load/index.js";
 import type { ApiModel } from "../model/ir.js";
 import type { ModelOptions, OpenApiPrelude, OperationOutcome } from "../model/openapi.js";
 import type { SpecObject } from "../normalise/index.js";
 import type { ModelCache } from "./model-cache.js";
-import { documentKeys, pathItemFields, WEBHOOK_KEYS, type DocumentKeys } from "./refs.js";
+import { readPreviousKeys, saveKeys, specEdit } from "./key-table.js";
+import { documentKeys, keysAfterEdit, pathItemFields, WEBHOOK_KEYS, type DocumentKeys } from "./refs.js";
 
 type Stage = <T>(stage: string, run: () => T | Promise<T>) => Promise<T>;
 
@@ -32,10 +34,7 @@ export async function buildModelCached(
   const keys =
     cache && openapi
       ? await timed("cache keys", () =>
-          documentKeys(document, `${cache.code}\0${locationSalt(loaded)}\0${options.name ?? ""}`, {
-            // Without a single entry to reuse, this run takes the full pipeline (see `documentKeys`).
-            checkAll: !cache.fresh,
-          }),
+          keysOf(loaded, `${cache.code}\0${locationSalt(loaded)}\0${options.name ?? ""}`, cache),
         )
       : undefined;
   if (!cache || !keys) return fullPipeline(loaded, options, timed, undefined);
@@ -58,6 +57,30 @@ export async function buildModelCached(
       keys,
     },
   );
+}
+
+/**
+ * The document's keys: from the last run's record when its spec differs from this one inside one operation at
+ * most (src/cache/key-table.ts), else computed in full. Either way recorded for the next run, when the spec is a
+ * local file.
+ */
+function keysOf(loaded: LoadedSpec, salt: string, cache: ModelCache): DocumentKeys | undefined {
+  const document = loaded.document as SpecObject;
+  // Without a single entry to reuse, this run takes the full pipeline (see `documentKeys`).
+  const checkAll = !cache.fresh;
+  const previous = checkAll && loaded.bytes && isParsedJsonTree(document) && readPreviousKeys(cache.projectDir, salt);
+  const edit = previous ? specEdit(previous.spec, loaded.bytes!) : undefined;
+  const keys =
+    (previous && edit && keysAfterEdit(document, previous.record, edit === "unchanged" ? undefined : edit, checkAll)) ||
+    documentKeys(document, salt, { checkAll });
+  const { bytes, textHash } = loaded;
+  // The same spec, keyed as completely as before: the record and the copy on disk stay as they are.
+  const asRecorded = edit === "unchanged" && previous && (previous.record.complete || !checkAll);
+  if (keys && bytes && textHash && loaded.location.startsWith("file:") && !asRecorded) {
+    const source = fileURLToPath(loaded.location);
+    cache.alsoSave(() => saveKeys(cache.projectDir, salt, textHash, keys.record(), source));
+  }
+  return keys;
 }
 
 /**

@@ -43,11 +43,15 @@ export interface ModelCache {
   readonly code: string;
   /** No entry came from an earlier run: everything will be computed (a cold run). */
   readonly fresh: boolean;
+  /** The project folder the cache belongs to. */
+  readonly projectDir: string;
   get<S extends Section>(section: S, key: string): CacheSections[S] | undefined;
   /** Records what this run used or computed; only these entries are saved. */
   keep<S extends Section>(section: S, key: string, value: CacheSections[S]): void;
   /** Operations' models / tools' guidance taken from an earlier run (hits) or computed (misses). */
   stats(section: "operations" | "guidance"): { hits: number; misses: number };
+  /** Something else to write when the entries are saved (the document's keys, see src/cache/key-table.ts). */
+  alsoSave(write: () => Promise<void>): void;
   /** Writes the kept entries, unless they are exactly what the file already holds. */
   save(): Promise<void>;
 }
@@ -67,9 +71,12 @@ export function openModelCache(projectDir: string, generatorVersion: string): Mo
   const previous = read.entries;
   const kept: Kept = { preludes: new Map(), operations: new Map(), guidance: new Map() };
   const counts = { operations: { hits: 0, misses: 0 }, guidance: { hits: 0, misses: 0 } };
+  const alsoSaved: Array<() => Promise<void>> = [];
   return {
     code,
     fresh: SECTIONS.every((section) => previous[section].size === 0),
+    projectDir,
+    alsoSave: (write) => alsoSaved.push(write),
     get(section, key) {
       const text = previous[section].get(key);
       if (text === undefined) return undefined;
@@ -92,6 +99,7 @@ export function openModelCache(projectDir: string, generatorVersion: string): Mo
     stats: (section) => ({ ...counts[section] }),
     async save() {
       if (kept.operations.size === 0 && kept.guidance.size === 0) return;
+      for (const write of alsoSaved) await write();
       const added = newEntries(kept);
       const stale = read.lines - (SECTIONS.reduce((sum, section) => sum + kept[section].size, 0) - added.size);
       // Few stale lines: the file stays, and only what this run computed is appended (GitHub's cache is 7.5 MB
