@@ -121,7 +121,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   };
 
   const version = generatorVersion();
-  const { guided, specHash, outDir, reuse, saveCaches, textKeys } = await guidedModel(
+  const { guided, specHash, outDir, reuse, prepareCaches, saveCaches, textKeys } = await guidedModel(
     options,
     version,
     timed,
@@ -176,6 +176,8 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     };
   }
 
+  // The caches' serialisation runs at the write's first wait (it waits longest for the merge bases' compression).
+  if (!options.dryRun) setImmediate(prepareCaches);
   const write = await timed("write", () =>
     writeProject(outDir, prepared, manifestBase, {
       force: options.force ?? false,
@@ -238,12 +240,15 @@ async function guidedModel(options: GenerateOptions, version: string, timed: Tim
   const textKeys = keyedCache &&
     modelCache && { code: modelCache.code, keys: toolTextKeys(keyedCache().keys, model.tools) };
   const saveCaches = async (toolsFile?: { hash: string; spans: ToolSpan[] }) => {
-    await exampleCache.save();
-    await modelCache?.save();
-    if (toolsFile && textKeys)
-      await saveToolsIndex(outDir, textKeys.code, toolsFile.hash, textKeys.keys, toolsFile.spans);
+    // Separate files: their writes overlap.
+    await Promise.all([
+      exampleCache.save(),
+      modelCache?.save(),
+      toolsFile && textKeys && saveToolsIndex(outDir, textKeys.code, toolsFile.hash, textKeys.keys, toolsFile.spans),
+    ]);
   };
-  return { guided, specHash, outDir, reuse, saveCaches, ...(textKeys ? { textKeys } : {}) };
+  const prepareCaches = () => modelCache?.prepareSave();
+  return { guided, specHash, outDir, reuse, prepareCaches, saveCaches, ...(textKeys ? { textKeys } : {}) };
 }
 
 /** A progress line for a cache that saved work this run. */

@@ -75,8 +75,10 @@ export async function saveKeys(
   source: string,
 ): Promise<void> {
   const file: KeysFile = { format: FORMAT, salt, spec: specHash, record };
-  await replaceFile(join(projectDir, SPEC_COPY_FILE), (temporary) => copyFile(source, temporary));
-  await replaceFile(join(projectDir, KEYS_FILE), (temporary) => writeFile(temporary, JSON.stringify(file)));
+  await Promise.all([
+    replaceFile(join(projectDir, SPEC_COPY_FILE), (temporary) => copyFile(source, temporary)),
+    replaceFile(join(projectDir, KEYS_FILE), (temporary) => writeFile(temporary, JSON.stringify(file))),
+  ]);
 }
 
 /** Where two texts of a spec differ: nowhere, or inside the object of one operation. */

@@ -52,6 +52,8 @@ export interface ModelCache {
   stats(section: "operations" | "guidance"): { hits: number; misses: number };
   /** Something else to write when the entries are saved (the document's keys, see src/cache/key-table.ts). */
   alsoSave(write: () => Promise<void>): void;
+  /** Serialises what `save` will write (call it while this thread would wait anyway, e.g. for compression). */
+  prepareSave(): void;
   /** Writes the kept entries, unless they are exactly what the file already holds. */
   save(): Promise<void>;
 }
@@ -72,6 +74,7 @@ export function openModelCache(projectDir: string, generatorVersion: string): Mo
   const kept: Kept = { preludes: new Map(), operations: new Map(), guidance: new Map() };
   const counts = { operations: { hits: 0, misses: 0 }, guidance: { hits: 0, misses: 0 } };
   const alsoSaved: Array<() => Promise<void>> = [];
+  let added: Map<string, string> | undefined;
   return {
     code,
     fresh: SECTIONS.every((section) => previous[section].size === 0),
@@ -97,20 +100,27 @@ export function openModelCache(projectDir: string, generatorVersion: string): Mo
       kept[section].set(key, known ?? { value });
     },
     stats: (section) => ({ ...counts[section] }),
+    prepareSave() {
+      added ??= newEntries(kept);
+    },
     async save() {
       if (kept.operations.size === 0 && kept.guidance.size === 0) return;
-      for (const write of alsoSaved) await write();
-      const added = newEntries(kept);
-      const stale = read.lines - (SECTIONS.reduce((sum, section) => sum + kept[section].size, 0) - added.size);
-      // Few stale lines: the file stays, and only what this run computed is appended (GitHub's cache is 7.5 MB
-      // and a summary edit adds one entry); beyond a fifth, it is rewritten with exactly the kept entries.
-      if (read.appendable && stale * 5 <= read.lines && (await stillAsRead(file, read.appendable))) {
-        if (added.size > 0) await appendLines(file, added);
-        return;
-      }
-      await replaceFile(file, (temporary) => writeLines(temporary, JSON.stringify({ format: FORMAT, code }), kept));
+      added ??= newEntries(kept);
+      await Promise.all([...alsoSaved.map((write) => write()), writeEntries(file, read, code, kept, added)]);
     },
   };
+}
+
+/** Appends what this run computed, or rewrites the file with what it kept (see `save`). */
+async function writeEntries(file: string, read: ReadFile, code: string, kept: Kept, added: Map<string, string>) {
+  const stale = read.lines - (SECTIONS.reduce((sum, section) => sum + kept[section].size, 0) - added.size);
+  // Few stale lines: the file stays, and only what this run computed is appended (GitHub's cache is 7.5 MB
+  // and a summary edit adds one entry); beyond a fifth, it is rewritten with exactly the kept entries.
+  if (read.appendable && stale * 5 <= read.lines && (await stillAsRead(file, read.appendable))) {
+    if (added.size > 0) await appendLines(file, added);
+    return;
+  }
+  await replaceFile(file, (temporary) => writeLines(temporary, JSON.stringify({ format: FORMAT, code }), kept, added));
 }
 
 /** The entries this run computed (not read from the file), in the order `writeLines` would write them. */
@@ -122,13 +132,16 @@ function newEntries(kept: Kept): Map<string, string> {
   return lines;
 }
 
-/** Streams the entries out in chunks: Graph's cache is ~100 MB, too much to join into one more string. */
-async function writeLines(path: string, header: string, entries: Kept): Promise<void> {
+/**
+ * Streams the entries out in chunks: Graph's cache is ~100 MB, too much to join into one more string. `added`: the
+ * JSON of the entries this run computed (`newEntries`), serialised once.
+ */
+async function writeLines(path: string, header: string, entries: Kept, added: Map<string, string>): Promise<void> {
   function* lines() {
     yield header;
     for (const section of SECTIONS)
       for (const [key, json] of entries[section])
-        yield `${section}\t${key}\t${typeof json === "string" ? json : asciiJson(JSON.stringify(json.value))}`;
+        yield `${section}\t${key}\t${typeof json === "string" ? json : added.get(`${section}\t${key}`)!}`;
   }
   await writeChunked(path, "w", lines());
 }
