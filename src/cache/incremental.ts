@@ -31,10 +31,13 @@ export async function buildModelCached(
 ): Promise<ApiModel> {
   const document = loaded.document as SpecObject;
   const openapi = isOpenApi(document);
+  // Only the keys read the file's bytes: let them go with the keys (Graph's are tens of MB).
+  const bytes = loaded.bytes;
+  delete loaded.bytes;
   const keys =
     cache && openapi
       ? await timed("cache keys", () =>
-          keysOf(loaded, `${cache.code}\0${locationSalt(loaded)}\0${options.name ?? ""}`, cache),
+          keysOf(loaded, bytes, `${cache.code}\0${locationSalt(loaded)}\0${options.name ?? ""}`, cache),
         )
       : undefined;
   if (!cache || !keys) return fullPipeline(loaded, options, timed, undefined);
@@ -64,21 +67,28 @@ export async function buildModelCached(
  * most (src/cache/key-table.ts), else computed in full. Either way recorded for the next run, when the spec is a
  * local file.
  */
-function keysOf(loaded: LoadedSpec, salt: string, cache: ModelCache): DocumentKeys | undefined {
+function keysOf(
+  loaded: LoadedSpec,
+  bytes: Buffer | undefined,
+  salt: string,
+  cache: ModelCache,
+): DocumentKeys | undefined {
   const document = loaded.document as SpecObject;
   // Without a single entry to reuse, this run takes the full pipeline (see `documentKeys`).
   const checkAll = !cache.fresh;
-  const previous = checkAll && loaded.bytes && isParsedJsonTree(document) && readPreviousKeys(cache.projectDir, salt);
-  const edit = previous ? specEdit(previous.spec, loaded.bytes!) : undefined;
+  const previous = checkAll && bytes && isParsedJsonTree(document) && readPreviousKeys(cache.projectDir, salt);
+  const edit = previous && bytes ? specEdit(previous.spec, bytes) : undefined;
   const keys =
     (previous && edit && keysAfterEdit(document, previous.record, edit === "unchanged" ? undefined : edit, checkAll)) ||
     documentKeys(document, salt, { checkAll });
-  const { bytes, textHash } = loaded;
+  const { textHash } = loaded;
   // The same spec, keyed as completely as before: the record and the copy on disk stay as they are.
   const asRecorded = edit === "unchanged" && previous && (previous.record.complete || !checkAll);
   if (keys && bytes && textHash && loaded.location.startsWith("file:") && !asRecorded) {
     const source = fileURLToPath(loaded.location);
-    cache.alsoSave(() => saveKeys(cache.projectDir, salt, textHash, keys.record(), source));
+    // Taken now: the keys hold the document, which must not live until the caches are saved.
+    const record = keys.record();
+    cache.alsoSave(() => saveKeys(cache.projectDir, salt, textHash, record, source));
   }
   return keys;
 }
