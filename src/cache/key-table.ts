@@ -92,7 +92,13 @@ export function specEdit(before: Buffer, after: Buffer): SpecEdit | undefined {
   const prefix = commonPrefix(before, after);
   if (prefix === before.length && prefix === after.length) return "unchanged";
   const suffix = commonSuffix(before, after, Math.min(before.length, after.length) - prefix);
-  const found = operationAround(before, prefix, before.length - suffix);
+  let found: ReturnType<typeof operationAround>;
+  try {
+    found = operationAround(before, prefix, before.length - suffix);
+  } catch {
+    // A key that does not decode: the bytes the record was made from are no JSON this reads.
+    return undefined;
+  }
   if (!found) return undefined;
   // Both braces of the operation object are outside the difference; the bytes between them must be one object in
   // either text, so that each text is the other with that object replaced (and both are JSON).
