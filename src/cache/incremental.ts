@@ -76,7 +76,9 @@ function keysOf(
   const document = loaded.document as SpecObject;
   // Without a single entry to reuse, this run takes the full pipeline (see `documentKeys`).
   const checkAll = !cache.fresh;
-  const previous = checkAll && bytes && isParsedJsonTree(document) && readPreviousKeys(cache.projectDir, salt);
+  // Only JSON text is compared (src/cache/key-table.ts): a YAML spec is keyed in full, and nothing is recorded.
+  const json = bytes !== undefined && isParsedJsonTree(document);
+  const previous = checkAll && json && readPreviousKeys(cache.projectDir, salt);
   const edit = previous && bytes ? specEdit(previous.spec, bytes) : undefined;
   const keys =
     (previous && edit && keysAfterEdit(document, previous.record, edit === "unchanged" ? undefined : edit, checkAll)) ||
@@ -84,7 +86,7 @@ function keysOf(
   const { textHash } = loaded;
   // The same spec, keyed as completely as before: the record and the copy on disk stay as they are.
   const asRecorded = edit === "unchanged" && previous && (previous.record.complete || !checkAll);
-  if (keys && bytes && textHash && loaded.location.startsWith("file:") && !asRecorded) {
+  if (keys && json && textHash && loaded.location.startsWith("file:") && !asRecorded) {
     const source = fileURLToPath(loaded.location);
     // Taken now: the keys hold the document, which must not live until the caches are saved.
     const record = keys.record();

@@ -3,7 +3,7 @@
  * inside one operation object, and the keys then equal a full keying of the new document; anything else, and a
  * record or spec copy that does not match, keys in full.
  */
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -133,5 +133,11 @@ describe("keys from the last run's record", () => {
       expect(readPreviousKeys(out, salted())?.record.complete).toBe(true);
     }
     expect(readPreviousKeys(out, "another salt")).toBeUndefined();
+    // A YAML spec is keyed in full every time: nothing is recorded for it.
+    const yamlOut = join(dir, "from-yaml");
+    await generate({ from: join(dir, "samples", "petstore.yaml"), out: yamlOut });
+    expect(existsSync(join(yamlOut, CACHE_DIR, "model.json"))).toBe(true);
+    expect(existsSync(join(yamlOut, CACHE_DIR, "keys.json"))).toBe(false);
+    expect(existsSync(join(yamlOut, CACHE_DIR, "spec.copy"))).toBe(false);
   });
 });
