@@ -50,6 +50,7 @@ import {
   type Manifest,
   type WriteResult,
 } from "./write/index.js";
+import { whileWriting } from "./write/file-writer.js";
 import { readPreviousToolsText } from "./write/previous.js";
 import { recordedOptions, recordedSource, type RecordableOptions } from "./recorded-options.js";
 import { hashBytesOnce } from "./write/hash.js";
@@ -176,8 +177,12 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     };
   }
 
-  // The caches' serialisation runs at the write's first wait (it waits longest for the merge bases' compression).
-  if (!options.dryRun) setImmediate(prepareCaches);
+  // Indexed by the hash of what this run generated (a conflict keeps the previous hash in the manifest).
+  const saveAll = () => saveCaches(toolsFile && { spans: toolsFile.spans, hash: hashBytesOnce(toolsFile.bytes) });
+  // Saved while the write waits for the bases' compression; a fresh project is renamed into place whole, so then
+  // only their serialisation runs meanwhile, and the files are written after it.
+  const saving = options.dryRun ? undefined : whileWriting(previousManifest ? saveAll : prepareCaches);
+  saving?.catch(() => undefined); // (a failed write is the error to report; the caches stay valid either way)
   const write = await timed("write", () =>
     writeProject(outDir, prepared, manifestBase, {
       force: options.force ?? false,
@@ -185,8 +190,8 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
       ...(reportText && report && report.changes.length > 0 ? { changelogEntry: reportText } : {}),
     }),
   );
-  // Indexed by the hash of what this run generated (a conflict keeps the previous hash in the manifest).
-  if (!options.dryRun) await saveCaches(toolsFile && { spans: toolsFile.spans, hash: hashBytesOnce(toolsFile.bytes) });
+  await saving;
+  if (!options.dryRun && !previousManifest) await saveAll();
   return {
     model: guided,
     files,
