@@ -50,6 +50,7 @@ import {
   type Manifest,
   type WriteResult,
 } from "./write/index.js";
+import { whileWriting } from "./write/file-writer.js";
 import { readPreviousToolsText } from "./write/previous.js";
 import { recordedOptions, recordedSource, type RecordableOptions } from "./recorded-options.js";
 import { hashBytesOnce } from "./write/hash.js";
@@ -121,7 +122,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   };
 
   const version = generatorVersion();
-  const { guided, specHash, outDir, reuse, saveCaches, textKeys } = await guidedModel(
+  const { guided, specHash, outDir, reuse, prepareCaches, saveCaches, textKeys } = await guidedModel(
     options,
     version,
     timed,
@@ -176,6 +177,12 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     };
   }
 
+  // Indexed by the hash of what this run generated (a conflict keeps the previous hash in the manifest).
+  const saveAll = () => saveCaches(toolsFile && { spans: toolsFile.spans, hash: hashBytesOnce(toolsFile.bytes) });
+  // Saved while the write waits for the bases' compression; a fresh project is renamed into place whole, so then
+  // only their serialisation runs meanwhile, and the files are written after it.
+  const saving = options.dryRun ? undefined : whileWriting(previousManifest ? saveAll : prepareCaches);
+  saving?.catch(() => undefined); // (a failed write is the error to report; the caches stay valid either way)
   const write = await timed("write", () =>
     writeProject(outDir, prepared, manifestBase, {
       force: options.force ?? false,
@@ -183,8 +190,8 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
       ...(reportText && report && report.changes.length > 0 ? { changelogEntry: reportText } : {}),
     }),
   );
-  // Indexed by the hash of what this run generated (a conflict keeps the previous hash in the manifest).
-  if (!options.dryRun) await saveCaches(toolsFile && { spans: toolsFile.spans, hash: hashBytesOnce(toolsFile.bytes) });
+  await saving;
+  if (!options.dryRun && !previousManifest) await saveAll();
   return {
     model: guided,
     files,
@@ -238,12 +245,15 @@ async function guidedModel(options: GenerateOptions, version: string, timed: Tim
   const textKeys = keyedCache &&
     modelCache && { code: modelCache.code, keys: toolTextKeys(keyedCache().keys, model.tools) };
   const saveCaches = async (toolsFile?: { hash: string; spans: ToolSpan[] }) => {
-    await exampleCache.save();
-    await modelCache?.save();
-    if (toolsFile && textKeys)
-      await saveToolsIndex(outDir, textKeys.code, toolsFile.hash, textKeys.keys, toolsFile.spans);
+    // Separate files: their writes overlap.
+    await Promise.all([
+      exampleCache.save(),
+      modelCache?.save(),
+      toolsFile && textKeys && saveToolsIndex(outDir, textKeys.code, toolsFile.hash, textKeys.keys, toolsFile.spans),
+    ]);
   };
-  return { guided, specHash, outDir, reuse, saveCaches, ...(textKeys ? { textKeys } : {}) };
+  const prepareCaches = () => modelCache?.prepareSave();
+  return { guided, specHash, outDir, reuse, prepareCaches, saveCaches, ...(textKeys ? { textKeys } : {}) };
 }
 
 /** A progress line for a cache that saved work this run. */

@@ -11,12 +11,14 @@
  * back to the full pipeline on a fresh parse, which behaves as a cold run.
  */
 import type { DereferenceOptions } from "../dereference/index.js";
-import { parseSpecText, type LoadedSpec } from "../load/index.js";
+import { fileURLToPath } from "node:url";
+import { isParsedJsonTree, parseSpecText, type LoadedSpec } from "../load/index.js";
 import type { ApiModel } from "../model/ir.js";
 import type { ModelOptions, OpenApiPrelude, OperationOutcome } from "../model/openapi.js";
 import type { SpecObject } from "../normalise/index.js";
 import type { ModelCache } from "./model-cache.js";
-import { documentKeys, pathItemFields, WEBHOOK_KEYS, type DocumentKeys } from "./refs.js";
+import { readPreviousKeys, saveKeys, specEdit } from "./key-table.js";
+import { documentKeys, keysAfterEdit, pathItemFields, WEBHOOK_KEYS, type DocumentKeys } from "./refs.js";
 
 type Stage = <T>(stage: string, run: () => T | Promise<T>) => Promise<T>;
 
@@ -29,13 +31,13 @@ export async function buildModelCached(
 ): Promise<ApiModel> {
   const document = loaded.document as SpecObject;
   const openapi = isOpenApi(document);
+  // Only the keys read the file's bytes: let them go with the keys (Graph's are tens of MB).
+  const bytes = loaded.bytes;
+  delete loaded.bytes;
   const keys =
     cache && openapi
       ? await timed("cache keys", () =>
-          documentKeys(document, `${cache.code}\0${locationSalt(loaded)}\0${options.name ?? ""}`, {
-            // Without a single entry to reuse, this run takes the full pipeline (see `documentKeys`).
-            checkAll: !cache.fresh,
-          }),
+          keysOf(loaded, bytes, `${cache.code}\0${locationSalt(loaded)}\0${options.name ?? ""}`, cache),
         )
       : undefined;
   if (!cache || !keys) return fullPipeline(loaded, options, timed, undefined);
@@ -58,6 +60,39 @@ export async function buildModelCached(
       keys,
     },
   );
+}
+
+/**
+ * The document's keys: from the last run's record when its spec differs from this one inside one operation at
+ * most (src/cache/key-table.ts), else computed in full. Either way recorded for the next run, when the spec is a
+ * local file.
+ */
+function keysOf(
+  loaded: LoadedSpec,
+  bytes: Buffer | undefined,
+  salt: string,
+  cache: ModelCache,
+): DocumentKeys | undefined {
+  const document = loaded.document as SpecObject;
+  // Without a single entry to reuse, this run takes the full pipeline (see `documentKeys`).
+  const checkAll = !cache.fresh;
+  // Only JSON text is compared (src/cache/key-table.ts): a YAML spec is keyed in full, and nothing is recorded.
+  const json = bytes !== undefined && isParsedJsonTree(document);
+  const previous = checkAll && json && readPreviousKeys(cache.projectDir, salt);
+  const edit = previous && bytes ? specEdit(previous.spec, bytes) : undefined;
+  const keys =
+    (previous && edit && keysAfterEdit(document, previous.record, edit === "unchanged" ? undefined : edit, checkAll)) ||
+    documentKeys(document, salt, { checkAll });
+  const { textHash } = loaded;
+  // The same spec, keyed as completely as before: the record and the copy on disk stay as they are.
+  const asRecorded = edit === "unchanged" && previous && (previous.record.complete || !checkAll);
+  if (keys && json && textHash && loaded.location.startsWith("file:") && !asRecorded) {
+    const source = fileURLToPath(loaded.location);
+    // Taken now: the keys hold the document, which must not live until the caches are saved.
+    const record = keys.record();
+    cache.alsoSave(() => saveKeys(cache.projectDir, salt, textHash, record, source));
+  }
+  return keys;
 }
 
 /**

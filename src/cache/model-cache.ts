@@ -12,8 +12,8 @@
  * from these very inputs.
  */
 import { isAscii } from "node:buffer";
-import { existsSync, readFileSync, statSync } from "node:fs";
-import { open, stat } from "node:fs/promises";
+import { closeSync, existsSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
+import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { Diagnostic, ToolGuidance } from "../model/ir.js";
 import type { OpenApiPrelude, OperationOutcome } from "../model/openapi.js";
@@ -43,11 +43,17 @@ export interface ModelCache {
   readonly code: string;
   /** No entry came from an earlier run: everything will be computed (a cold run). */
   readonly fresh: boolean;
+  /** The project folder the cache belongs to. */
+  readonly projectDir: string;
   get<S extends Section>(section: S, key: string): CacheSections[S] | undefined;
   /** Records what this run used or computed; only these entries are saved. */
   keep<S extends Section>(section: S, key: string, value: CacheSections[S]): void;
   /** Operations' models / tools' guidance taken from an earlier run (hits) or computed (misses). */
   stats(section: "operations" | "guidance"): { hits: number; misses: number };
+  /** Something else to write when the entries are saved (the document's keys, see src/cache/key-table.ts). */
+  alsoSave(write: () => Promise<void>): void;
+  /** Serialises what `save` will write (call it while this thread would wait anyway, e.g. for compression). */
+  prepareSave(): void;
   /** Writes the kept entries, unless they are exactly what the file already holds. */
   save(): Promise<void>;
 }
@@ -67,9 +73,13 @@ export function openModelCache(projectDir: string, generatorVersion: string): Mo
   const previous = read.entries;
   const kept: Kept = { preludes: new Map(), operations: new Map(), guidance: new Map() };
   const counts = { operations: { hits: 0, misses: 0 }, guidance: { hits: 0, misses: 0 } };
+  const alsoSaved: Array<() => Promise<void>> = [];
+  let added: Map<string, string> | undefined;
   return {
     code,
     fresh: SECTIONS.every((section) => previous[section].size === 0),
+    projectDir,
+    alsoSave: (write) => alsoSaved.push(write),
     get(section, key) {
       const text = previous[section].get(key);
       if (text === undefined) return undefined;
@@ -90,19 +100,27 @@ export function openModelCache(projectDir: string, generatorVersion: string): Mo
       kept[section].set(key, known ?? { value });
     },
     stats: (section) => ({ ...counts[section] }),
+    prepareSave() {
+      added ??= newEntries(kept);
+    },
     async save() {
       if (kept.operations.size === 0 && kept.guidance.size === 0) return;
-      const added = newEntries(kept);
-      const stale = read.lines - (SECTIONS.reduce((sum, section) => sum + kept[section].size, 0) - added.size);
-      // Few stale lines: the file stays, and only what this run computed is appended (GitHub's cache is 7.5 MB
-      // and a summary edit adds one entry); beyond a fifth, it is rewritten with exactly the kept entries.
-      if (read.appendable && stale * 5 <= read.lines && (await stillAsRead(file, read.appendable))) {
-        if (added.size > 0) await appendLines(file, added);
-        return;
-      }
-      await replaceFile(file, (temporary) => writeLines(temporary, JSON.stringify({ format: FORMAT, code }), kept));
+      added ??= newEntries(kept);
+      await Promise.all([...alsoSaved.map((write) => write()), writeEntries(file, read, code, kept, added)]);
     },
   };
+}
+
+/** Appends what this run computed, or rewrites the file with what it kept (see `save`). */
+async function writeEntries(file: string, read: ReadFile, code: string, kept: Kept, added: Map<string, string>) {
+  const stale = read.lines - (SECTIONS.reduce((sum, section) => sum + kept[section].size, 0) - added.size);
+  // Few stale lines: the file stays, and only what this run computed is appended (GitHub's cache is 7.5 MB
+  // and a summary edit adds one entry); beyond a fifth, it is rewritten with exactly the kept entries.
+  if (read.appendable && stale * 5 <= read.lines && (await stillAsRead(file, read.appendable))) {
+    if (added.size > 0) await appendLines(file, added);
+    return;
+  }
+  await replaceFile(file, (temporary) => writeLines(temporary, JSON.stringify({ format: FORMAT, code }), kept, added));
 }
 
 /** The entries this run computed (not read from the file), in the order `writeLines` would write them. */
@@ -114,13 +132,16 @@ function newEntries(kept: Kept): Map<string, string> {
   return lines;
 }
 
-/** Streams the entries out in chunks: Graph's cache is ~100 MB, too much to join into one more string. */
-async function writeLines(path: string, header: string, entries: Kept): Promise<void> {
+/**
+ * Streams the entries out in chunks: Graph's cache is ~100 MB, too much to join into one more string. `added`: the
+ * JSON of the entries this run computed (`newEntries`), serialised once.
+ */
+async function writeLines(path: string, header: string, entries: Kept, added: Map<string, string>): Promise<void> {
   function* lines() {
     yield header;
     for (const section of SECTIONS)
       for (const [key, json] of entries[section])
-        yield `${section}\t${key}\t${typeof json === "string" ? json : asciiJson(JSON.stringify(json.value))}`;
+        yield `${section}\t${key}\t${typeof json === "string" ? json : added.get(`${section}\t${key}`)!}`;
   }
   await writeChunked(path, "w", lines());
 }
@@ -139,22 +160,30 @@ async function appendLines(path: string, lines: Map<string, string>): Promise<vo
   );
 }
 
-/** Writes (`w`) or appends (`a`) `lines`, each ended by a newline, in chunks of about 1 MB. */
+/**
+ * Writes (`w`) or appends (`a`) `lines`, each ended by a newline, in chunks of about 1 MB. Synchronously: each
+ * asynchronous write was a trip through the thread pool with this thread idle (GitHub's 7.5 MB: ≈ 30 ms), and the
+ * other caches' files are written on the pool meanwhile. The text is ASCII (see `asciiJson`), so Latin-1 encodes it.
+ */
 async function writeChunked(path: string, flags: "w" | "a", lines: Iterable<string>): Promise<void> {
-  const handle = await open(path, flags);
+  const descriptor = openSync(path, flags);
   try {
     let chunk = "";
     for (const line of lines) {
       chunk += line + "\n";
       if (chunk.length > 1 << 20) {
-        await handle.write(chunk);
+        writeAll(descriptor, Buffer.from(chunk, "latin1"));
         chunk = "";
       }
     }
-    await handle.write(chunk);
+    writeAll(descriptor, Buffer.from(chunk, "latin1"));
   } finally {
-    await handle.close();
+    closeSync(descriptor);
   }
+}
+
+function writeAll(descriptor: number, bytes: Buffer): void {
+  for (let written = 0; written < bytes.length;) written += writeSync(descriptor, bytes, written);
 }
 
 /** Whether the file is still the one this run read, so appending to it is safe (another run may have replaced it). */

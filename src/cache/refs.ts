@@ -18,12 +18,11 @@
  */
 import { isPlainObject } from "../../templates/server/src/runtime/shared/json.js";
 import { HTTP_METHODS, type HttpMethod } from "../model/openapi.js";
-import { hashContent } from "../write/hash.js";
+import { hash, refsInJson, UnitTable, UNIT_DEPTH, Unkeyable, type UnitRecord } from "./unit-table.js";
+
+export type { UnitRecord };
 
 type JsonObject = Record<string, unknown>;
-
-/** Top-level keys whose entries are addressed one by one (component containers of OpenAPI 3.x and Swagger 2.0). */
-const UNIT_DEPTH: Record<string, number> = { components: 3, definitions: 2, parameters: 2, responses: 2 };
 
 export interface OperationKey {
   path: string;
@@ -41,11 +40,23 @@ export interface DocumentKeys {
   operations: OperationKey[];
   /** The units reached from these, transitively, sorted. */
   reach(units: string[]): string[];
+  /** What a later run needs to key this document again after one operation's edit (see src/cache/key-table.ts). */
+  record(): KeyRecord;
 }
 
-class Unkeyable extends Error {}
-
-const hash = (text: string): string => hashContent(text).slice(0, 40);
+/**
+ * The keys of a document and what went into them: the hash of the operations' view of the top level, and each
+ * unit's own hash, deep hash and successors. Valid for a document whose every part but one operation is the same.
+ */
+export interface KeyRecord {
+  prelude: string;
+  preludeUnits: string[];
+  context: string;
+  /** Whether every `$ref` of the document was checked (see `documentKeys`' `checkAll`). */
+  complete: boolean;
+  operations: OperationKey[];
+  units: Record<string, UnitRecord>;
+}
 
 /**
  * The cache keys of a parsed OpenAPI document's operations, or undefined when it cannot be keyed (see above).
@@ -85,22 +96,81 @@ function computeKeys(document: JsonObject, salt: string, checkAll: boolean): Doc
   for (const [path, pathItem] of Object.entries(paths ?? {})) {
     if (!isPlainObject(pathItem)) continue;
     if ("$ref" in pathItem || containsRefUnder(pathItem["x-mcp"])) throw new Unkeyable();
-    const shared = pathItemFields(pathItem);
-    const sharedJson = JSON.stringify(shared);
-    const sharedRefs = refsInJson(sharedJson);
+    const shared = sharedPart(pathItem);
     for (const method of HTTP_METHODS) {
       const operation = pathItem[method];
-      if (!isPlainObject(operation)) continue;
-      if (containsRefUnder(operation["x-mcp"])) throw new Unkeyable();
-      const operationJson = JSON.stringify(operation);
-      const direct = units.unitsOf([...sharedRefs, ...refsInJson(operationJson)]);
-      const text = `${context}\0${path}\0${method}\0${sharedJson}\0${operationJson}\0${units.describe(direct)}`;
-      operations.push({ path, method, key: hash(text), units: direct });
+      if (isPlainObject(operation)) operations.push(operationKey(units, context, path, method, shared, operation));
     }
   }
   // A cold run dereferences every component, so a broken `$ref` anywhere fails it: check the unreached ones too.
   if (checkAll) units.checkUnreached();
-  return { prelude, preludeUnits, operations, reach: (from) => units.closure(from) };
+  return keysOf(units, { prelude, preludeUnits, context, complete: checkAll, operations });
+}
+
+/**
+ * The keys of a document that differs from the one `previous` was recorded for in the `edited` operation only, or
+ * not at all (the caller has made sure of that; see src/cache/key-table.ts): every other key, and every unit's
+ * hashes, are the recorded ones, and the edited operation's key is computed again. `checkAll` as in `documentKeys` (a record made
+ * without it had its unreached `$ref`s unchecked: they are checked now). Undefined when it cannot be keyed.
+ */
+export function keysAfterEdit(
+  document: JsonObject,
+  previous: KeyRecord,
+  edited: { path: string; method: HttpMethod } | undefined,
+  checkAll: boolean,
+): DocumentKeys | undefined {
+  try {
+    const units = new UnitTable(document, previous.units);
+    const operations = [...previous.operations];
+    if (edited) {
+      const pathItem = isPlainObject(document.paths) ? document.paths[edited.path] : undefined;
+      const operation = isPlainObject(pathItem) ? pathItem[edited.method] : undefined;
+      const index = operations.findIndex(({ path, method }) => path === edited.path && method === edited.method);
+      if (!isPlainObject(pathItem) || !isPlainObject(operation) || index < 0) return undefined;
+      const shared = sharedPart(pathItem);
+      operations[index] = operationKey(units, previous.context, edited.path, edited.method, shared, operation);
+    }
+    if (checkAll && !previous.complete) {
+      const top = topLevelPart(document);
+      for (const key of WEBHOOK_KEYS) units.unitsOf(collectRefs(top[key]));
+      units.checkUnreached();
+    }
+    return keysOf(units, { ...previous, complete: previous.complete || checkAll, operations });
+  } catch (error) {
+    if (error instanceof Unkeyable) return undefined;
+    throw error;
+  }
+}
+
+/** A path item's own fields as keys read them: their JSON and its `$ref`s. */
+function sharedPart(pathItem: JsonObject): { json: string; refs: Set<string> } {
+  const json = JSON.stringify(pathItemFields(pathItem));
+  return { json, refs: refsInJson(json) };
+}
+
+function operationKey(
+  units: UnitTable,
+  context: string,
+  path: string,
+  method: HttpMethod,
+  shared: { json: string; refs: Set<string> },
+  operation: JsonObject,
+): OperationKey {
+  if (containsRefUnder(operation["x-mcp"])) throw new Unkeyable();
+  const operationJson = JSON.stringify(operation);
+  const direct = units.unitsOf([...shared.refs, ...refsInJson(operationJson)]);
+  const text = `${context}\0${path}\0${method}\0${shared.json}\0${operationJson}\0${units.describe(direct)}`;
+  return { path, method, key: hash(text), units: direct };
+}
+
+function keysOf(units: UnitTable, record: Omit<KeyRecord, "units">): DocumentKeys {
+  return {
+    prelude: record.prelude,
+    preludeUnits: record.preludeUnits,
+    operations: record.operations,
+    reach: (from) => units.closure(from),
+    record: () => ({ ...record, units: units.record() }),
+  };
 }
 
 /** The document without `paths` and without the component containers' entries (security schemes stay: every tool reads them). */
@@ -148,204 +218,4 @@ function containsRefUnder(value: unknown): boolean {
 /** Every `$ref` string under a value. */
 function collectRefs(value: unknown): Set<string> {
   return refsInJson(JSON.stringify(value) ?? "");
-}
-
-/**
- * Every distinct `$ref` string in JSON text: the `"$ref":"…"` members. Inside a JSON
- * string a quote is always escaped, so string content never matches; reading
- * the text JSON.stringify made is much faster than walking the objects.
- */
-function refsInJson(json: string): Set<string> {
-  const refs = new Set<string>();
-  for (let at = json.indexOf(REF_MEMBER); at >= 0; at = json.indexOf(REF_MEMBER, at)) {
-    const start = at + REF_MEMBER.length;
-    const end = stringEnd(json, start);
-    if (end < 0) break;
-    const raw = json.slice(start, end);
-    refs.add(raw.includes("\\") ? (JSON.parse(`"${raw}"`) as string) : raw);
-    at = end + 1;
-  }
-  return refs;
-}
-
-/** How a `$ref` member starts in JSON.stringify's text (no whitespace). */
-const REF_MEMBER = '"$ref":"';
-
-/** The index of the quote that closes a JSON string whose content starts at `from` (the one after an even run of backslashes). */
-function stringEnd(json: string, from: number): number {
-  for (let quote = json.indexOf('"', from); quote >= 0; quote = json.indexOf('"', quote + 1)) {
-    let backslashes = 0;
-    while (json.charCodeAt(quote - 1 - backslashes) === 92 /* \ */) backslashes++;
-    if (backslashes % 2 === 0) return quote;
-  }
-  return -1;
-}
-
-function decodeToken(token: string): string {
-  try {
-    return decodeURIComponent(token).replace(/~1/g, "/").replace(/~0/g, "~");
-  } catch {
-    throw new Unkeyable();
-  }
-}
-
-/**
- * Each unit's own hash and references, and its deep hash: one per strongly
- * connected group of units (recursive schemas refer to each other), covering
- * the group's members and the deep hashes of everything they refer to. So an
- * operation's key needs only the deep hashes of the units it names directly.
- */
-class UnitTable {
-  private readonly own = new Map<string, { hash: string; successors: string[] }>();
-  private readonly deep = new Map<string, string>();
-
-  constructor(private readonly document: JsonObject) {}
-
-  /** The distinct units of some `$ref`s, sorted; refuses refs it cannot follow faithfully. */
-  unitsOf(refs: Iterable<string>): string[] {
-    const units = new Set<string>();
-    for (const ref of refs) units.add(this.unitOf(ref));
-    return [...units].sort();
-  }
-
-  /** The units reached from `start`, transitively, sorted. */
-  closure(start: string[]): string[] {
-    const reached = new Set<string>();
-    const queue = [...start];
-    while (queue.length > 0) {
-      const unit = queue.pop()!;
-      if (reached.has(unit)) continue;
-      reached.add(unit);
-      queue.push(...this.info(unit).successors);
-    }
-    return [...reached].sort();
-  }
-
-  /** Names and deep hashes of units: what a key needs to cover everything they reach. */
-  describe(units: string[]): string {
-    return units.map((unit) => `${unit} ${this.deepHash(unit)}`).join("\n");
-  }
-
-  /** Throws Unkeyable when a component no operation reaches holds a `$ref` that cannot be followed. */
-  checkUnreached(): void {
-    for (const [container, depth] of Object.entries(UNIT_DEPTH)) {
-      const value = this.document[container];
-      if (!isPlainObject(value)) continue;
-      const groups: Array<[string, unknown]> =
-        depth === 3
-          ? Object.entries(value).flatMap(([group, members]) =>
-              isPlainObject(members)
-                ? Object.entries(members).map(([name, member]): [string, unknown] => [
-                    `${encodeToken(group)}/${encodeToken(name)}`,
-                    member,
-                  ])
-                : [],
-            )
-          : Object.entries(value).map(([name, member]): [string, unknown] => [encodeToken(name), member]);
-      for (const [name, entry] of groups) {
-        // A unit already hashed had its refs checked then.
-        if (this.own.has(`#/${container}/${name}`)) continue;
-        for (const ref of refsInJson(JSON.stringify(entry) ?? "")) this.unitOf(ref);
-      }
-    }
-  }
-
-  private readonly units = new Map<string, string>();
-
-  private unitOf(ref: string): string {
-    let unit = this.units.get(ref);
-    if (unit === undefined) {
-      unit = this.findUnit(ref);
-      this.units.set(ref, unit);
-    }
-    return unit;
-  }
-
-  private findUnit(ref: string): string {
-    if (!ref.startsWith("#")) throw new Unkeyable();
-    const tokens = ref === "#" || ref === "#/" ? [] : ref.slice(2).split("/").map(decodeToken);
-    if (tokens.length === 0 || tokens[0] === "paths") throw new Unkeyable();
-    if (valueAt(this.document, tokens) === undefined) throw new Unkeyable();
-    const depth = UNIT_DEPTH[tokens[0]!] ?? 1;
-    return "#/" + tokens.slice(0, depth).map(encodeToken).join("/");
-  }
-
-  private info(unit: string): { hash: string; successors: string[] } {
-    let known = this.own.get(unit);
-    if (!known) {
-      const value = valueAt(this.document, unit.slice(2).split("/").map(decodeToken));
-      const json = JSON.stringify(value) ?? "undefined";
-      known = { hash: hash(json), successors: this.unitsOf(refsInJson(json)) };
-      this.own.set(unit, known);
-    }
-    return known;
-  }
-
-  /** Tarjan's algorithm, iterative; a group's hash is set once all groups it refers to have theirs. */
-  private deepHash(start: string): string {
-    const done = this.deep.get(start);
-    if (done) return done;
-    const index = new Map<string, number>();
-    const low = new Map<string, number>();
-    const stack: string[] = [];
-    const onStack = new Set<string>();
-    const work: Array<{ unit: string; next: number }> = [];
-    const visit = (unit: string) => {
-      index.set(unit, index.size);
-      low.set(unit, index.get(unit)!);
-      stack.push(unit);
-      onStack.add(unit);
-      work.push({ unit, next: 0 });
-    };
-    visit(start);
-    while (work.length > 0) {
-      const frame = work[work.length - 1]!;
-      const successors = this.info(frame.unit).successors;
-      if (frame.next < successors.length) {
-        const successor = successors[frame.next++]!;
-        if (this.deep.has(successor)) continue;
-        if (!index.has(successor)) visit(successor);
-        else if (onStack.has(successor)) low.set(frame.unit, Math.min(low.get(frame.unit)!, index.get(successor)!));
-        continue;
-      }
-      work.pop();
-      const parent = work[work.length - 1];
-      if (parent) low.set(parent.unit, Math.min(low.get(parent.unit)!, low.get(frame.unit)!));
-      if (low.get(frame.unit) === index.get(frame.unit)) this.closeGroup(frame.unit, stack, onStack);
-    }
-    return this.deep.get(start)!;
-  }
-
-  private closeGroup(root: string, stack: string[], onStack: Set<string>): void {
-    const members: string[] = [];
-    let unit: string;
-    do {
-      unit = stack.pop()!;
-      onStack.delete(unit);
-      members.push(unit);
-    } while (unit !== root);
-    members.sort();
-    const inGroup = new Set(members);
-    const outside = new Set<string>();
-    for (const member of members)
-      for (const successor of this.info(member).successors)
-        if (!inGroup.has(successor)) outside.add(`${successor} ${this.deep.get(successor)!}`);
-    const own = members.map((member) => `${member} ${this.info(member).hash}`).join("\n");
-    const groupHash = hash(`${own}\0${[...outside].sort().join("\n")}`);
-    for (const member of members) this.deep.set(member, groupHash);
-  }
-}
-
-function encodeToken(token: string): string {
-  return token.replace(/~/g, "~0").replace(/\//g, "~1");
-}
-
-function valueAt(document: JsonObject, tokens: string[]): unknown {
-  let node: unknown = document;
-  for (const token of tokens) {
-    if (Array.isArray(node)) node = node[Number(token)];
-    else if (isPlainObject(node) && Object.hasOwn(node, token)) node = node[token];
-    else return undefined;
-  }
-  return node;
 }

@@ -41,8 +41,8 @@ export function dereferenceInternal(document: SpecObject): { circular: boolean }
 class Walk {
   readonly replacements: Array<[Node, string, Node]> = [];
   circular = false;
-  private readonly processed = new Set<object>();
-  private readonly open = new Set<object>();
+  /** Every object met: true while it is being crawled (open: a reference back to it is a cycle), then false. */
+  private readonly met = new Map<object, boolean>();
   /** Targets by reference string: the parser follows each distinct reference once. */
   private readonly targets = new Map<string, Node>();
 
@@ -50,22 +50,21 @@ class Walk {
 
   crawl(value: unknown, depth: number): void {
     if (depth > SAFE_DEPTH) throw new NotSimple();
-    if (typeof value !== "object" || value === null || this.processed.has(value)) return;
+    if (typeof value !== "object" || value === null || this.met.has(value)) return;
     const node = value as Node;
     checkOwnKeys(node);
     if (isReference(node)) throw new NotSimple();
-    this.processed.add(node);
-    this.open.add(node);
+    this.met.set(node, true);
     for (const key of Object.keys(node)) {
       const child = (node as Record<string, unknown>)[key];
       // A plain value (most of a document): only its depth counts, as when the parser meets it.
       if (typeof child !== "object" || child === null) {
         if (depth + 1 > SAFE_DEPTH) throw new NotSimple();
       } else if (isReference(child)) this.follow(node, key, child as Record<string, unknown>, depth);
-      else if (!this.open.has(child)) this.crawl(child, depth + 1);
+      else if (this.met.get(child) !== true) this.crawl(child, depth + 1);
       else this.circular = true;
     }
-    this.open.delete(node);
+    this.met.set(node, false);
   }
 
   private follow(holder: Node, key: string, reference: Record<string, unknown>, depth: number): void {
@@ -74,7 +73,7 @@ class Walk {
     let target = this.targets.get(ref);
     if (target === undefined) {
       target = this.resolve(ref);
-      if (this.open.has(target)) this.circular = true;
+      if (this.met.get(target) === true) this.circular = true;
       else this.crawl(target, depth + 1);
       // Like the parser's cache, filled once the target is crawled: a reference met inside it is followed again.
       this.targets.set(ref, target);

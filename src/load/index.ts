@@ -3,7 +3,7 @@
  * YAML or JSON. A malformed document is reported with file, line and column.
  */
 import { isUtf8 } from "node:buffer";
-import { readFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
 import { pathToFileURL } from "node:url";
 import { LineCounter, parseDocument } from "yaml";
@@ -18,6 +18,8 @@ export interface LoadedSpec {
   text: string;
   /** `hashContent(text)`, when loading could take it from the file's bytes (valid UTF-8: the same bytes). */
   textHash?: string;
+  /** A local file's bytes, when valid UTF-8 (then `text` is their decoding): what a regeneration compares (src/cache/key-table.ts). */
+  bytes?: Buffer;
   document: unknown;
 }
 
@@ -35,20 +37,22 @@ export function isUrl(source: string): boolean {
 
 export async function loadSpec(source: string, options: LoadOptions = {}): Promise<LoadedSpec> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
-  const { text, location, textHash }: { text: string; location: string; textHash?: string } = isUrl(source)
+  const read: { text: string; location: string; textHash?: string; bytes?: Buffer } = isUrl(source)
     ? await fetchText(source, options.fetchTimeoutMs ?? 30_000, maxBytes)
     : await readLocal(source, maxBytes);
-  return { source, location, text, ...(textHash ? { textHash } : {}), document: parseSpecText(text, source) };
+  return { source, ...read, document: parseSpecText(read.text, source) };
 }
 
 async function readLocal(
   source: string,
   maxBytes: number,
-): Promise<{ text: string; location: string; textHash?: string }> {
+): Promise<{ text: string; location: string; textHash?: string; bytes?: Buffer }> {
   const path = resolvePath(source);
   let buffer: Buffer;
   try {
-    buffer = await readFile(path);
+    // One synchronous read: fs/promises reads in 512 KB chunks, each a trip through the thread pool (GitHub's
+    // 13 MB spec: ≈ 30 ms of this thread waiting, with nothing else to do yet).
+    buffer = readFileSync(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const problem =
@@ -67,8 +71,9 @@ async function readLocal(
     );
   }
   // Valid UTF-8 decodes and re-encodes to the same bytes, so their hash is the text's (without encoding 13 MB again).
-  const textHash = isUtf8(buffer) ? hashContent(buffer) : undefined;
-  return { text: buffer.toString("utf8"), location: pathToFileURL(path).href, ...(textHash ? { textHash } : {}) };
+  const text = buffer.toString("utf8");
+  const location = pathToFileURL(path).href;
+  return isUtf8(buffer) ? { text, location, textHash: hashContent(buffer), bytes: buffer } : { text, location };
 }
 
 async function fetchText(
@@ -111,6 +116,11 @@ const jsonTrees = new WeakSet<object>();
  */
 export function takeParsedJsonTree(document: unknown): boolean {
   return typeof document === "object" && document !== null && jsonTrees.delete(document);
+}
+
+/** Whether `document` is what `parseSpecText` made with JSON.parse (not YAML), and no stage has taken it yet. */
+export function isParsedJsonTree(document: unknown): boolean {
+  return typeof document === "object" && document !== null && jsonTrees.has(document);
 }
 
 /**

@@ -112,7 +112,7 @@ function differingTools(
 }
 
 /** How many bytes `a` and `b` share at their start (compared natively, in large then small blocks). */
-function commonPrefix(a: Buffer, b: Buffer): number {
+export function commonPrefix(a: Buffer, b: Buffer): number {
   const length = Math.min(a.length, b.length);
   let at = 0;
   for (const block of BLOCKS)
@@ -126,7 +126,7 @@ function commonPrefix(a: Buffer, b: Buffer): number {
 }
 
 /** How many bytes `a` and `b` share at their end, at most `limit`. */
-function commonSuffix(a: Buffer, b: Buffer, limit: number): number {
+export function commonSuffix(a: Buffer, b: Buffer, limit: number): number {
   let shared = 0;
   for (const block of BLOCKS)
     while (shared < limit) {

@@ -1,0 +1,183 @@
+/**
+ * A regeneration's cache keys without hashing the whole document again.
+ *
+ * Keying a document (src/cache/refs.ts) stringifies and hashes every operation
+ * and every component: on GitHub ≈ 0.1 s, the largest fixed cost of a
+ * regeneration. So each run that keys a local spec also records its keys
+ * (`keys.json`) and a copy of the spec's bytes (`spec.copy`) in the project's
+ * cache folder. The next run compares its spec's bytes with the copy: when all
+ * that differs lies inside one operation's object (an edited summary,
+ * description, parameter…), every other part of the document is the same, so
+ * every other key and every component's hashes are the recorded ones, and only
+ * that operation is keyed again (`keysAfterEdit`).
+ *
+ * It fails safe: the record is used only with the copy whose SHA-256 it names
+ * and the same salt (code fingerprint, location, name); the changed bytes must
+ * lie strictly inside one operation object of the copy, under
+ * `paths/<path>/<method>`, and the new bytes there must parse on their own as
+ * one JSON object, so that the new document is the old one with that object
+ * replaced. Anything else (YAML, several edits far apart, an edit to a path
+ * item's shared fields, a component or the top level, a missing or damaged
+ * file) keys the whole document as before.
+ */
+import { copyFile, writeFile } from "node:fs/promises";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { HTTP_METHODS, type HttpMethod } from "../model/openapi.js";
+import { commonPrefix, commonSuffix } from "../report/text.js";
+import { hashContent } from "../write/hash.js";
+import type { KeyRecord } from "./refs.js";
+import { replaceFile } from "./replace-file.js";
+
+const KEYS_FILE = ".guided-mcp/cache/keys.json";
+const SPEC_COPY_FILE = ".guided-mcp/cache/spec.copy";
+/** Bump when the file layout changes. */
+const FORMAT = 1;
+
+interface KeysFile {
+  format: number;
+  salt: string;
+  /** SHA-256 of the spec copy's bytes: the document the record was made for. */
+  spec: string;
+  record: KeyRecord;
+}
+
+export interface PreviousKeys {
+  record: KeyRecord;
+  /** The bytes of the spec the record was made for. */
+  spec: Buffer;
+}
+
+/** The record an earlier run of this code made for this salt, with its spec's bytes; undefined if there is none to trust. */
+export function readPreviousKeys(projectDir: string, salt: string): PreviousKeys | undefined {
+  const keysFile = join(projectDir, KEYS_FILE);
+  const copyFile = join(projectDir, SPEC_COPY_FILE);
+  if (!existsSync(keysFile) || !existsSync(copyFile)) return undefined;
+  try {
+    const file = JSON.parse(readFileSync(keysFile, "utf8")) as Partial<KeysFile>;
+    if (file.format !== FORMAT || file.salt !== salt || typeof file.spec !== "string" || !file.record) return undefined;
+    const spec = readFileSync(copyFile);
+    return hashContent(spec) === file.spec ? { record: file.record, spec } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Records this run's keys and a copy of its spec (read from `source`, whose bytes must hash to `specHash`: if the
+ * file changed since it was read, the copy does not match the record and the next run ignores both).
+ */
+export async function saveKeys(
+  projectDir: string,
+  salt: string,
+  specHash: string,
+  record: KeyRecord,
+  source: string,
+): Promise<void> {
+  const file: KeysFile = { format: FORMAT, salt, spec: specHash, record };
+  await Promise.all([
+    replaceFile(join(projectDir, SPEC_COPY_FILE), (temporary) => copyFile(source, temporary)),
+    replaceFile(join(projectDir, KEYS_FILE), (temporary) => writeFile(temporary, JSON.stringify(file))),
+  ]);
+}
+
+/** Where two texts of a spec differ: nowhere, or inside the object of one operation. */
+export type SpecEdit = "unchanged" | { path: string; method: HttpMethod };
+
+/**
+ * The one operation whose object holds every byte that differs between two JSON texts of a spec ("unchanged" when
+ * none does), or undefined when the difference is not inside one operation object (see the module comment).
+ */
+export function specEdit(before: Buffer, after: Buffer): SpecEdit | undefined {
+  const prefix = commonPrefix(before, after);
+  if (prefix === before.length && prefix === after.length) return "unchanged";
+  const suffix = commonSuffix(before, after, Math.min(before.length, after.length) - prefix);
+  let found: ReturnType<typeof operationAround>;
+  try {
+    found = operationAround(before, prefix, before.length - suffix);
+  } catch {
+    // A key that does not decode: the bytes the record was made from are no JSON this reads.
+    return undefined;
+  }
+  if (!found) return undefined;
+  // Both braces of the operation object are outside the difference; the bytes between them must be one object in
+  // either text, so that each text is the other with that object replaced (and both are JSON).
+  const end = found.end + after.length - before.length;
+  return isJsonObject(before, found.start, found.end) && isJsonObject(after, found.start, end)
+    ? { path: found.path, method: found.method }
+    : undefined;
+}
+
+function isJsonObject(text: Buffer, start: number, end: number): boolean {
+  try {
+    const value: unknown = JSON.parse(text.toString("utf8", start, end));
+    return typeof value === "object" && value !== null && !Array.isArray(value);
+  } catch {
+    return false;
+  }
+}
+
+const QUOTE = 34;
+const BACKSLASH = 92;
+const COLON = 58;
+
+/**
+ * The object at `paths/<path>/<method>` of a JSON text whose braces enclose bytes `from` to `to` (the closing brace
+ * at or after `to`), scanning from the start only as far as that object's end. Undefined when the bytes are in no
+ * such object, or the text is not one JSON object.
+ */
+function operationAround(
+  text: Buffer,
+  from: number,
+  to: number,
+): { path: string; method: HttpMethod; start: number; end: number } | undefined {
+  // keys[d]: the last key read in the object at depth d (1 = the document); objects[d]: whether depth d is an object.
+  const keys: Array<string | undefined> = [];
+  const objects: boolean[] = [];
+  let depth = 0;
+  let start = -1;
+  for (let index = 0; index < text.length; index++) {
+    const byte = text[index]!;
+    if (byte === QUOTE) {
+      const end = stringEnd(text, index);
+      if (end < 0) return undefined;
+      if (depth <= 3 && objects[depth] && text[nextToken(text, end)] === COLON)
+        keys[depth] = JSON.parse(text.toString("utf8", index, end)) as string;
+      index = end - 1;
+    } else if (byte === 123 /* { */ || byte === 91 /* [ */) {
+      if (depth === 0 && byte !== 123) return undefined;
+      depth++;
+      objects[depth] = byte === 123;
+      keys[depth] = undefined;
+      if (depth === 4 && byte === 123 && objects[3] && objects[2] && keys[1] === "paths") start = index;
+    } else if (byte === 125 /* } */ || byte === 93 /* ] */) {
+      if (depth === 4 && start >= 0) {
+        const method = keys[3] as HttpMethod;
+        if (start < from && to <= index && (HTTP_METHODS as readonly string[]).includes(method))
+          return { path: keys[2]!, method, start, end: index + 1 };
+        start = -1;
+      }
+      depth--;
+      if (depth === 0 || (index >= from && depth < 4)) return undefined;
+    }
+    if (index >= from && depth < 4 && start < 0) return undefined;
+  }
+  return undefined;
+}
+
+/** The index just after the string whose opening quote is at `start`, or -1 if it is not closed. */
+function stringEnd(text: Buffer, start: number): number {
+  for (let quote = text.indexOf(QUOTE, start + 1); quote >= 0; quote = text.indexOf(QUOTE, quote + 1)) {
+    let backslashes = 0;
+    while (text[quote - 1 - backslashes] === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return quote + 1;
+  }
+  return -1;
+}
+
+/** The index of the first byte at or after `from` that is not JSON whitespace. */
+function nextToken(text: Buffer, from: number): number {
+  let index = from;
+  while (text[index] === 32 || text[index] === 10 || text[index] === 13 || text[index] === 9) index++;
+  return index;
+}
