@@ -18,6 +18,7 @@ import {
 import { SchemaMemo, type Converted } from "./schema-memo.js";
 import { chargeOwn, chargeReused, type SizeBudget } from "./schema-budget.js";
 import { jsonLengthUpTo } from "./schema-length.js";
+import { exponentialBacktracking } from "./regex-safety.js";
 
 export { SCHEMA_KEYWORDS, SCHEMA_LIST_KEYWORDS, SCHEMA_MAP_KEYWORDS, type SchemaDirection, SchemaMemo, jsonLengthUpTo };
 
@@ -276,6 +277,7 @@ function checkPattern(out: JsonSchema, where: Where, context: SchemaContext): vo
     });
     delete out.pattern;
   }
+  if (typeof out.pattern === "string") dropCatastrophicPattern(out, out.pattern, where, context);
   if (isObject(out.patternProperties)) {
     for (const key of Object.keys(out.patternProperties)) {
       try {
@@ -291,6 +293,34 @@ function checkPattern(out: JsonSchema, where: Where, context: SchemaContext): vo
       }
     }
   }
+}
+
+/**
+ * Ajv tests a pattern by backtracking, so one whose time grows exponentially with a non-matching value would let
+ * one long argument freeze the server (and a client's Ajv checking an outputSchema): such a pattern is not copied.
+ */
+function dropCatastrophicPattern(out: JsonSchema, pattern: string, where: Where, context: SchemaContext): void {
+  const hazard = exponentialBacktracking(pattern);
+  if (!hazard) return;
+  delete out.pattern;
+  // A rewrite longer than a line would bury the message; the culprit names the place to change.
+  const example = hazard.rewrite && hazard.rewrite.length <= 200 ? ` (e.g. "${hazard.rewrite}")` : "";
+  context.diagnostics.push({
+    pointer: childPointer(pointerAt(where), "pattern"),
+    severity: "warning",
+    message:
+      hazard.kind === "too complex to analyse"
+        ? "this pattern is too large to prove it cannot take exponential time on a non-matching value"
+        : `this pattern can take exponential time on a non-matching value (${hazard.kind} ${quoted(hazard.culprits)})`,
+    fix:
+      "left out of validation so one bad argument cannot freeze the server; the API still enforces it. " +
+      `Rewrite it without ${hazard.kind === "nested quantifier" ? "nested repetition" : "ambiguity"}${example} to have it checked`,
+  });
+}
+
+/** `"a" and "b"` as written in the spec (not JSON-escaped), each cut to 80 characters: a pattern can be kilobytes long. */
+function quoted(parts: string[]): string {
+  return parts.map((part) => `"${part.length > 80 ? part.slice(0, 79) + "…" : part}"`).join(" and ");
 }
 
 /** What a cut-off sub-schema becomes: its type and description, accepting any content. */
