@@ -265,6 +265,15 @@ function applyLegacyKeywords(source: Record<string, unknown>, out: JsonSchema): 
  * drop just that keyword, and say where, rather than lose the tool.
  */
 function checkPattern(out: JsonSchema, where: Where, context: SchemaContext): void {
+  if (out.pattern !== undefined && typeof out.pattern !== "string") {
+    context.diagnostics.push({
+      pointer: childPointer(pointerAt(where), "pattern"),
+      severity: "warning",
+      message: `pattern is ${String(JSON.stringify(out.pattern)).slice(0, 40)}, not a string, so it is not enforced`,
+      fix: "write the regular expression as a string, or remove the keyword",
+    });
+    delete out.pattern;
+  }
   if (typeof out.pattern !== "string") return;
   try {
     new RegExp(out.pattern, "u");

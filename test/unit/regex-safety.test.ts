@@ -118,3 +118,23 @@ describe("schema conversion drops such a pattern with a located warning", () => 
     expect(diagnostics).toEqual([]);
   });
 });
+
+describe("a pattern that is not a string (api.video's `pattern: 0`)", () => {
+  it("is dropped with a located warning instead of failing the tool's validator", () => {
+    const diagnostics: Diagnostic[] = [];
+    const out = toJsonSchema({ type: "string", pattern: 0 }, "#/components/schemas/Thumb/properties/timecode", {
+      direction: "input",
+      maxDepth: 8,
+      diagnostics,
+    });
+    expect(out).toEqual({ type: "string" });
+    expect(diagnostics).toEqual([
+      {
+        pointer: "#/components/schemas/Thumb/properties/timecode/pattern",
+        severity: "warning",
+        message: "pattern is 0, not a string, so it is not enforced",
+        fix: "write the regular expression as a string, or remove the keyword",
+      },
+    ]);
+  });
+});
