@@ -18,7 +18,7 @@ import {
 import { SchemaMemo, type Converted } from "./schema-memo.js";
 import { chargeOwn, chargeReused, type SizeBudget } from "./schema-budget.js";
 import { jsonLengthUpTo } from "./schema-length.js";
-import { exponentialBacktracking } from "./regex-safety.js";
+import { checkPattern } from "./schema-patterns.js";
 
 export { SCHEMA_KEYWORDS, SCHEMA_LIST_KEYWORDS, SCHEMA_MAP_KEYWORDS, type SchemaDirection, SchemaMemo, jsonLengthUpTo };
 
@@ -200,7 +200,7 @@ function convertObject(
   applyNullable(schema, out);
   applyLegacyKeywords(schema, out);
   dropHiddenRequired(schema, out, context.direction);
-  checkPattern(out, pointer, context);
+  checkPattern(out, pointer, context.diagnostics);
   if (schema.example !== undefined && out.examples === undefined) out.examples = [schema.example];
   if (context.budget) chargeOwn(context.budget, out);
   return { schema: out, low, high };
@@ -258,78 +258,6 @@ function applyLegacyKeywords(source: Record<string, unknown>, out: JsonSchema): 
   }
   if (out.required !== undefined && !Array.isArray(out.required)) delete out.required;
   if (Array.isArray(out.enum) && out.enum.length === 0) delete out.enum;
-}
-
-/**
- * A pattern Ajv cannot compile would make the whole tool's validator fail;
- * drop just that keyword, and say where, rather than lose the tool.
- */
-function checkPattern(out: JsonSchema, where: Where, context: SchemaContext): void {
-  if (out.pattern !== undefined && typeof out.pattern !== "string") {
-    context.diagnostics.push({
-      pointer: childPointer(pointerAt(where), "pattern"),
-      severity: "warning",
-      message: `pattern is ${String(JSON.stringify(out.pattern)).slice(0, 40)}, not a string, so it is not enforced`,
-      fix: "write the regular expression as a string, or remove the keyword",
-    });
-    delete out.pattern;
-  }
-  if (typeof out.pattern !== "string") return;
-  try {
-    new RegExp(out.pattern, "u");
-  } catch {
-    context.diagnostics.push({
-      pointer: childPointer(pointerAt(where), "pattern"),
-      severity: "warning",
-      message: `pattern ${JSON.stringify(out.pattern)} is not a valid ECMA-262 regular expression, so it is not enforced`,
-      fix: "rewrite the pattern in ECMA-262 syntax",
-    });
-    delete out.pattern;
-  }
-  if (typeof out.pattern === "string") dropCatastrophicPattern(out, out.pattern, where, context);
-  if (isObject(out.patternProperties)) {
-    for (const key of Object.keys(out.patternProperties)) {
-      try {
-        new RegExp(key, "u");
-      } catch {
-        delete (out.patternProperties as Record<string, unknown>)[key];
-        context.diagnostics.push({
-          pointer: childPointer(pointerAt(where), "patternProperties", key),
-          severity: "warning",
-          message: "patternProperties key is not a valid ECMA-262 regular expression, so it is not enforced",
-          fix: "rewrite it in ECMA-262 syntax",
-        });
-      }
-    }
-  }
-}
-
-/**
- * Ajv tests a pattern by backtracking, so one whose time grows exponentially with a non-matching value would let
- * one long argument freeze the server (and a client's Ajv checking an outputSchema): such a pattern is not copied.
- */
-function dropCatastrophicPattern(out: JsonSchema, pattern: string, where: Where, context: SchemaContext): void {
-  const hazard = exponentialBacktracking(pattern);
-  if (!hazard) return;
-  delete out.pattern;
-  // A rewrite longer than a line would bury the message; the culprit names the place to change.
-  const example = hazard.rewrite && hazard.rewrite.length <= 200 ? ` (e.g. "${hazard.rewrite}")` : "";
-  context.diagnostics.push({
-    pointer: childPointer(pointerAt(where), "pattern"),
-    severity: "warning",
-    message:
-      hazard.kind === "too complex to analyse"
-        ? "this pattern is too large to prove it cannot take exponential time on a non-matching value"
-        : `this pattern can take exponential time on a non-matching value (${hazard.kind} ${quoted(hazard.culprits)})`,
-    fix:
-      "left out of validation so one bad argument cannot freeze the server; the API still enforces it. " +
-      `Rewrite it without ${hazard.kind === "nested quantifier" ? "nested repetition" : "ambiguity"}${example} to have it checked`,
-  });
-}
-
-/** `"a" and "b"` as written in the spec (not JSON-escaped), each cut to 80 characters: a pattern can be kilobytes long. */
-function quoted(parts: string[]): string {
-  return parts.map((part) => `"${part.length > 80 ? part.slice(0, 79) + "…" : part}"`).join(" and ");
 }
 
 /** What a cut-off sub-schema becomes: its type and description, accepting any content. */

@@ -119,22 +119,17 @@ describe("schema conversion drops such a pattern with a located warning", () => 
   });
 });
 
-describe("a pattern that is not a string (api.video's `pattern: 0`)", () => {
-  it("is dropped with a located warning instead of failing the tool's validator", () => {
+describe("a pattern Ajv cannot compile is dropped with a located warning instead of failing the tool", () => {
+  const convert = (schema: unknown) => {
     const diagnostics: Diagnostic[] = [];
-    const out = toJsonSchema({ type: "string", pattern: 0 }, "#/components/schemas/Thumb/properties/timecode", {
-      direction: "input",
-      maxDepth: 8,
-      diagnostics,
+    const out = toJsonSchema(schema, "#/components/schemas/S", { direction: "input", maxDepth: 8, diagnostics });
+    return { out, diagnostics: diagnostics.map(({ pointer, message }) => `${pointer}: ${message}`) };
+  };
+
+  it("a pattern that is not a string (api.video's `pattern: 0`)", () => {
+    expect(convert({ type: "string", pattern: 0 })).toEqual({
+      out: { type: "string" },
+      diagnostics: ["#/components/schemas/S/pattern: pattern is 0, not a string, so it is not enforced"],
     });
-    expect(out).toEqual({ type: "string" });
-    expect(diagnostics).toEqual([
-      {
-        pointer: "#/components/schemas/Thumb/properties/timecode/pattern",
-        severity: "warning",
-        message: "pattern is 0, not a string, so it is not enforced",
-        fix: "write the regular expression as a string, or remove the keyword",
-      },
-    ]);
   });
 });
