@@ -16,7 +16,11 @@ import type * as Refa from "refa";
 
 export interface RegexHazard {
   kind:
-    "nested quantifier" | "overlapping quantifiers" | "repeated alternatives that overlap" | "too complex to analyse";
+    | "nested quantifier"
+    | "overlapping quantifiers"
+    | "repeated alternatives that overlap"
+    | "repetition that splits one text in two ways"
+    | "too complex to analyse";
   /** The parts of the pattern that repeat ambiguously, as written. */
   culprits: string[];
   /** An equivalent rewrite without the ambiguity, when one is known. */
@@ -25,6 +29,9 @@ export interface RegexHazard {
 
 /** Bounded repetition below this count cannot multiply paths enough to matter. */
 const MANY = 10;
+
+/** Product states an intersection may explore (refa's default is 10,000): `(\w{1,100}\d{1,100}){1,100}` needs ≈ 80,000. */
+const MAX_PRODUCT = 200_000;
 
 const verdicts = new Map<string, RegexHazard | null>();
 
@@ -99,7 +106,7 @@ function analyse(pattern: string): RegexHazard | undefined {
   }
   const nested = scslre.analyse({ source: pattern, flags: "u" }).reports.find((report) => report.exponential);
   if (nested) return describe(pattern, nested);
-  return overlappingBranches(pattern, literal, refa);
+  return overlappingBranches(pattern, literal, refa) ?? splitIterations(pattern, literal, refa);
 }
 
 function describe(pattern: string, report: Scslre.Report): RegexHazard {
@@ -163,6 +170,34 @@ function overlappingBranches(
   return hazard;
 }
 
+/**
+ * A repeated part B whose non-empty texts include one that is also two non-empty texts of B in a row: each such
+ * stretch can be one iteration or two, so k of them give 2^k ways. scslre models unbounded loops only, so this finds
+ * `(?:[a-z]{1,50}[ -]?){1,200}` (a bounded inner quantifier), `((ab)*)*` and `(a|ab|b)*`.
+ */
+function splitIterations(pattern: string, literal: Refa.JS.ParseResult, refa: typeof Refa): RegexHazard | undefined {
+  const { maxCharacter } = literal;
+  let hazard: RegexHazard | undefined;
+  refa.visitAst(literal.expression, {
+    onQuantifierEnter(node) {
+      if (hazard || node.max < MANY || !canFailAfter(node)) return;
+      try {
+        const once = refa.NFA.fromRegex({ type: "Expression", alternatives: node.alternatives } as never, {
+          maxCharacter,
+        });
+        once.withoutEmptyWord();
+        const twice = once.copy();
+        twice.append(once);
+        if (!refa.isDisjointWith(once, twice, MAX_PRODUCT))
+          hazard = { kind: "repetition that splits one text in two ways", culprits: [spanOf(pattern, node)] };
+      } catch {
+        /* an assertion or too many automaton nodes: left to the other analyses */
+      }
+    },
+  });
+  return hazard;
+}
+
 /** Whether some element after `node`, up to the end of the pattern, must match something or is an assertion. */
 function canFailAfter(node: Refa.Node): boolean {
   for (let child: Refa.Node = node, parent = node.parent; parent; child = parent, parent = parent.parent) {
@@ -190,7 +225,7 @@ function nullable(node: Refa.Element | Refa.Concatenation): boolean {
 
 function anyTwoIntersect(branches: Refa.NFA[], refa: typeof Refa): boolean {
   return branches.some((left, i) =>
-    branches.slice(i + 1).some((right) => !refa.NFA.fromIntersection(left, right).isEmpty),
+    branches.slice(i + 1).some((right) => !refa.isDisjointWith(left, right, MAX_PRODUCT)),
   );
 }
 

@@ -42,6 +42,25 @@ describe("patterns that backtrack exponentially", () => {
       [String.raw`(\w|\d)*`],
     ],
     ["overlapping branches inside a repeated group", "^(x(a|a))*$", "repeated alternatives that overlap", ["(a|a)"]],
+    [
+      "a bounded inner quantifier that scslre does not model (a realistic 'words' pattern)",
+      String.raw`^(?:[\p{L}\p{N}]{1,50}[ -]?){1,200}$`,
+      "repetition that splits one text in two ways",
+      [String.raw`(?:[\p{L}\p{N}]{1,50}[ -]?){1,200}`],
+    ],
+    [
+      "an optional separator inside the repeated group (azure.com frontdoor)",
+      "^[a-zA-Z0-9]+([-a-zA-Z0-9]?[a-zA-Z0-9])*$",
+      "repetition that splits one text in two ways",
+      ["([-a-zA-Z0-9]?[a-zA-Z0-9])*"],
+    ],
+    ["multi-character nesting", "^((ab)*)*$", "repetition that splits one text in two ways", ["((ab)*)*"]],
+    [
+      "branches that concatenate to another",
+      "^(a|ab|b)*$",
+      "repetition that splits one text in two ways",
+      ["(a|ab|b)*"],
+    ],
   ])("flags %s", (_why, pattern, kind, culprits) => {
     expect(repeatsAroundChoice(pattern)).toBe(true);
     expect(exponentialBacktracking(pattern)).toMatchObject({ kind, culprits });
