@@ -23,41 +23,46 @@ function shown(value: unknown): string {
  * drop just that keyword, and say where, rather than lose the tool.
  */
 export function checkPattern(out: JsonSchema, where: Where, diagnostics: Diagnostic[]): void {
-  if (out.pattern !== undefined && typeof out.pattern !== "string") {
-    diagnostics.push({
-      pointer: childPointer(pointerAt(where), "pattern"),
-      severity: "warning",
-      message: `pattern is ${shown(out.pattern)}, not a string, so it is not enforced`,
-      fix: "write the regular expression as a string, or remove the keyword",
-    });
+  if (out.pattern !== undefined) checkPatternKeyword(out, where, diagnostics);
+  // Checked with or without a `pattern` beside it (it used to be only with one).
+  if (isObject(out.patternProperties)) checkPatternPropertiesKeys(out.patternProperties, where, diagnostics);
+}
+
+function checkPatternKeyword(out: JsonSchema, where: Where, diagnostics: Diagnostic[]): void {
+  const pointer = childPointer(pointerAt(where), "pattern");
+  if (typeof out.pattern !== "string") {
+    const message = `pattern is ${shown(out.pattern)}, not a string, so it is not enforced`;
+    diagnostics.push({ pointer, severity: "warning", message, fix: "write the regular expression as a string" });
     delete out.pattern;
+    return;
   }
-  if (typeof out.pattern !== "string") return;
   try {
     new RegExp(out.pattern, "u");
   } catch {
     diagnostics.push({
-      pointer: childPointer(pointerAt(where), "pattern"),
+      pointer,
       severity: "warning",
       message: `pattern ${JSON.stringify(out.pattern)} is not a valid ECMA-262 regular expression, so it is not enforced`,
       fix: "rewrite the pattern in ECMA-262 syntax",
     });
     delete out.pattern;
+    return;
   }
-  if (typeof out.pattern === "string") dropCatastrophicPattern(out, out.pattern, where, diagnostics);
-  if (isObject(out.patternProperties)) {
-    for (const key of Object.keys(out.patternProperties)) {
-      try {
-        new RegExp(key, "u");
-      } catch {
-        delete (out.patternProperties as Record<string, unknown>)[key];
-        diagnostics.push({
-          pointer: childPointer(pointerAt(where), "patternProperties", key),
-          severity: "warning",
-          message: "patternProperties key is not a valid ECMA-262 regular expression, so it is not enforced",
-          fix: "rewrite it in ECMA-262 syntax",
-        });
-      }
+  dropCatastrophicPattern(out, out.pattern, where, diagnostics);
+}
+
+function checkPatternPropertiesKeys(keyed: Record<string, unknown>, where: Where, diagnostics: Diagnostic[]): void {
+  for (const key of Object.keys(keyed)) {
+    try {
+      new RegExp(key, "u");
+    } catch {
+      delete keyed[key];
+      diagnostics.push({
+        pointer: childPointer(pointerAt(where), "patternProperties", key),
+        severity: "warning",
+        message: "patternProperties key is not a valid ECMA-262 regular expression, so it is not enforced",
+        fix: "rewrite it in ECMA-262 syntax",
+      });
     }
   }
 }

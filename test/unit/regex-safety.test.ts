@@ -145,6 +145,16 @@ describe("a pattern Ajv cannot compile is dropped with a located warning instead
     return { out, diagnostics: diagnostics.map(({ pointer, message }) => `${pointer}: ${message}`) };
   };
 
+  it("an invalid patternProperties key, with or without a pattern beside it", () => {
+    const key = "^(unclosed";
+    expect(convert({ type: "object", patternProperties: { [key]: { type: "string" } } })).toEqual({
+      out: { type: "object", patternProperties: {} },
+      diagnostics: [
+        `#/components/schemas/S/patternProperties/${key}: patternProperties key is not a valid ECMA-262 regular expression, so it is not enforced`,
+      ],
+    });
+  });
+
   it("a pattern that is not a string (api.video's `pattern: 0`)", () => {
     expect(convert({ type: "string", pattern: 0 })).toEqual({
       out: { type: "string" },
