@@ -23,6 +23,7 @@ import {
 import { ANY_DEPTH, makeConverted, SchemaMemo, type Converted } from "./schema-memo.js";
 import { chargeOwn, chargeReused, type SizeBudget } from "./schema-budget.js";
 import { jsonLengthUpTo } from "./schema-length.js";
+import { checkPattern } from "./schema-patterns.js";
 
 export { SCHEMA_KEYWORDS, SCHEMA_LIST_KEYWORDS, SCHEMA_MAP_KEYWORDS, type SchemaDirection, SchemaMemo, jsonLengthUpTo };
 
@@ -195,7 +196,7 @@ function convertObject(
   applyNullable(schema, out);
   applyLegacyKeywords(schema, out);
   dropHiddenRequired(schema, out, context.direction);
-  checkPattern(out, pointer, context);
+  checkPattern(out, pointer, context.diagnostics);
   if (schema.example !== undefined && out.examples === undefined) out.examples = [schema.example];
   if (context.budget) chargeOwn(context.budget, out);
   return makeConverted(out, low, high);
@@ -309,40 +310,6 @@ function applyLegacyKeywords(source: Record<string, unknown>, out: JsonSchema): 
   }
   if (out.required !== undefined && !Array.isArray(out.required)) delete out.required;
   if (Array.isArray(out.enum) && out.enum.length === 0) delete out.enum;
-}
-
-/**
- * A pattern Ajv cannot compile would make the whole tool's validator fail;
- * drop just that keyword, and say where, rather than lose the tool.
- */
-function checkPattern(out: JsonSchema, where: Where, context: SchemaContext): void {
-  if (typeof out.pattern !== "string") return;
-  try {
-    new RegExp(out.pattern, "u");
-  } catch {
-    context.diagnostics.push({
-      pointer: childPointer(pointerAt(where), "pattern"),
-      severity: "warning",
-      message: `pattern ${JSON.stringify(out.pattern)} is not a valid ECMA-262 regular expression, so it is not enforced`,
-      fix: "rewrite the pattern in ECMA-262 syntax",
-    });
-    delete out.pattern;
-  }
-  if (isObject(out.patternProperties)) {
-    for (const key of Object.keys(out.patternProperties)) {
-      try {
-        new RegExp(key, "u");
-      } catch {
-        delete (out.patternProperties as Record<string, unknown>)[key];
-        context.diagnostics.push({
-          pointer: childPointer(pointerAt(where), "patternProperties", key),
-          severity: "warning",
-          message: "patternProperties key is not a valid ECMA-262 regular expression, so it is not enforced",
-          fix: "rewrite it in ECMA-262 syntax",
-        });
-      }
-    }
-  }
 }
 
 /** What a cut-off sub-schema becomes: its type and description, accepting any content. */

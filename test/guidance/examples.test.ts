@@ -68,6 +68,17 @@ const cases: Array<
   ],
   ["format with maxLength", obj({ id: { type: "string", format: "uuid", maxLength: 36 } }, ["id"])],
   [
+    // AWS's binary members: json-schema-faker would build a string up to 2 GiB long, one character at a time.
+    "format faker does not know, with a huge maxLength",
+    obj({ blob: { type: "string", format: "password", maxLength: 2147483647 } }, ["blob"]),
+    (ex) => expect((ex.full["blob"] as string).length).toBeLessThan(100),
+  ],
+  [
+    "known format with a huge maxLength",
+    obj({ at: { type: "string", format: "date-time", maxLength: 1048576 } }, ["at"]),
+    (ex) => expect(ex.full["at"]).toMatch(/^\d{4}-\d{2}-\d{2}T/),
+  ],
+  [
     "pattern",
     obj({ code: { type: "string", pattern: "^[A-Z]{3}-\\d{4}$" } }, ["code"]),
     (ex) => expect(ex.minimal["code"]).toMatch(/^[A-Z]{3}-\d{4}$/),

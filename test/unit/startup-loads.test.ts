@@ -43,5 +43,7 @@ describe("what a small generation loads", () => {
     expect(modules.filter((name) => name.includes("undici"))).toEqual([]);
     // Ajv comes from the code-cached bundle (rolldown.config.mjs), not as ≈ 80 files from node_modules.
     expect(loaded.files.filter((file) => /node_modules[\\/]ajv(-formats)?[\\/]/.test(file))).toEqual([]);
+    // The ReDoS analysis (src/model/regex-safety.ts) loads only for a pattern that repeats a group around a choice.
+    expect(loaded.files.filter((file) => /node_modules[\\/](scslre|refa)[\\/]/.test(file))).toEqual([]);
   });
 });

@@ -191,7 +191,21 @@ function capSizes(ctx: ExampleContext, s: JsonSchema, out: JsonSchema, o: ShapeO
     const cap = Math.max(min, Math.min(max, ctx.cfg.maxStringLength));
     out["maxLength"] = cap;
     if (min === 0) out["minLength"] = Math.min(cap, 3);
-  }
+  } else if (types.includes("string") && "format" in out && hugeMaxLength(out)) delete out["maxLength"];
+}
+
+/** Above this, a maxLength only makes json-schema-faker slow (see hugeMaxLength). */
+const HUGE_STRING = 4096;
+
+/**
+ * json-schema-faker builds a string of a format it does not know character by character, to a random length up to
+ * maxLength: AWS's binary "password" members (6 MiB … 2 GiB) took seconds to forever per example. Without the
+ * keyword it makes a short one (a known format is unaffected), and any short value meets so large a maximum.
+ */
+function hugeMaxLength(out: JsonSchema): boolean {
+  const max = out["maxLength"];
+  const min = typeof out["minLength"] === "number" ? out["minLength"] : 0;
+  return typeof max === "number" && max > HUGE_STRING && min < HUGE_STRING - 10;
 }
 
 /** One json-schema-faker value for the shaped schema (undefined when faker fails or the budget is spent). */
