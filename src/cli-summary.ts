@@ -7,10 +7,14 @@ import { join, relative } from "node:path";
 import { formatDiagnostic } from "./diagnostics.js";
 import { credentialEnvNames } from "../templates/server/src/runtime/shared/credentials.js";
 import type { GenerateOptions, GenerateResult } from "./generate.js";
+import type { Diagnostic } from "./model/ir.js";
 import type { PackageManager } from "./install.js";
 import type { PlannedFile } from "./write/index.js";
 
+/** Distinct warnings listed in full; then a count of the rest. */
 const MAX_LISTED_WARNINGS = 20;
+/** Further places listed under a warning that recurs. */
+const MAX_LISTED_PLACES = 3;
 
 /** Spec text on a terminal: control characters (escape sequences included) could rewrite the screen. */
 export function printable(text: string): string {
@@ -51,15 +55,47 @@ export function summary(result: GenerateResult, options: GenerateOptions, instal
   }
   if (result.reportText && result.report && result.report.changes.length > 0)
     lines.push("", result.reportText.trimEnd(), "");
-  const warnings = result.diagnostics;
-  if (warnings.length > 0 && !options.check) {
-    lines.push(`${warnings.length} warning(s):`);
-    for (const diagnostic of warnings.slice(0, MAX_LISTED_WARNINGS))
-      lines.push(`  ${diagnostic.severity}: ${formatDiagnostic(diagnostic)}`);
-    if (warnings.length > MAX_LISTED_WARNINGS) lines.push(`  … and ${warnings.length - MAX_LISTED_WARNINGS} more`);
-  }
+  if (result.diagnostics.length > 0 && !options.check) lines.push(...warningLines(result.diagnostics));
   if (!options.dryRun && !options.check && write.fresh) lines.push(...nextSteps(result, out, installedWith));
   return printable(lines.join("\n")) + "\n";
+}
+
+/** Diagnostics with the same text (severity, message and fix) at several places. */
+export interface DiagnosticGroup {
+  first: Diagnostic;
+  /** The other places, in the order found. */
+  morePointers: string[];
+}
+
+/** Groups diagnostics by their text, in order of first appearance: a spec often repeats one mistake many times. */
+export function groupDiagnostics(diagnostics: Diagnostic[]): DiagnosticGroup[] {
+  const groups = new Map<string, DiagnosticGroup>();
+  for (const diagnostic of diagnostics) {
+    const key = JSON.stringify([diagnostic.severity, diagnostic.message, diagnostic.fix ?? null]);
+    const group = groups.get(key);
+    if (group) group.morePointers.push(diagnostic.pointer);
+    else groups.set(key, { first: diagnostic, morePointers: [] });
+  }
+  return [...groups.values()];
+}
+
+/**
+ * Each distinct warning once, at its first place, then where else it occurs: Stripe's 219 warnings are
+ * three distinct ones, and listing the first 20 of 219 hid two of them.
+ */
+function warningLines(diagnostics: Diagnostic[]): string[] {
+  const groups = groupDiagnostics(diagnostics);
+  const distinct = groups.length < diagnostics.length ? `, ${groups.length} distinct` : "";
+  const lines = [`${diagnostics.length} warning(s)${distinct}:`];
+  for (const { first, morePointers } of groups.slice(0, MAX_LISTED_WARNINGS)) {
+    lines.push(`  ${first.severity}: ${formatDiagnostic(first)}`);
+    if (morePointers.length === 0) continue;
+    const listed = morePointers.slice(0, MAX_LISTED_PLACES).join(", ");
+    const rest = morePointers.length > MAX_LISTED_PLACES ? ` and ${morePointers.length - MAX_LISTED_PLACES} more` : "";
+    lines.push(`    the same at ${morePointers.length} more place(s): ${listed}${rest}`);
+  }
+  if (groups.length > MAX_LISTED_WARNINGS) lines.push(`  … and ${groups.length - MAX_LISTED_WARNINGS} more distinct`);
+  return lines;
 }
 
 /** What happened to generated files the user had edited: merged, conflicting, or (without a base) parked beside. */

@@ -64,6 +64,21 @@ describe("create-guided-mcp CLI", () => {
     expect(existsSync(out)).toBe(false);
   });
 
+  it("prints a warning repeated across the spec once, with the count and the other places", () => {
+    const dir = scratch();
+    const spec = join(REPO_ROOT, "test", "fixtures", "redos.yaml");
+    const { code, stdout } = cli(["--from", spec, "--out", join(dir, "out"), "--quiet"]);
+    expect(code).toBe(0);
+    // One exponential pattern, used by three schemas (a request body and two responses).
+    expect(stdout).toMatch(/^3 warning\(s\), 1 distinct:$/m);
+    const listed = stdout.split("\n").filter((line) => line.startsWith("  warning: "));
+    expect(listed).toHaveLength(1);
+    expect(listed[0]).toMatch(/^  warning: #\/paths\/.*\/url\/pattern: this pattern can take exponential time/);
+    expect(stdout).toMatch(
+      /^    the same at 2 more place\(s\): #\/paths\/\S+\/url\/pattern, #\/paths\/\S+\/url\/pattern$/m,
+    );
+  });
+
   it("generates, prints a summary with next commands, and records a manifest", () => {
     const dir = scratch();
     const out = join(dir, "petstore");
