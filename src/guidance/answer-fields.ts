@@ -16,6 +16,7 @@ import {
   schemaProperties,
   singularize,
 } from "./schema-util.js";
+import { perObject } from "./per-object.js";
 
 const isScalar = (s: JsonSchema): boolean => {
   const t = declaredTypes(s);
@@ -33,12 +34,7 @@ export interface AnswerField {
 }
 
 /** The fields `indexFields` indexes, in its order; kept per response schema, which many operations share. */
-export function answerFields(response: JsonSchema): readonly AnswerField[] {
-  let known = answerFieldsOf.get(response);
-  if (!known) answerFieldsOf.set(response, (known = findAnswerFields(response)));
-  return known;
-}
-const answerFieldsOf = new WeakMap<JsonSchema, readonly AnswerField[]>();
+export const answerFields: (response: JsonSchema) => readonly AnswerField[] = perObject(findAnswerFields);
 
 function findAnswerFields(response: JsonSchema): AnswerField[] {
   const out: AnswerField[] = [];
@@ -80,12 +76,7 @@ export interface OwnerField {
 }
 
 /** The `owner_id`-style scalar fields of an answer (none for a list); kept per response schema, which many operations share. */
-export function ownerFields(response: JsonSchema): readonly OwnerField[] {
-  let known = ownerFieldsOf.get(response);
-  if (!known) ownerFieldsOf.set(response, (known = findOwnerFields(response)));
-  return known;
-}
-const ownerFieldsOf = new WeakMap<JsonSchema, readonly OwnerField[]>();
+export const ownerFields: (response: JsonSchema) => readonly OwnerField[] = perObject(findOwnerFields);
 
 function findOwnerFields(response: JsonSchema): OwnerField[] {
   const out: OwnerField[] = [];

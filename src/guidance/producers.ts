@@ -27,6 +27,7 @@ import {
   singularize,
   words,
 } from "./schema-util.js";
+import { perObject } from "./per-object.js";
 
 /** Producers kept per argument. */
 export const MAX_PRODUCERS = 3;
@@ -62,12 +63,7 @@ function sharedPath(a: ToolModel, b: ToolModel): number {
 }
 
 /** A tool's path split at `/`, once per tool (every candidate producer is compared with its target). */
-function pathSegments(tool: ToolModel): readonly string[] {
-  let known = segmentsOf.get(tool);
-  if (!known) segmentsOf.set(tool, (known = (tool.operation?.path ?? "").split("/")));
-  return known;
-}
-const segmentsOf = new WeakMap<ToolModel, readonly string[]>();
+const pathSegments = perObject((tool: ToolModel): readonly string[] => (tool.operation?.path ?? "").split("/"));
 
 /** What the whole API offers, indexed once. */
 export interface ProducerIndex {
@@ -333,12 +329,7 @@ function inputProperties(tool: ToolModel): Readonly<Record<string, JsonSchema>> 
 }
 
 /** Their names, listed once per tool. */
-function inputNames(tool: ToolModel): readonly string[] {
-  let known = inputNamesOf.get(tool);
-  if (!known) inputNamesOf.set(tool, (known = Object.keys(inputProperties(tool))));
-  return known;
-}
-const inputNamesOf = new WeakMap<ToolModel, readonly string[]>();
+const inputNames = perObject((tool: ToolModel): readonly string[] => Object.keys(inputProperties(tool)));
 
 /** `$caller.<name>`, made once per name (thousands of candidate producers carry the same few arguments). */
 function callerValue(index: ProducerIndex, name: string): string {

@@ -9,6 +9,7 @@ import {
   parseFragmentPointer,
   unescapePointerToken,
 } from "../../templates/server/src/runtime/shared/json.js";
+import { perObject } from "./per-object.js";
 
 // One definition of each, shared with the runtime. `parsePointer` here reads `$ref`
 // fragments, which are URI-encoded, so it is the percent-decoding variant.
@@ -27,12 +28,9 @@ export function asSchema(value: unknown): JsonSchema | undefined {
  * same (often shared) response and input schemas, tool after tool. Never modify the result.
  */
 export function schemaProperties(schema: JsonSchema | undefined): Readonly<Record<string, JsonSchema>> {
-  if (!schema) return NO_PROPERTIES;
-  let known = propertiesOf.get(schema);
-  if (!known) propertiesOf.set(schema, (known = collectProperties(schema)));
-  return known;
+  return schema ? propertiesOf(schema) : NO_PROPERTIES;
 }
-const propertiesOf = new WeakMap<JsonSchema, Readonly<Record<string, JsonSchema>>>();
+const propertiesOf = perObject(collectProperties);
 const NO_PROPERTIES: Readonly<Record<string, JsonSchema>> = Object.freeze({});
 
 function collectProperties(schema: JsonSchema): Record<string, JsonSchema> {
@@ -55,12 +53,9 @@ function collectProperties(schema: JsonSchema): Record<string, JsonSchema> {
 
 /** The required property names, `allOf` branches' included, each once; kept per schema object. Never modify the result. */
 export function schemaRequired(schema: JsonSchema | undefined): readonly string[] {
-  if (!schema) return NO_NAMES;
-  let known = requiredOf.get(schema);
-  if (!known) requiredOf.set(schema, (known = collectRequired(schema)));
-  return known;
+  return schema ? requiredOf(schema) : NO_NAMES;
 }
-const requiredOf = new WeakMap<JsonSchema, readonly string[]>();
+const requiredOf = perObject(collectRequired);
 const NO_NAMES: readonly string[] = Object.freeze([]);
 
 function collectRequired(schema: JsonSchema): string[] {
