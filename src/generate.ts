@@ -21,16 +21,16 @@ import {
   startExampleWorker,
   type ExampleWorker,
 } from "./parallel/index.js";
+// The guidance stage without the example search: that (json-schema-faker, faker) is loaded when a tool needs it.
 import {
   addGuidance,
-  createExampleGenerator,
   exampleCompiler,
   finishGuidance,
   lazyGuidanceCache,
   prepareGuidance,
   toolSeed,
   type GuidanceOptions,
-} from "./guidance/index.js";
+} from "./guidance/guide.js";
 import { guidanceCacheFor } from "./cache/guidance-keys.js";
 import { isUrl, loadSpec, operationCount } from "./load/index.js";
 import type { ApiModel, Diagnostic, GuidedApiModel } from "./model/ir.js";
@@ -339,6 +339,7 @@ async function guideModel(
   if (uncached.length === 0) return timed("guidance", () => addGuidance(model, { seed, exampleCache, guidanceCache }));
   // The fail-closed check (see createCheckCompiler) judges each input schema with the example generator's
   // compiler (the interpreter, else Ajv), whose repair then reuses that validator.
+  const { createExampleGenerator } = await import("./guidance/examples/index.js");
   const exampleGenerator = createExampleGenerator();
   const validators = await timed("validate", () =>
     compileInputValidators({ ...model, tools: uncached }, exampleCompiler(exampleGenerator)),

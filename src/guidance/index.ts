@@ -1,230 +1,42 @@
 /**
- * The guidance stage: ApiModel → GuidedApiModel. Pure: the input model is not
- * modified; problems found on the way are appended (as warnings, pointing at
- * the tool or link in the spec) to the returned model's diagnostics.
- *
- * Each concern lives in its own module:
- *   hints.ts      — three levels of schema hints;
- *   examples/     — minimal/full example arguments, validated with createAjv();
- *   links.ts      — OpenAPI and inferred follow-up links, and the list tool;
- *   pagination.ts — how a list operation pages.
+ * The guidance stage's public face: ./guide.ts with a default example generator, made when a tool's example is
+ * not in the cache. Importing this module evaluates the example search (json-schema-faker, faker); the
+ * generator's own pipeline (src/generate.ts) imports ./guide.ts and loads the search only when it needs it.
  */
-import type { ValidateFunction } from "ajv/dist/2020.js";
-import type {
-  ApiModel,
-  Diagnostic,
-  GuidedApiModel,
-  GuidedTool,
-  JsonSchema,
-  ToolGuidance,
-  ToolModel,
-} from "../model/ir.js";
-import type { ExampleCache } from "../cache/index.js";
-import { createExampleGenerator, type ExampleGeneratorOptions, type ExampleOutcome } from "./examples/index.js";
-import { buildHints } from "./hints.js";
-import { identifierArgs } from "./identifiers.js";
-import { buildLinkIndex, buildLinks } from "./links.js";
-import { findListTool } from "./list-tool.js";
-import { detectPagination } from "./pagination.js";
-import { completeProducerCalls, nameSources } from "./producer-calls.js";
-import { buildProducerIndex, findProducers, type ProducerIndex } from "./producers.js";
-import { hashString } from "./schema-util.js";
+import { createExampleGenerator } from "./examples/index.js";
+import * as guide from "./guide.js";
+import type { GuidanceOptions, PreparedGuidance } from "./guide.js";
+import type { ApiModel, GuidedApiModel } from "../model/ir.js";
 
-export { buildHints, describeType } from "./hints.js";
-export { createExampleGenerator } from "./examples/index.js";
-export type { ExampleOutcome, ToolExamples, ExampleGeneratorOptions } from "./examples/index.js";
-export { buildLinkIndex, buildLinks, MAX_LINKS } from "./links.js";
-export { findListTool } from "./list-tool.js";
-export { detectPagination, findItemsPointer } from "./pagination.js";
-
-export interface GuidanceOptions {
-  /** Seed for example generation; the same seed gives the same examples. Default 1. */
-  seed?: number;
-  /** Size limits for generated examples. */
-  examples?: ExampleGeneratorOptions;
-  /**
-   * Input validators already compiled with createAjv(), by tool name (what
-   * `compileInputValidators` returns). Optional; saves compiling every schema twice.
-   */
-  validators?: ReadonlyMap<string, ValidateFunction>;
-  /**
-   * The example generator to use (and whose compiled validators to reuse);
-   * generation shares one with `compileInputValidators`. Default: a new one.
-   */
-  exampleGenerator?: ExampleGenerator;
-  /** Example outcomes from an earlier run (see src/cache); hits skip the example search. */
-  exampleCache?: Pick<ExampleCache, "lookup" | "store" | "keep">;
-  /**
-   * Whole tools' guidance from an earlier run, by the tool's position (see
-   * src/cache/guidance-keys.ts): a hit stands for `guideTool`'s result and
-   * warnings; `store` receives what was computed, before producer calls are
-   * completed across tools.
-   */
-  guidanceCache?: {
-    lookup(toolIndex: number): { guidance: ToolGuidance; diagnostics: Diagnostic[] } | undefined;
-    store(toolIndex: number, guidance: ToolGuidance, diagnostics: Diagnostic[]): void;
-  };
-}
-
-/** A guidance cache made at its first use (its keys hash every tool: a large run's worker starts first). */
-export function lazyGuidanceCache(make: () => GuidanceCache): GuidanceCache {
-  let made: GuidanceCache | undefined;
-  const cache = () => (made ??= make());
-  return {
-    lookup: (toolIndex) => cache().lookup(toolIndex),
-    store: (toolIndex, guidance, diagnostics) => cache().store(toolIndex, guidance, diagnostics),
-  };
-}
-
-type GuidanceCache = NonNullable<GuidanceOptions["guidanceCache"]>;
-
-/** The example seed of one tool: derived from its name, so independent of tool order. */
-export function toolSeed(seed: number, toolName: string): number {
-  return (seed + hashString(toolName)) >>> 0;
-}
-
-export type ExampleGenerator = ReturnType<typeof createExampleGenerator>;
-
-/** The example generator's verbose compiler as a fail-closed `SchemaCompiler`: throws what Ajv reported. */
-export function exampleCompiler(generator: ExampleGenerator): (schema: JsonSchema) => ValidateFunction {
-  return (schema) => {
-    const compiled = generator.compile(schema);
-    if (!compiled.validate) throw new Error(compiled.error ?? "schema does not compile");
-    return compiled.validate;
-  };
-}
+export {
+  buildHints,
+  buildLinkIndex,
+  buildLinks,
+  describeType,
+  detectPagination,
+  exampleCompiler,
+  findItemsPointer,
+  findListTool,
+  lazyGuidanceCache,
+  MAX_LINKS,
+  prepareGuidance,
+  toolSeed,
+} from "./guide.js";
+export type {
+  ExampleGenerator,
+  ExampleGeneratorOptions,
+  ExampleOutcome,
+  GuidanceOptions,
+  PreparedGuidance,
+  ToolExamples,
+} from "./guide.js";
+export { createExampleGenerator };
 
 export function addGuidance(model: ApiModel, options: GuidanceOptions = {}): GuidedApiModel {
-  return finishGuidance(model, prepareGuidance(model, options), options);
-}
-
-/**
- * What guidance needs no example for (hints, links, pagination, list tool,
- * producers), per tool — or the tool's cached guidance. A large run computes
- * it while the worker thread searches for examples (src/parallel).
- */
-export interface PreparedGuidance {
-  tools: Array<{ cached: CachedGuidance } | { own: OwnGuidance }>;
-}
-
-type CachedGuidance = { guidance: ToolGuidance; diagnostics: Diagnostic[] };
-
-interface OwnGuidance {
-  guidance: Omit<ToolGuidance, "examples">;
-  /** Warnings about the tool's links. */
-  diagnostics: Diagnostic[];
-}
-
-export function prepareGuidance(model: ApiModel, options: Pick<GuidanceOptions, "guidanceCache">): PreparedGuidance {
-  // The cross-tool indexes are built only when some tool's guidance is not cached.
-  let indexes: { index: ReturnType<typeof buildLinkIndex>; producers: ProducerIndex } | undefined;
-  const getIndexes = () => {
-    if (!indexes) {
-      const index = buildLinkIndex(model.tools);
-      indexes = { index, producers: buildProducerIndex(model.tools, index) };
-    }
-    return indexes;
-  };
-  const tools = model.tools.map((tool, position) => {
-    const cached = options.guidanceCache?.lookup(position);
-    return cached ? { cached } : { own: ownGuidance(tool, getIndexes()) };
-  });
-  return { tools };
+  return guide.addGuidance(model, options, () => createExampleGenerator(options.examples));
 }
 
 /** The examples (from the example cache, or searched now) joined to each tool's prepared guidance. */
 export function finishGuidance(model: ApiModel, prepared: PreparedGuidance, options: GuidanceOptions): GuidedApiModel {
-  const seed = options.seed ?? 1;
-  const diagnostics: Diagnostic[] = [];
-  const examples = options.exampleGenerator ?? createExampleGenerator(options.examples);
-  // Tools sharing a validator share their input schema's content: hand the
-  // generator one object per content, so its validator cache (by identity) hits.
-  const canonical = new Map<ValidateFunction, JsonSchema>();
-  const schemaFor = (tool: ToolModel, validate: ValidateFunction | undefined): JsonSchema => {
-    if (!validate) return tool.inputSchema;
-    const known = canonical.get(validate);
-    if (known) return known;
-    canonical.set(validate, tool.inputSchema);
-    return tool.inputSchema;
-  };
-
-  const tools: GuidedTool[] = model.tools.map((tool, position) => {
-    const toolSeedValue = toolSeed(seed, tool.name);
-    const entry = prepared.tools[position]!;
-    if ("cached" in entry) {
-      options.exampleCache?.keep(tool.inputSchema, toolSeedValue);
-      diagnostics.push(...entry.cached.diagnostics);
-      return { ...tool, guidance: entry.cached.guidance };
-    }
-    const validate = options.validators?.get(tool.name);
-    const outcome = exampleOutcome(tool, {
-      seed: toolSeedValue,
-      validate,
-      exampleSchema: schemaFor(tool, validate),
-      examples,
-      exampleCache: options.exampleCache,
-    });
-    const found = [...exampleProblems(tool, outcome), ...entry.own.diagnostics];
-    const guidance = withExamples(entry.own.guidance, outcome);
-    options.guidanceCache?.store(position, guidance, found);
-    diagnostics.push(...found);
-    return { ...tool, guidance };
-  });
-  completeProducerCalls(tools);
-
-  return { ...model, tools, diagnostics: [...model.diagnostics, ...diagnostics] };
-}
-
-interface ExampleContext {
-  seed: number;
-  validate: ValidateFunction | undefined;
-  /** The tool's input schema, or an equal one already seen (see `schemaFor`). */
-  exampleSchema: JsonSchema;
-  examples: ReturnType<typeof createExampleGenerator>;
-  exampleCache: GuidanceOptions["exampleCache"];
-}
-
-function exampleOutcome(tool: ToolModel, ctx: ExampleContext): ExampleOutcome {
-  const cached = ctx.exampleCache?.lookup(tool.inputSchema, ctx.seed);
-  if (cached) return cached;
-  const outcome = ctx.examples.build(ctx.exampleSchema, ctx.seed, ctx.validate);
-  ctx.exampleCache?.store(tool.inputSchema, ctx.seed, outcome);
-  return outcome;
-}
-
-function exampleProblems(tool: ToolModel, outcome: ExampleOutcome): Diagnostic[] {
-  return outcome.problems.map((problem) => ({
-    pointer: tool.pointer,
-    severity: "warning",
-    message: `tool "${tool.name}": ${problem}${outcome.examples ? "" : "; the tool is generated without examples"}`,
-    fix: "check the input schema for contradictory constraints (min > max, patterns the examples cannot meet, impossible oneOf) or add a valid `example` to the schema",
-  }));
-}
-
-function ownGuidance(
-  tool: ToolModel,
-  indexes: { index: ReturnType<typeof buildLinkIndex>; producers: ProducerIndex },
-): OwnGuidance {
-  const diagnostics: Diagnostic[] = [];
-  const hints = buildHints(tool.inputSchema, identifierArgs(tool));
-  const links = buildLinks(tool, indexes.index, diagnostics);
-  const guidance: Omit<ToolGuidance, "examples"> = { hints, links };
-  const pagination = detectPagination(tool);
-  if (pagination) guidance.pagination = pagination;
-  const listTool = findListTool(tool, indexes.index);
-  if (listTool) guidance.listTool = listTool;
-  const producers = findProducers(tool, indexes.producers);
-  if (producers) {
-    guidance.producers = producers;
-    nameSources(hints, producers);
-  }
-  return { guidance, diagnostics };
-}
-
-/** The tool's guidance with its examples, members in the order tools.json has always had them. */
-function withExamples(own: Omit<ToolGuidance, "examples">, outcome: ExampleOutcome): ToolGuidance {
-  const { hints, links, ...rest } = own;
-  const guidance: ToolGuidance = { hints, links };
-  if (outcome.examples) guidance.examples = outcome.examples;
-  return Object.assign(guidance, rest);
+  return guide.finishGuidance(model, prepared, options, () => createExampleGenerator(options.examples));
 }

@@ -13,15 +13,8 @@ import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import {
-  computeUnits,
-  outcomeUnits,
-  queueSlots,
-  sharedQueue,
-  type OutcomeResults,
-  type OutcomeTask,
-  type WorkerRequest,
-} from "./outcomes.js";
+// Types only: ./outcomes.ts brings the example search (json-schema-faker, faker), loaded by a run that computes outcomes.
+import type { OutcomeResults, OutcomeTask, WorkerRequest } from "./outcomes.js";
 
 /**
  * Below this many tools to compute, one thread is as fast or faster than paying for a worker's start-up.
@@ -98,6 +91,7 @@ export async function computeOutcomesInParallel<T>(
   started: ExampleWorker | undefined,
   meanwhile: () => T | Promise<T>,
 ): Promise<{ results: OutcomeResults; meanwhile: T }> {
+  const { computeUnits, outcomeUnits, queueSlots, sharedQueue } = await import("./outcomes.js");
   const units = outcomeUnits(tasks);
   const worker = units.length > 1 ? (started ?? spawnWorker()) : undefined;
   if (!worker) {

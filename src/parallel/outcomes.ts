@@ -6,7 +6,8 @@
  * a unit's outcomes depend on its schema and its tools' seeds only.
  */
 import type { ExampleOutcome } from "../guidance/examples/index.js";
-import { createExampleGenerator, exampleCompiler, type ExampleGenerator } from "../guidance/index.js";
+import { createExampleGenerator } from "../guidance/examples/index.js";
+import { exampleCompiler, type ExampleGenerator } from "../guidance/guide.js";
 import type { JsonSchema } from "../model/ir.js";
 import { createCheckCompiler, type SchemaCompiler } from "../model/validators.js";
 import { schemaText } from "../model/schema-text.js";

@@ -45,5 +45,40 @@ describe("what a small generation loads", () => {
     expect(loaded.files.filter((file) => /node_modules[\\/]ajv(-formats)?[\\/]/.test(file))).toEqual([]);
     // The ReDoS analysis (src/model/regex-safety.ts) loads only for a pattern that repeats a group around a choice.
     expect(loaded.files.filter((file) => /node_modules[\\/](scslre|refa)[\\/]/.test(file))).toEqual([]);
+    // A cold run searches for examples: the bundle's example-search chunk (json-schema-faker, faker) is loaded.
+    expect(loaded.files.filter((file) => EXAMPLE_CHUNK.test(file))).toHaveLength(1);
+  });
+
+  // src/guidance/guide.ts: a regeneration whose every example outcome is cached never evaluates the example search.
+  it("a regeneration after a summary edit, every example cached, does not load the example search", () => {
+    const dir = mkdtempSync(join(tmpdir(), "cgm-regen-loads-"));
+    const out = join(dir, "out");
+    const spec = join(dir, "petstore.yaml");
+    const original = readFileSync(join(REPO_ROOT, "samples", "petstore.yaml"), "utf8");
+    writeFileSync(spec, original);
+    const cli = join(REPO_ROOT, "bin", "create-guided-mcp.js");
+    const cold = spawnSync(process.execPath, [cli, "--quiet", "--from", spec, "--out", out], { encoding: "utf8" });
+    expect(cold.status, cold.stderr).toBe(0);
+    const edited = original.replace(/summary: (.+)/, "summary: $1 (edited)");
+    expect(edited).not.toBe(original);
+    writeFileSync(spec, edited);
+    const preload = join(dir, "record.cjs");
+    const record = join(dir, "modules.json");
+    writeFileSync(
+      preload,
+      `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(record)}, JSON.stringify(Object.keys(require.cache))));`,
+    );
+    const regen = spawnSync(process.execPath, ["-r", preload, cli, "regenerate", out, "--from", spec], {
+      encoding: "utf8",
+    });
+    expect(regen.status, regen.stderr).toBe(0);
+    expect(regen.stdout).toContain("1 change(s)");
+    const files = JSON.parse(readFileSync(record, "utf8")) as string[];
+    expect(files.some((file) => /dist[\\/]bin[\\/]cli\.js$/.test(file))).toBe(true);
+    expect(files.filter((file) => EXAMPLE_CHUNK.test(file))).toEqual([]);
+    expect(readFileSync(join(out, "data", "tools.json"), "utf8")).toContain("(edited)");
   });
 });
+
+/** The CLI bundle's chunk holding src/guidance/examples (rolldown names it after that module). */
+const EXAMPLE_CHUNK = /dist[\\/]bin[\\/]examples-[\w-]+\.js$/;
