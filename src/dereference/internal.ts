@@ -55,7 +55,9 @@ class Walk {
     checkOwnKeys(node);
     if (isReference(node)) throw new NotSimple();
     this.met.set(node, true);
-    for (const key of Object.keys(node)) {
+    // for…in visits the same keys in the same order as Object.keys (a parsed object inherits no enumerable key)
+    // without an array per object: slightly faster on a run's single, unoptimised walk.
+    for (const key in node) {
       const child = (node as Record<string, unknown>)[key];
       // A plain value (most of a document): only its depth counts, as when the parser meets it.
       if (typeof child !== "object" || child === null) {
