@@ -1,7 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Diagnostic, JsonSchema } from "../../src/model/ir.js";
-import { SchemaMemo, toBoundedJsonSchema, toJsonSchema, type SchemaContext } from "../../src/model/schema.js";
+import {
+  SchemaMemo,
+  toBoundedJsonSchema,
+  toJsonSchema,
+  toSharedBoundedJsonSchema,
+  type SchemaContext,
+} from "../../src/model/schema.js";
 import { withoutRepeats } from "../../src/model/schema-memo.js";
 
 type Edge = { keyword: "properties" | "items" | "allOf" | "additionalProperties"; target: number };
@@ -173,6 +179,57 @@ describe("SchemaMemo (conversions shared by the tools of one model run)", () => 
     top.description = "changed by a caller";
     expect(home.description).toBeUndefined();
     expect(toJsonSchema(address, "#/d", context()).description).toBeUndefined();
+  });
+});
+
+/** Objects of equal content that are not the same object, as inline response schemas are: copies at a few levels. */
+const inlineCopy = fc.record({
+  entry: fc.nat(20),
+  wrap: fc.constantFrom("original" as const, "none" as const, "array" as const, "envelope" as const, "allOf" as const),
+  maxDepth: fc.integer({ min: 1, max: 7 }),
+  maxChars: fc.integer({ min: 50, max: 3000 }),
+});
+
+function copyOf(node: Record<string, unknown>, wrap: fc.Infer<typeof inlineCopy>["wrap"]): Record<string, unknown> {
+  if (wrap === "original") return node;
+  // A shallow copy of a node on a cycle converts differently from the node (its cycle closes at the original).
+  const copy = { ...node, ...(node.required ? { required: [...(node.required as string[])] } : {}) };
+  if (wrap === "array") return { type: "array", items: copy };
+  if (wrap === "envelope") return { type: "object", properties: { data: copy, total: { type: "integer" } } };
+  if (wrap === "allOf") return { allOf: [copy, { required: ["data"] }] };
+  return copy;
+}
+
+describe("toSharedBoundedJsonSchema (one object per response schema content)", () => {
+  it("bounds inline copies as a fresh conversion of each does, and gives equal ones one object", () => {
+    fc.assert(
+      fc.property(
+        fc.array(nodeSpec, { minLength: 1, maxLength: 8 }),
+        fc.array(inlineCopy, { minLength: 1, maxLength: 12 }),
+        (specs, steps) => {
+          const nodes = buildGraph(specs);
+          const memo = new SchemaMemo();
+          const byText = new Map<string, JsonSchema>();
+          steps.forEach((step, index) => {
+            for (const at of [index, index + 100]) {
+              const source = copyOf(nodes[step.entry % nodes.length]!, step.wrap);
+              const pointer = `#/paths/op${at}/schema`;
+              const limits = { direction: "output" as const, maxDepth: step.maxDepth };
+              const fresh = { ...limits, diagnostics: [] as Diagnostic[] };
+              const shared = { ...limits, diagnostics: [] as Diagnostic[], memo };
+              const expected = toBoundedJsonSchema(source, pointer, fresh, step.maxChars);
+              const actual = toSharedBoundedJsonSchema(source, pointer, shared, step.maxChars);
+              expect(JSON.stringify(actual)).toBe(JSON.stringify(expected));
+              expect(shared.diagnostics).toEqual(fresh.diagnostics);
+              const key = `${step.maxDepth} ${step.maxChars} ${JSON.stringify(actual)}`;
+              if (at >= 100 && step.wrap !== "none" && step.wrap !== "original") expect(byText.get(key)).toBe(actual);
+              byText.set(key, actual);
+            }
+          });
+        },
+      ),
+      { numRuns: 400 },
+    );
   });
 });
 
