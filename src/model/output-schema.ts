@@ -42,7 +42,7 @@ const SAME_VALUE = new Set(["allOf", "anyOf", "oneOf", "not", "if", "then", "els
 /**
  * Stripped once per response schema object: tools with equal responses share
  * one (see `toSharedBoundedJsonSchema`), so they share the stripped one too
- * (GitHub: 926 responses, 462 objects). Neither is changed after.
+ * (GitHub: 926 responses, 641 objects). Neither is changed after.
  */
 const stripped = new WeakMap<JsonSchema, JsonSchema>();
 

@@ -59,13 +59,6 @@ export interface KnownLengths {
   atLeast: Map<object, number>;
 }
 
-/** How each schema-valued keyword holds its sub-schemas. */
-export const SUB_SCHEMA_KINDS = new Map<string, "map" | "list" | "single">([
-  ...SCHEMA_MAP_KEYWORDS.map((keyword) => [keyword, "map"] as const),
-  ...SCHEMA_LIST_KEYWORDS.map((keyword) => [keyword, "list"] as const),
-  ...SCHEMA_KEYWORDS.map((keyword) => [keyword, "single"] as const),
-]);
-
 /** Every sub-schema keyword, in the order a conversion visits them: maps, then lists, then single schemas. */
 export const SUB_SCHEMA_KEYWORDS: readonly string[] = [
   ...SCHEMA_MAP_KEYWORDS,

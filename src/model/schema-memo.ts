@@ -22,13 +22,14 @@ import {
   MAP_KEYWORD_COUNT,
   pointerAt,
   type KnownLengths,
+  SCHEMA_KEYWORDS,
+  SCHEMA_LIST_KEYWORDS,
+  SCHEMA_MAP_KEYWORDS,
   SUB_SCHEMA_KEYWORDS,
-  SUB_SCHEMA_KINDS,
   subSchemaKeywordBits,
   type SchemaDirection,
   type Where,
 } from "./schema-keywords.js";
-import { EqualSchemas } from "./equal-schemas.js";
 
 /**
  * A conversion and the remaining depths (`low`..`high`, inclusive) that give
@@ -93,8 +94,6 @@ export class SchemaMemo {
   private components = 0;
   /** What `toBoundedJsonSchema` kept, by its limits and schema object. */
   private readonly fitting = new Map<string, Map<object, Bounded>>();
-  /** Response schemas of equal content, one object each (see equal-schemas.ts). */
-  readonly equal = new EqualSchemas((schema) => this.onCycle(schema));
   /** JSON lengths of converted schemas, for the size budget of bounded schemas (see `jsonLengthUpTo`). */
   readonly lengths: KnownLengths = { exact: new Map(), atLeast: new Map() };
 
@@ -353,6 +352,13 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
+
+/** How each schema-valued keyword holds its sub-schemas. */
+const SUB_SCHEMA_KINDS = new Map<string, "map" | "list" | "single">([
+  ...SCHEMA_MAP_KEYWORDS.map((keyword) => [keyword, "map"] as const),
+  ...SCHEMA_LIST_KEYWORDS.map((keyword) => [keyword, "list"] as const),
+  ...SCHEMA_KEYWORDS.map((keyword) => [keyword, "single"] as const),
+]);
 
 /**
  * The objects a conversion may descend into: every schema-valued keyword's

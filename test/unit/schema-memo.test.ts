@@ -182,49 +182,43 @@ describe("SchemaMemo (conversions shared by the tools of one model run)", () => 
   });
 });
 
-/** Objects of equal content that are not the same object, as inline response schemas are: copies at a few levels. */
-const inlineCopy = fc.record({
+const response = fc.record({
   entry: fc.nat(20),
-  wrap: fc.constantFrom("original" as const, "none" as const, "array" as const, "envelope" as const, "allOf" as const),
+  inline: fc.boolean(),
   maxDepth: fc.integer({ min: 1, max: 7 }),
   maxChars: fc.integer({ min: 50, max: 3000 }),
 });
 
-function copyOf(node: Record<string, unknown>, wrap: fc.Infer<typeof inlineCopy>["wrap"]): Record<string, unknown> {
-  if (wrap === "original") return node;
-  // A shallow copy of a node on a cycle converts differently from the node (its cycle closes at the original).
-  const copy = { ...node, ...(node.required ? { required: [...(node.required as string[])] } : {}) };
-  if (wrap === "array") return { type: "array", items: copy };
-  if (wrap === "envelope") return { type: "object", properties: { data: copy, total: { type: "integer" } } };
-  if (wrap === "allOf") return { allOf: [copy, { required: ["data"] }] };
-  return copy;
-}
-
-describe("toSharedBoundedJsonSchema (one object per response schema content)", () => {
-  it("bounds inline copies as a fresh conversion of each does, and gives equal ones one object", () => {
+describe("toSharedBoundedJsonSchema (one object per response schema object and limits)", () => {
+  it("bounds as a fresh conversion does, and gives every bounding of one object under one limit the same object", () => {
     fc.assert(
       fc.property(
         fc.array(nodeSpec, { minLength: 1, maxLength: 8 }),
-        fc.array(inlineCopy, { minLength: 1, maxLength: 12 }),
+        fc.array(response, { minLength: 1, maxLength: 12 }),
         (specs, steps) => {
           const nodes = buildGraph(specs);
           const memo = new SchemaMemo();
-          const byText = new Map<string, JsonSchema>();
+          const byLimits = new Map<string, JsonSchema>();
           steps.forEach((step, index) => {
-            for (const at of [index, index + 100]) {
-              const source = copyOf(nodes[step.entry % nodes.length]!, step.wrap);
-              const pointer = `#/paths/op${at}/schema`;
-              const limits = { direction: "output" as const, maxDepth: step.maxDepth };
-              const fresh = { ...limits, diagnostics: [] as Diagnostic[] };
-              const shared = { ...limits, diagnostics: [] as Diagnostic[], memo };
-              const expected = toBoundedJsonSchema(source, pointer, fresh, step.maxChars);
-              const actual = toSharedBoundedJsonSchema(source, pointer, shared, step.maxChars);
-              expect(JSON.stringify(actual)).toBe(JSON.stringify(expected));
-              expect(shared.diagnostics).toEqual(fresh.diagnostics);
-              const key = `${step.maxDepth} ${step.maxChars} ${JSON.stringify(actual)}`;
-              if (at >= 100 && step.wrap !== "none" && step.wrap !== "original") expect(byText.get(key)).toBe(actual);
-              byText.set(key, actual);
-            }
+            const node = nodes[step.entry % nodes.length]!;
+            // An inline schema is an object of its own per operation: equal content, not shared.
+            const source = step.inline ? { type: "array", items: node } : node;
+            const pointer = `#/paths/op${index}/schema`;
+            const limits = { direction: "output" as const, maxDepth: step.maxDepth };
+            const fresh = { ...limits, diagnostics: [] as Diagnostic[] };
+            const shared = { ...limits, diagnostics: [] as Diagnostic[], memo };
+            const expected = toBoundedJsonSchema(source, pointer, fresh, step.maxChars);
+            const actual = toSharedBoundedJsonSchema(source, pointer, shared, step.maxChars);
+            expect(JSON.stringify(actual)).toBe(JSON.stringify(expected));
+            expect(shared.diagnostics).toEqual(fresh.diagnostics);
+            const key = `${step.entry % nodes.length} ${step.maxDepth} ${step.maxChars}`;
+            if (step.inline) expect(toSharedBoundedJsonSchema(source, pointer, shared, step.maxChars)).toBe(actual);
+            else if (byLimits.has(key)) expect(actual).toBe(byLimits.get(key));
+            else byLimits.set(key, actual);
+            // The top level is never a conversion kept inside other schemas, and never a caller's copy.
+            expect(toBoundedJsonSchema(source, pointer, { ...shared, diagnostics: [] }, step.maxChars)).not.toBe(
+              actual,
+            );
           });
         },
       ),
