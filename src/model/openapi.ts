@@ -18,7 +18,7 @@ import type {
 } from "./ir.js";
 import { argName, assignUniqueNames, baseToolName, uniqueKey } from "./names.js";
 import { RESERVED_TOOL_NAMES } from "../../templates/server/src/runtime/call/types.js";
-import { SchemaMemo, toBoundedJsonSchema, type SchemaContext } from "./schema.js";
+import { SchemaMemo, toSharedBoundedJsonSchema, type SchemaContext } from "./schema.js";
 import { withoutRepeats } from "./schema-memo.js";
 import { describeOperation, htmlToMarkdown } from "./spec-cleanup.js";
 import { parameterKey, parsePathKey, planDiscriminators, type PathKey } from "./fragments.js";
@@ -324,7 +324,10 @@ function buildOperationTool(
   return draft;
 }
 
-/** The success response's schema, bounded for tools/list; it shares the operation's diagnostics and schema memo. */
+/**
+ * The success response's schema, bounded for tools/list; it shares the operation's diagnostics and schema memo, and
+ * tools with equal responses share one object (never changed after: guidance and emit only read it).
+ */
 function responseSchemaOf(
   success: SuccessResponse,
   inputContext: SchemaContext,
@@ -332,7 +335,7 @@ function responseSchemaOf(
 ): JsonSchema | undefined {
   if (!success.schema) return undefined;
   const outputContext: SchemaContext = { ...inputContext, direction: "output", maxDepth: context.outputDepth };
-  return toBoundedJsonSchema(success.schema, success.schemaPointer!, outputContext, context.outputSchemaChars);
+  return toSharedBoundedJsonSchema(success.schema, success.schemaPointer!, outputContext, context.outputSchemaChars);
 }
 
 interface ParameterPlan {

@@ -39,8 +39,17 @@ export const OUTPUT_DEPTH = 3;
 /** Keywords that apply another schema to the same value: not a level deeper. */
 const SAME_VALUE = new Set(["allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas"]);
 
+/**
+ * Stripped once per response schema object: tools with equal responses share
+ * one (see `toSharedBoundedJsonSchema`), so they share the stripped one too
+ * (GitHub: 926 responses, 641 objects). Neither is changed after.
+ */
+const stripped = new WeakMap<JsonSchema, JsonSchema>();
+
 export function validationOnlySchema(schema: JsonSchema): JsonSchema {
-  return strip(schema, 0) as JsonSchema;
+  let result = stripped.get(schema);
+  if (!result) stripped.set(schema, (result = strip(schema, 0) as JsonSchema));
+  return result;
 }
 
 function strip(schema: unknown, depth: number): unknown {

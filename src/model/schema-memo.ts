@@ -62,6 +62,12 @@ export function makeConverted(schema: JsonSchema, low: number, high: number): Co
 
 type Entry = Converted;
 
+/** A schema bounded by `toBoundedJsonSchema`: the depth kept, and the top-level object it returned. */
+export interface Bounded {
+  depth: number;
+  schema: JsonSchema;
+}
+
 export class SchemaMemo {
   private static readonly owned = new WeakMap<object, SchemaMemo>();
 
@@ -86,8 +92,8 @@ export class SchemaMemo {
   /** Objects `markCycles` has numbered. */
   private visited = 0;
   private components = 0;
-  /** Depths kept by `toBoundedJsonSchema`, by its limits and schema object. */
-  private readonly fitting = new Map<string, Map<object, number>>();
+  /** What `toBoundedJsonSchema` kept, by its limits and schema object. */
+  private readonly fitting = new Map<string, Map<object, Bounded>>();
   /** JSON lengths of converted schemas, for the size budget of bounded schemas (see `jsonLengthUpTo`). */
   readonly lengths: KnownLengths = { exact: new Map(), atLeast: new Map() };
 
@@ -108,17 +114,18 @@ export class SchemaMemo {
 
   /**
    * The depth `toBoundedJsonSchema` kept for `schema` under `limits` (its
-   * direction, first depth and length limit): the conversion at each depth
-   * depends on nothing else, so a shared response schema is tried once.
+   * direction, first depth and length limit), and the schema it returned:
+   * the conversion at each depth depends on nothing else, so a shared
+   * response schema is tried once.
    */
-  fittingDepth(schema: object, limits: string): number | undefined {
+  bounded(schema: object, limits: string): Bounded | undefined {
     return this.fitting.get(limits)?.get(schema);
   }
 
-  keepFittingDepth(schema: object, limits: string, depth: number): void {
-    let depths = this.fitting.get(limits);
-    if (!depths) this.fitting.set(limits, (depths = new Map()));
-    depths.set(schema, depth);
+  keepBounded(schema: object, limits: string, bounded: Bounded): void {
+    let kept = this.fitting.get(limits);
+    if (!kept) this.fitting.set(limits, (kept = new Map()));
+    kept.set(schema, bounded);
   }
 
   /** Whether `schema` lies on a cycle of sub-schema references. */

@@ -71,12 +71,47 @@ export function toBoundedJsonSchema(
   maxChars: number,
   onReduced?: (depth: number) => void,
 ): JsonSchema {
+  const schemaKept = bounded(schema, pointer, context, maxChars, onReduced);
+  // Callers may add to the top level (a body's description): a copy, as the kept one is shared.
+  return context.memo && isObject(schema) ? { ...schemaKept } : schemaKept;
+}
+
+/**
+ * Like `toBoundedJsonSchema`, for response schemas: every bounding of one
+ * schema object under the same limits returns the same object, so tools
+ * sharing a response schema share its conversion too, and per-object memos
+ * downstream (guidance, emit's stripped output schema) work once for it
+ * (GitHub: 926 responses, 641 objects; Stripe: 451, 240). Callers must not
+ * change it. (Sharing equal content across distinct objects was tried: keying
+ * content cost more than it saved.)
+ */
+export function toSharedBoundedJsonSchema(
+  schema: unknown,
+  pointer: string,
+  context: SchemaContext,
+  maxChars: number,
+): JsonSchema {
+  return bounded(schema, pointer, context, maxChars);
+}
+
+/**
+ * The bounded conversion, a top-level object of its own; with a memo, the one
+ * kept by the first bounding of `schema` under these limits (its diagnostics
+ * are pushed again, with this pointer, by the conversion at the kept depth).
+ */
+function bounded(
+  schema: unknown,
+  pointer: string,
+  context: SchemaContext,
+  maxChars: number,
+  onReduced?: (depth: number) => void,
+): JsonSchema {
   const { memo } = context;
   const limits = `${context.direction} ${context.maxDepth} ${maxChars}`;
   // A schema bounded before (Stripe: 211 of 451 responses are shared) fits at the depth found then.
-  const fitting = memo && isObject(schema) ? memo.fittingDepth(schema, limits) : undefined;
-  const budgeted = fitting === undefined && worthBudgeting(schema, context);
-  for (let depth = fitting ?? context.maxDepth; ; depth--) {
+  const kept = memo && isObject(schema) ? memo.bounded(schema, limits) : undefined;
+  const budgeted = kept === undefined && worthBudgeting(schema, context);
+  for (let depth = kept?.depth ?? context.maxDepth; ; depth--) {
     const diagnostics: SchemaContext["diagnostics"] = [];
     // The last depth is kept whatever its length, so it needs no budget.
     const budget = budgeted && depth > 1 ? { limit: maxChars, left: maxChars } : undefined;
@@ -88,11 +123,14 @@ export function toBoundedJsonSchema(
       new Set(),
     ).schema;
     if (budget && budget.left < 0) continue;
-    if (fitting !== undefined || depth <= 1 || jsonLengthUpTo(converted, maxChars, memo?.lengths) <= maxChars) {
+    if (kept !== undefined || depth <= 1 || jsonLengthUpTo(converted, maxChars, memo?.lengths) <= maxChars) {
       context.diagnostics.push(...diagnostics);
       if (depth < context.maxDepth) onReduced?.(depth);
-      if (memo && isObject(schema)) memo.keepFittingDepth(schema, limits, depth);
-      return { ...converted };
+      if (kept) return kept.schema;
+      // A top-level object of its own: `converted` may also sit inside other schemas.
+      const top = { ...converted };
+      if (memo && isObject(schema)) memo.keepBounded(schema, limits, { depth, schema: top });
+      return top;
     }
   }
 }

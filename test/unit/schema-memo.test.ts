@@ -1,7 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Diagnostic, JsonSchema } from "../../src/model/ir.js";
-import { SchemaMemo, toBoundedJsonSchema, toJsonSchema, type SchemaContext } from "../../src/model/schema.js";
+import {
+  SchemaMemo,
+  toBoundedJsonSchema,
+  toJsonSchema,
+  toSharedBoundedJsonSchema,
+  type SchemaContext,
+} from "../../src/model/schema.js";
 import { withoutRepeats } from "../../src/model/schema-memo.js";
 
 type Edge = { keyword: "properties" | "items" | "allOf" | "additionalProperties"; target: number };
@@ -173,6 +179,51 @@ describe("SchemaMemo (conversions shared by the tools of one model run)", () => 
     top.description = "changed by a caller";
     expect(home.description).toBeUndefined();
     expect(toJsonSchema(address, "#/d", context()).description).toBeUndefined();
+  });
+});
+
+const response = fc.record({
+  entry: fc.nat(20),
+  inline: fc.boolean(),
+  maxDepth: fc.integer({ min: 1, max: 7 }),
+  maxChars: fc.integer({ min: 50, max: 3000 }),
+});
+
+describe("toSharedBoundedJsonSchema (one object per response schema object and limits)", () => {
+  it("bounds as a fresh conversion does, and gives every bounding of one object under one limit the same object", () => {
+    fc.assert(
+      fc.property(
+        fc.array(nodeSpec, { minLength: 1, maxLength: 8 }),
+        fc.array(response, { minLength: 1, maxLength: 12 }),
+        (specs, steps) => {
+          const nodes = buildGraph(specs);
+          const memo = new SchemaMemo();
+          const byLimits = new Map<string, JsonSchema>();
+          steps.forEach((step, index) => {
+            const node = nodes[step.entry % nodes.length]!;
+            // An inline schema is an object of its own per operation: equal content, not shared.
+            const source = step.inline ? { type: "array", items: node } : node;
+            const pointer = `#/paths/op${index}/schema`;
+            const limits = { direction: "output" as const, maxDepth: step.maxDepth };
+            const fresh = { ...limits, diagnostics: [] as Diagnostic[] };
+            const shared = { ...limits, diagnostics: [] as Diagnostic[], memo };
+            const expected = toBoundedJsonSchema(source, pointer, fresh, step.maxChars);
+            const actual = toSharedBoundedJsonSchema(source, pointer, shared, step.maxChars);
+            expect(JSON.stringify(actual)).toBe(JSON.stringify(expected));
+            expect(shared.diagnostics).toEqual(fresh.diagnostics);
+            const key = `${step.entry % nodes.length} ${step.maxDepth} ${step.maxChars}`;
+            if (step.inline) expect(toSharedBoundedJsonSchema(source, pointer, shared, step.maxChars)).toBe(actual);
+            else if (byLimits.has(key)) expect(actual).toBe(byLimits.get(key));
+            else byLimits.set(key, actual);
+            // The top level is never a conversion kept inside other schemas, and never a caller's copy.
+            expect(toBoundedJsonSchema(source, pointer, { ...shared, diagnostics: [] }, step.maxChars)).not.toBe(
+              actual,
+            );
+          });
+        },
+      ),
+      { numRuns: 400 },
+    );
   });
 });
 
