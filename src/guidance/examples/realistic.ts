@@ -307,11 +307,20 @@ function phraseOf(role: ValueRole): string {
 
 function numberValue(schema: JsonSchema, role: ValueRole, type: string): number | undefined {
   if (role.identifier) return undefined;
-  const phrase = words(role.name).join(" ");
-  const rule = NUMBER_RULES.find((r) => r.test.test(phrase));
+  const rule = numberRuleFor(role.name);
   if (!rule) return undefined;
   const value = type === "number" && rule.number !== undefined ? rule.number : rule.integer;
   return fitsNumber(schema, value) ? value : undefined;
+}
+
+/** The first number rule matching a name; names repeat across tools (`limit`, `page`), so the answer is kept. */
+const numberRulesByName = new Map<string, (typeof NUMBER_RULES)[number] | undefined>();
+function numberRuleFor(name: string): (typeof NUMBER_RULES)[number] | undefined {
+  if (numberRulesByName.has(name)) return numberRulesByName.get(name);
+  const phrase = words(name).join(" ");
+  const rule = NUMBER_RULES.find((r) => r.test.test(phrase));
+  numberRulesByName.set(name, rule);
+  return rule;
 }
 
 function fitsNumber(s: JsonSchema, value: number): boolean {
