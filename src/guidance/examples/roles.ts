@@ -10,6 +10,8 @@ import { asSchema, isObject, singularize } from "../schema-util.js";
 import type { ValueRole } from "./realistic.js";
 
 const MAX_DEPTH = 12;
+/** Hoisted: the walk visits every subschema of every distinct input schema. */
+const BRANCH_KEYS = ["allOf", "anyOf", "oneOf"] as const;
 
 /** Roles by subschema object; shared by every tool with this input schema object, so never written to. */
 export type Roles = Pick<WeakMap<object, ValueRole>, "get">;
@@ -47,7 +49,7 @@ function walkRoles(inputSchema: JsonSchema): Roles {
       visit(s["items"], itemRole, depth + 1);
       if (Array.isArray(s["prefixItems"])) for (const item of s["prefixItems"]) visit(item, itemRole, depth + 1);
     }
-    for (const key of ["allOf", "anyOf", "oneOf"] as const) {
+    for (const key of BRANCH_KEYS) {
       const branches = s[key];
       if (Array.isArray(branches)) for (const branch of branches) visit(branch, role, depth + 1);
     }

@@ -143,9 +143,12 @@ function copyKeyword(
   }
 }
 
+/** Hoisted: asked of every shaped node. */
+const CHOICE_KEYS = ["oneOf", "anyOf"] as const;
+
 /** Chooses one branch of oneOf/anyOf (the first non-null one, rotated by `branch`) and adds it to allOf. */
 function chooseBranches(ctx: ExampleContext, s: JsonSchema, out: JsonSchema, o: ShapeOptions, depth: number): void {
-  for (const key of ["oneOf", "anyOf"] as const) {
+  for (const key of CHOICE_KEYS) {
     const branches = s[key];
     if (!Array.isArray(branches) || branches.length === 0) continue;
     const nonNull = branches.filter((b) => !(isObject(b) && b["type"] === "null"));
