@@ -67,6 +67,9 @@ function checkPatternPropertiesKeys(keyed: Record<string, unknown>, where: Where
   }
 }
 
+/** A pattern left out is quoted in the description up to this length; kilobyte-long ones only mentioned. */
+const MAX_PATTERN_IN_TEXT = 200;
+
 /**
  * Ajv tests a pattern by backtracking, so one whose time grows exponentially with a non-matching value would let
  * one long argument freeze the server (and a client's Ajv checking an outputSchema): such a pattern is not copied.
@@ -75,6 +78,10 @@ function dropCatastrophicPattern(out: JsonSchema, pattern: string, where: Where,
   const hazard = exponentialBacktracking(pattern);
   if (!hazard) return;
   delete out.pattern;
+  // The agent still needs the rule the API enforces: said in words, as a cut-off stub says what it left out.
+  const rule = pattern.length <= MAX_PATTERN_IN_TEXT ? `must match ${JSON.stringify(pattern)}` : "must match a pattern";
+  const said = typeof out.description === "string" && out.description !== "" ? `${out.description} ` : "";
+  out.description = `${said}(${rule}; checked by the API, not here)`;
   // A rewrite longer than a line would bury the message; the culprit names the place to change.
   const example = hazard.rewrite && hazard.rewrite.length <= 200 ? ` (e.g. "${hazard.rewrite}")` : "";
   diagnostics.push({

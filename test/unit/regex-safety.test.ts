@@ -4,6 +4,8 @@ import { exponentialBacktracking, repeatsAroundChoice } from "../../src/model/re
 import { toJsonSchema } from "../../src/model/schema.js";
 
 const BEEZUP_URL = String.raw`^(https?:\/\/)?([\da-z\.-]+)\.([a-z\.]{2,6})([\/\w \.-]*)*\/?$`;
+/** What the property's description says once the pattern is left out. */
+const URL_RULE = `(must match ${JSON.stringify(BEEZUP_URL)}; checked by the API, not here)`;
 
 describe("patterns that backtrack exponentially", () => {
   it.each([
@@ -114,10 +116,30 @@ describe("schema conversion drops such a pattern with a located warning", () => 
     },
   };
 
+  it("keeps the rule in the description, after the spec's own text; a very long pattern is only mentioned", () => {
+    const long = `^(a|a)*${"b".repeat(300)}$`;
+    const { out } = convert(
+      {
+        type: "object",
+        properties: {
+          url: { type: "string", description: "The store's address.", pattern: BEEZUP_URL },
+          code: { type: "string", pattern: long },
+        },
+      },
+      "input",
+    );
+    const properties = out.properties as Record<string, Record<string, unknown>>;
+    expect(properties.url?.description).toBe(`The store's address. ${URL_RULE}`);
+    expect(properties.code).toEqual({
+      type: "string",
+      description: "(must match a pattern; checked by the API, not here)",
+    });
+  });
+
   it.each(["input", "output"] as const)("in %s schemas", (direction) => {
     const { out, diagnostics } = convert(store, direction);
     const properties = out.properties as Record<string, Record<string, unknown>>;
-    expect(properties.url).toEqual({ type: "string", maxLength: 200 });
+    expect(properties.url).toEqual({ type: "string", maxLength: 200, description: URL_RULE });
     expect(properties.code?.pattern).toBe("^[A-Z]{2}$");
     expect(diagnostics).toEqual([
       {
