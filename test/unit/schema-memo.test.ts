@@ -67,12 +67,18 @@ const conversion = fc.record({
   maxChars: fc.option(fc.integer({ min: 50, max: 3000 }), { nil: undefined }),
 });
 
+interface Converted {
+  schema: JsonSchema;
+  diagnostics: Diagnostic[];
+  reduced?: number;
+}
+
 function run(
   nodes: Array<Record<string, unknown>>,
   step: fc.Infer<typeof conversion>,
   index: number,
   memo: SchemaMemo | undefined,
-): { schema: JsonSchema; diagnostics: Diagnostic[]; reduced?: number } {
+): Converted {
   const diagnostics: Diagnostic[] = [];
   const context: SchemaContext = { direction: step.direction, maxDepth: step.maxDepth, diagnostics, memo };
   const source = nodes[step.entry % nodes.length];
@@ -83,26 +89,43 @@ function run(
   return { schema, diagnostics, ...(reduced === undefined ? {} : { reduced }) };
 }
 
+/** Runs `check` on every conversion step of random schema graphs, each run with one fresh memo. */
+function forEveryStep(
+  maxSteps: number,
+  numRuns: number,
+  check: (
+    nodes: Array<Record<string, unknown>>,
+    memo: SchemaMemo,
+    step: fc.Infer<typeof conversion>,
+    index: number,
+  ) => void,
+): void {
+  fc.assert(
+    fc.property(
+      fc.array(nodeSpec, { minLength: 1, maxLength: 8 }),
+      fc.array(conversion, { minLength: 1, maxLength: maxSteps }),
+      (specs, steps) => {
+        const nodes = buildGraph(specs);
+        const memo = new SchemaMemo();
+        steps.forEach((step, index) => check(nodes, memo, step, index));
+      },
+    ),
+    { numRuns },
+  );
+}
+
+/** The same JSON, the same diagnostics (pointers included) and the same reduced depth. */
+function expectSameConversion(actual: Converted, expected: Converted): void {
+  expect(JSON.stringify(actual.schema)).toBe(JSON.stringify(expected.schema));
+  expect(actual.diagnostics).toEqual(expected.diagnostics);
+  expect(actual.reduced).toBe(expected.reduced);
+}
+
 describe("SchemaMemo (conversions shared by the tools of one model run)", () => {
   it("converts every schema exactly as a fresh conversion does, diagnostics and their pointers included", () => {
-    fc.assert(
-      fc.property(
-        fc.array(nodeSpec, { minLength: 1, maxLength: 8 }),
-        fc.array(conversion, { minLength: 1, maxLength: 12 }),
-        (specs, steps) => {
-          const nodes = buildGraph(specs);
-          const memo = new SchemaMemo();
-          steps.forEach((step, index) => {
-            const fresh = run(nodes, step, index, undefined);
-            const shared = run(nodes, step, index, memo);
-            expect(JSON.stringify(shared.schema)).toBe(JSON.stringify(fresh.schema));
-            expect(shared.diagnostics).toEqual(fresh.diagnostics);
-            expect(shared.reduced).toBe(fresh.reduced);
-          });
-        },
-      ),
-      { numRuns: 400 },
-    );
+    forEveryStep(12, 400, (nodes, memo, step, index) => {
+      expectSameConversion(run(nodes, step, index, memo), run(nodes, step, index, undefined));
+    });
   });
 
   it("keeps the depth that trying every depth in full would keep, though it stops building a try once too long", () => {
@@ -115,56 +138,22 @@ describe("SchemaMemo (conversions shared by the tools of one model run)", () => 
           return { schema, diagnostics, ...(depth < step.maxDepth ? { reduced: depth } : {}) };
       }
     };
-    fc.assert(
-      fc.property(
-        fc.array(nodeSpec, { minLength: 1, maxLength: 8 }),
-        fc.array(conversion, { minLength: 1, maxLength: 12 }),
-        (specs, steps) => {
-          const nodes = buildGraph(specs);
-          const memo = new SchemaMemo();
-          steps.forEach((step, index) => {
-            const bounded = { ...step, maxChars: step.maxChars ?? 400 };
-            const expected = reference(
-              nodes[step.entry % nodes.length],
-              bounded,
-              `#/paths/op${index}/schema`,
-              bounded.maxChars,
-            );
-            for (const actual of [run(nodes, bounded, index, undefined), run(nodes, bounded, index, memo)]) {
-              expect(JSON.stringify(actual.schema)).toBe(JSON.stringify(expected.schema));
-              expect(actual.diagnostics).toEqual(expected.diagnostics);
-              expect(actual.reduced).toBe(expected.reduced);
-            }
-          });
-        },
-      ),
-      { numRuns: 400 },
-    );
+    forEveryStep(12, 400, (nodes, memo, step, index) => {
+      const bounded = { ...step, maxChars: step.maxChars ?? 400 };
+      const source = nodes[step.entry % nodes.length];
+      const expected = reference(source, bounded, `#/paths/op${index}/schema`, bounded.maxChars);
+      for (const actual of [run(nodes, bounded, index, undefined), run(nodes, bounded, index, memo)])
+        expectSameConversion(actual, expected);
+    });
   });
 
   it("bounds a schema bounded before at the depth found then, with the same result and its own pointers", () => {
-    fc.assert(
-      fc.property(
-        fc.array(nodeSpec, { minLength: 1, maxLength: 8 }),
-        fc.array(conversion, { minLength: 1, maxLength: 6 }),
-        (specs, steps) => {
-          const nodes = buildGraph(specs);
-          const memo = new SchemaMemo();
-          steps.forEach((step, index) => {
-            const bounded = { ...step, maxChars: step.maxChars ?? 400 };
-            // The second time round, the same schema object under the same limits, from another operation.
-            for (const at of [index, index + 100]) {
-              const fresh = run(nodes, bounded, at, undefined);
-              const shared = run(nodes, bounded, at, memo);
-              expect(JSON.stringify(shared.schema)).toBe(JSON.stringify(fresh.schema));
-              expect(shared.diagnostics).toEqual(fresh.diagnostics);
-              expect(shared.reduced).toBe(fresh.reduced);
-            }
-          });
-        },
-      ),
-      { numRuns: 300 },
-    );
+    forEveryStep(6, 300, (nodes, memo, step, index) => {
+      const bounded = { ...step, maxChars: step.maxChars ?? 400 };
+      // The second time round, the same schema object under the same limits, from another operation.
+      for (const at of [index, index + 100])
+        expectSameConversion(run(nodes, bounded, at, memo), run(nodes, bounded, at, undefined));
+    });
   });
 
   it("shares a component's conversion between tools, and a caller's changes to its top level stay its own", () => {
