@@ -3,6 +3,9 @@
 // resolving hundreds of ESM files, then compiling the bundle, were each a large share of a small run.
 import { fileURLToPath } from "node:url";
 import { requireWithCodeCache } from "../dist/src/code-cache.js";
+import { yieldBackgroundThreads } from "../dist/src/thread-priority.js";
+
+yieldBackgroundThreads();
 
 const cli = requireWithCodeCache(fileURLToPath(new URL("../dist/bin/cli.js", import.meta.url)));
 
