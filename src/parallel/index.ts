@@ -18,13 +18,14 @@ import type { OutcomeResults, OutcomeTask, WorkerRequest } from "./outcomes.js";
 
 /**
  * Below this many tools to compute, one thread is as fast or faster than paying for a worker's start-up.
- * Since example checks stopped compiling code (src/model/interpret/), the examples stage is small: on a quiet
- * 2-core machine, paired runs with and without the worker gave equal wall time on Stripe (452 tools), GitHub
- * (1,223) and autotask.net (2,958), one thread faster on amazonaws ec2 (1,188: 1.87 s against 1.98 s), and the
- * worker ahead only on Microsoft Graph (11,422: 8.8 s against 9.2 s); the worker costs ≈ 0.15–0.3 s of CPU and
- * ≈ 30 MB either way (session 5 in docs/benchmarks.md).
+ * Since the CLI lowers the priority of V8's background threads (src/thread-priority.ts), the worker gets the
+ * second core instead of sharing it with them. On a quiet 2-core machine, paired runs with and without the
+ * worker (median wall, session 7 in docs/benchmarks.md): box.com (258 tools) 0.44 → 0.46 s and zoom.us (373)
+ * 0.61 → 0.62 s, slower; Stripe (452) 0.72 → 0.71 s, even; kubernetes.io (833) 1.14 → 1.12 s, amazonaws ec2
+ * (1,188) 1.37 → 1.33 s, GitHub (1,223) 1.10 → 1.02 s and autotask.net (2,958) 1.49 → 1.41 s, faster, each
+ * with less CPU in all. (Before that change, the worker paid only on Microsoft Graph, 11,422 tools.)
  */
-const MIN_TOOLS_FOR_WORKER = 5000;
+const MIN_TOOLS_FOR_WORKER = 600;
 
 export function shouldUseWorker(taskCount: number): boolean {
   const setting = process.env["GUIDED_MCP_WORKERS"];
