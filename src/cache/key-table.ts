@@ -81,8 +81,11 @@ export async function saveKeys(
   ]);
 }
 
-/** Where two texts of a spec differ: nowhere, or inside the object of one operation. */
-export type SpecEdit = "unchanged" | { path: string; method: HttpMethod };
+/**
+ * Where two texts of a spec differ: nowhere, or inside the object of one operation (whose object spans bytes `start`
+ * to `end` of the second text).
+ */
+export type SpecEdit = "unchanged" | { path: string; method: HttpMethod; start: number; end: number };
 
 /**
  * The one operation whose object holds every byte that differs between two JSON texts of a spec ("unchanged" when
@@ -104,7 +107,7 @@ export function specEdit(before: Buffer, after: Buffer): SpecEdit | undefined {
   // either text, so that each text is the other with that object replaced (and both are JSON).
   const end = found.end + after.length - before.length;
   return isJsonObject(before, found.start, found.end) && isJsonObject(after, found.start, end)
-    ? { path: found.path, method: found.method }
+    ? { path: found.path, method: found.method, start: found.start, end }
     : undefined;
 }
 
@@ -166,7 +169,7 @@ function operationAround(
 }
 
 /** The index just after the string whose opening quote is at `start`, or -1 if it is not closed. */
-function stringEnd(text: Buffer, start: number): number {
+export function stringEnd(text: Buffer, start: number): number {
   for (let quote = text.indexOf(QUOTE, start + 1); quote >= 0; quote = text.indexOf(QUOTE, quote + 1)) {
     let backslashes = 0;
     while (text[quote - 1 - backslashes] === BACKSLASH) backslashes++;

@@ -1,0 +1,209 @@
+/**
+ * A JSON document parsed only where a regeneration reads it.
+ *
+ * After a one-operation edit (src/cache/key-table.ts) a regeneration reads a
+ * few dozen objects of the spec: the top level, every path item's own fields,
+ * the edited operation and the components it reaches. `JSON.parse` of the whole
+ * text (GitHub: 7–13 MB, ≈ 50–70 ms, and a heap of objects the collector then
+ * promotes and walks) builds everything else for nothing. So one scan of the
+ * bytes finds the members down to the level a regeneration addresses — the
+ * top level, `paths/<path>/<member>`, `components/<group>/<name>` and Swagger
+ * 2.0's `definitions|parameters|responses/<name>` — and each member's value is
+ * parsed from its bytes when first read (a property getter that then replaces
+ * itself with the value).
+ *
+ * Reading a sparse document gives exactly what reading `JSON.parse` of the same
+ * text gives: the same keys in the same order (an object's keys are defined in
+ * text order, so integer-like keys come first as in any object; a repeated key
+ * keeps its first place and its last value, as in `JSON.parse`), and each value
+ * parsed by `JSON.parse` itself. The caller must know the text is JSON (here: a
+ * spec the last run parsed, with one operation replaced by bytes that parse as
+ * an object), and checks the depth of what is new; the scan only refuses what
+ * it does not expect.
+ */
+import { stringEnd } from "./key-table.js";
+import { UNIT_DEPTH } from "./unit-table.js";
+
+type JsonObject = Record<string, unknown>;
+
+const QUOTE = 34;
+const BACKSLASH = 92;
+const COLON = 58;
+const COMMA = 44;
+const OPEN_BRACE = 123;
+const CLOSE_BRACE = 125;
+const OPEN_BRACKET = 91;
+const CLOSE_BRACKET = 93;
+
+/** Sparse documents' objects: the first byte of each member not read yet (`{` for an object). */
+const unread = new WeakMap<object, Map<string, number>>();
+const documents = new WeakSet<object>();
+
+/** Thrown by the scan at anything it does not expect. */
+class Unexpected extends Error {}
+
+/** The document of JSON text `bytes` (see the module comment), or undefined when the text is not one JSON object as the scan expects. */
+export function sparseJsonDocument(bytes: Buffer): JsonObject | undefined {
+  try {
+    // A byte order mark, as `parseSpecText` strips it.
+    let start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+    start = skipSpace(bytes, start);
+    if (bytes[start] !== OPEN_BRACE) return undefined;
+    const document: JsonObject = {};
+    const end = scanObject(bytes, start, document, (key) => structure(key));
+    if (skipSpace(bytes, end) !== bytes.length) return undefined;
+    documents.add(document);
+    return document;
+  } catch (error) {
+    if (error instanceof Unexpected) return undefined;
+    throw error;
+  }
+}
+
+/** Whether `document` was made by `sparseJsonDocument`. */
+export function isSparseDocument(document: unknown): boolean {
+  return typeof document === "object" && document !== null && documents.has(document);
+}
+
+/**
+ * Whether `holder[key]` is a JSON object (not an array or null), without parsing it when it is a member of a
+ * sparse document not read yet.
+ */
+export function holdsObject(holder: JsonObject, key: string): boolean {
+  const first = unread.get(holder)?.get(key);
+  if (first !== undefined) return first === OPEN_BRACE;
+  const value = holder[key];
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** What the members of an object at a document pointer are scanned as: objects whose members are scanned in turn, or values read when needed. */
+type Plan = (key: string) => Plan | undefined;
+
+/** Paths, path items, component containers and groups are scanned; everything else is read when needed. */
+function structure(topKey: string): Plan | undefined {
+  if (topKey === "paths") return () => () => undefined;
+  const depth = UNIT_DEPTH[topKey];
+  if (depth === 3) return () => () => undefined;
+  if (depth === 2) return () => undefined;
+  return undefined;
+}
+
+/** Scans the object whose `{` is at `start` into `target`; returns the index after its `}`. */
+function scanObject(bytes: Buffer, start: number, target: JsonObject, plan: Plan): number {
+  const pending = new Map<string, number>();
+  unread.set(target, pending);
+  let index = skipSpace(bytes, start + 1);
+  if (bytes[index] === CLOSE_BRACE) return index + 1;
+  for (;;) {
+    if (bytes[index] !== QUOTE) throw new Unexpected();
+    const keyEnd = stringEnd(bytes, index);
+    if (keyEnd < 0) throw new Unexpected();
+    const key = decodeKey(bytes, index, keyEnd);
+    index = skipSpace(bytes, keyEnd);
+    if (bytes[index] !== COLON) throw new Unexpected();
+    const valueStart = skipSpace(bytes, index + 1);
+    const inner = plan(key);
+    let valueEnd: number;
+    if (inner && bytes[valueStart] === OPEN_BRACE) {
+      const child: JsonObject = {};
+      valueEnd = scanObject(bytes, valueStart, child, inner);
+      pending.delete(key);
+      Object.defineProperty(target, key, { value: child, writable: true, enumerable: true, configurable: true });
+    } else {
+      valueEnd = valueEndAt(bytes, valueStart);
+      defineLazy(target, pending, key, bytes, valueStart, valueEnd);
+    }
+    index = skipSpace(bytes, valueEnd);
+    if (bytes[index] === CLOSE_BRACE) return index + 1;
+    if (bytes[index] !== COMMA) throw new Unexpected();
+    index = skipSpace(bytes, index + 1);
+  }
+}
+
+/** A member parsed from its bytes when first read (or replaced when first written). */
+function defineLazy(
+  target: JsonObject,
+  pending: Map<string, number>,
+  key: string,
+  bytes: Buffer,
+  start: number,
+  end: number,
+): void {
+  pending.set(key, bytes[start]!);
+  const settle = (value: unknown) => {
+    pending.delete(key);
+    Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+  };
+  Object.defineProperty(target, key, {
+    enumerable: true,
+    configurable: true,
+    get() {
+      const value: unknown = JSON.parse(bytes.toString("utf8", start, end));
+      settle(value);
+      return value;
+    },
+    set: settle,
+  });
+}
+
+function decodeKey(bytes: Buffer, start: number, end: number): string {
+  for (let index = start + 1; index < end - 1; index++)
+    if (bytes[index] === BACKSLASH) return JSON.parse(bytes.toString("utf8", start, end)) as string;
+  return bytes.toString("utf8", start + 1, end - 1);
+}
+
+/** The index just after the JSON value that starts at `start`. */
+function valueEndAt(bytes: Buffer, start: number): number {
+  const first = bytes[start];
+  if (first === QUOTE) {
+    const end = stringEnd(bytes, start);
+    if (end < 0) throw new Unexpected();
+    return end;
+  }
+  if (first === OPEN_BRACE || first === OPEN_BRACKET) return containerEnd(bytes, start);
+  let index = start;
+  for (;;) {
+    const byte = bytes[index];
+    if (
+      byte === undefined ||
+      byte === COMMA ||
+      byte === CLOSE_BRACE ||
+      byte === CLOSE_BRACKET ||
+      byte === 32 ||
+      byte === 10 ||
+      byte === 13 ||
+      byte === 9
+    )
+      break;
+    index++;
+  }
+  if (index === start) throw new Unexpected();
+  return index;
+}
+
+/** The index just after the object or array whose opening bracket is at `start` (strings skipped whole). */
+function containerEnd(bytes: Buffer, start: number): number {
+  let depth = 0;
+  const length = bytes.length;
+  for (let index = start; index < length; index++) {
+    const byte = bytes[index]!;
+    if (byte === QUOTE) {
+      const end = stringEnd(bytes, index);
+      if (end < 0) throw new Unexpected();
+      index = end - 1;
+    } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) depth++;
+    else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
+      if (--depth === 0) return index + 1;
+    }
+  }
+  throw new Unexpected();
+}
+
+function skipSpace(bytes: Buffer, from: number): number {
+  let index = from;
+  for (;;) {
+    const byte = bytes[index];
+    if (byte !== 32 && byte !== 10 && byte !== 13 && byte !== 9) return index;
+    index++;
+  }
+}
