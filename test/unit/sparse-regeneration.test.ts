@@ -7,7 +7,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:f
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { CACHE_DIR } from "../../src/cache/index.js";
 import { loadSpecCached } from "../../src/cache/sparse-load.js";
 import { openModelCache } from "../../src/cache/model-cache.js";
@@ -15,6 +15,19 @@ import { holdsObject, isSparseDocument, sparseJsonDocument } from "../../src/cac
 import { generate, generatorVersion } from "../../src/generate.js";
 import { GeneratorError } from "../../src/diagnostics.js";
 import { projectFiles } from "../helpers/project.js";
+
+// Counts full parses of a spec file (a sparse regeneration makes none).
+const fullParses = vi.hoisted(() => ({ count: 0 }));
+vi.mock("../../src/load/index.js", async (importOriginal) => {
+  const original = await importOriginal<typeof import("../../src/load/index.js")>();
+  return {
+    ...original,
+    parseSpecFile: (...args: Parameters<typeof original.parseSpecFile>) => {
+      fullParses.count++;
+      return original.parseSpecFile(...args);
+    },
+  };
+});
 
 type Document = Record<string, unknown> & { paths: Record<string, Record<string, Record<string, unknown>>> };
 
@@ -127,8 +140,12 @@ describe("a regeneration that parses only the edited operation", () => {
       const sparseCheck = await generate({ from: spec, out: project, check: true });
       expect(sparseCheck.stale, name).toEqual(fullCheck.stale);
       expect(sparseCheck.stale!.length).toBeGreaterThan(0);
+      fullParses.count = 0;
       const fullRun = await generate({ from: spec, out: full });
+      expect(fullParses.count).toBe(1);
+      fullParses.count = 0;
       const sparseRun = await generate({ from: spec, out: project });
+      expect(fullParses.count, name).toBe(0);
       expect(sparseRun.reportText, name).toBe(fullRun.reportText);
       expect(sparseRun.modelCache, name).toEqual({ hits: 1222, misses: 1 });
       expect(projectFiles(project, except), name).toEqual(projectFiles(full, except));
