@@ -13,8 +13,7 @@ import { saveToolsIndex, toolTextKeys } from "./cache/tool-texts.js";
 import type { ShipTarget } from "./emit/ship.js";
 import { loadTemplateHelpers, packageRoot } from "./emit/templates.js";
 import { openExampleCache, type ExampleCache } from "./cache/index.js";
-import { buildModelCached } from "./cache/incremental.js";
-import { loadSpecCached } from "./cache/sparse-load.js";
+import { buildModelCached, loadSpecCached } from "./cache/incremental.js";
 import { openModelCache, type ModelCache } from "./cache/model-cache.js";
 import {
   computeOutcomesInParallel,

@@ -18,10 +18,12 @@ import type { ModelOptions, OpenApiPrelude, OperationOutcome } from "../model/op
 import type { SpecObject } from "../normalise/index.js";
 import type { ModelCache } from "./model-cache.js";
 import { readPreviousKeys, saveKeys, specEdit } from "./key-table.js";
-import { holdsObject, isSparseDocument } from "./sparse-document.js";
+import { holdsObject, isSparseDocument, type Skeleton } from "./sparse-document.js";
 import { regenerationOf, withText, type Regeneration } from "./sparse-load.js";
 import { documentKeys, keysAfterEdit, pathItemFields, WEBHOOK_KEYS, type DocumentKeys } from "./refs.js";
 import { HTTP_METHODS } from "../model/openapi.js";
+
+export { loadSpecCached } from "./sparse-load.js";
 
 type Stage = <T>(stage: string, run: () => T | Promise<T>) => Promise<T>;
 
@@ -35,7 +37,8 @@ export async function buildModelCached(
   let loaded = given;
   const regeneration = regenerationOf(loaded);
   if (regeneration && cache) {
-    const model = await sparseRegeneration(loaded, regeneration, options, cache, timed);
+    // Any failure here (none is expected) is the full path's to meet and report, as a cold run would.
+    const model = await sparseRegeneration(loaded, regeneration, options, cache, timed).catch(() => undefined);
     if (model) return model;
     // As if the spec had been parsed in full to begin with.
     loaded = parseSpecFile(regeneration.file);
@@ -102,12 +105,19 @@ function keysOf(
 }
 
 /** Saves the keys and a copy of the spec with the caches, for the next run (a local file's only). */
-function recordKeys(cache: ModelCache, salt: string, location: string, textHash: string, keys: DocumentKeys): void {
+function recordKeys(
+  cache: ModelCache,
+  salt: string,
+  location: string,
+  textHash: string,
+  keys: DocumentKeys,
+  skeleton?: Skeleton,
+): void {
   if (!location.startsWith("file:")) return;
   const source = fileURLToPath(location);
   // Taken now: the keys hold the document, which must not live until the caches are saved.
   const record = keys.record();
-  cache.alsoSave(() => saveKeys(cache.projectDir, salt, textHash, record, source));
+  cache.alsoSave(() => saveKeys(cache.projectDir, salt, textHash, record, source, skeleton));
 }
 
 /**
@@ -118,7 +128,7 @@ function recordKeys(cache: ModelCache, salt: string, location: string, textHash:
  */
 async function sparseRegeneration(
   loaded: LoadedSpec,
-  { file, previous, edit, salt }: Regeneration,
+  { file, previous, edit, salt, skeleton }: Regeneration,
   options: ModelOptions & DereferenceOptions,
   cache: ModelCache,
   timed: Stage,
@@ -132,8 +142,9 @@ async function sparseRegeneration(
   if (hits.every((hit) => hit === undefined)) return undefined;
   const warm = await timed("model (incremental)", () => prunedPipeline(loaded, keys, prelude, hits, options));
   if (!warm) return undefined;
-  // An unchanged spec keeps the record and copy on disk (see `keysOf`).
-  if (edited && file.textHash) recordKeys(cache, salt, file.location, file.textHash, keys);
+  // An unchanged spec keeps the record and copy on disk (see `keysOf`), unless the record lacks the skeleton.
+  if ((edited || !previous.skeleton) && file.textHash)
+    recordKeys(cache, salt, file.location, file.textHash, keys, skeleton);
   keepAll(cache, keys, warm.prelude, warm.outcomes);
   return warm.model;
 }

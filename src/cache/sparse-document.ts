@@ -21,8 +21,8 @@
  * an object), and checks the depth of what is new; the scan only refuses what
  * it does not expect.
  */
-import { stringEnd } from "./key-table.js";
 import { UNIT_DEPTH } from "./unit-table.js";
+import { HTTP_METHODS, type HttpMethod } from "../model/openapi.js";
 
 type JsonObject = Record<string, unknown>;
 
@@ -39,28 +39,120 @@ const CLOSE_BRACKET = 93;
 const unread = new WeakMap<object, Map<string, number>>();
 const documents = new WeakSet<object>();
 
+/**
+ * Where an object's members lie in the text, in text order: a member read when needed (`[key, start, end]`, the
+ * bytes of its value), or an object whose members are laid out in turn (`[key, members]`).
+ */
+export type Skeleton = Array<[key: string, start: number, end: number] | [key: string, members: Skeleton]>;
+
 /** Thrown by the scan at anything it does not expect. */
 class Unexpected extends Error {}
 
-/** The document of JSON text `bytes` (see the module comment), or undefined when the text is not one JSON object as the scan expects. */
-export function sparseJsonDocument(bytes: Buffer): JsonObject | undefined {
+/**
+ * The skeleton of JSON text `bytes` (see the module comment): one scan of the bytes. Undefined when the text is not
+ * one JSON object as the scan expects.
+ */
+export function scanSkeleton(bytes: Buffer): Skeleton | undefined {
   try {
     // A byte order mark, as `parseSpecText` strips it.
     let start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
     start = skipSpace(bytes, start);
     if (bytes[start] !== OPEN_BRACE) return undefined;
-    const document: JsonObject = {};
-    const end = scanObject(bytes, start, document, (key) => structure(key));
-    if (skipSpace(bytes, end) !== bytes.length) return undefined;
-    documents.add(document);
-    return document;
+    const skeleton: Skeleton = [];
+    const end = scanObject(bytes, start, skeleton, (key) => structure(key));
+    return skipSpace(bytes, end) === bytes.length ? skeleton : undefined;
   } catch (error) {
     if (error instanceof Unexpected) return undefined;
     throw error;
   }
 }
 
-/** Whether `document` was made by `sparseJsonDocument`. */
+/** The document of JSON text `bytes` laid out as `skeleton` says (from `scanSkeleton` of these very bytes, or shifted by `skeletonAfterEdit`). */
+export function sparseDocument(bytes: Buffer, skeleton: Skeleton): JsonObject {
+  const document = objectOf(bytes, skeleton);
+  documents.add(document);
+  return document;
+}
+
+/** `sparseJsonDocument(bytes)` = `sparseDocument` of the scanned skeleton, or undefined when the scan refuses the text. */
+export function sparseJsonDocument(bytes: Buffer): JsonObject | undefined {
+  const skeleton = scanSkeleton(bytes);
+  return skeleton && sparseDocument(bytes, skeleton);
+}
+
+function objectOf(bytes: Buffer, skeleton: Skeleton): JsonObject {
+  const target: JsonObject = {};
+  const pending = new Map<string, number>();
+  unread.set(target, pending);
+  for (const member of skeleton) {
+    if (member.length === 2) {
+      pending.delete(member[0]);
+      const child = objectOf(bytes, member[1]);
+      Object.defineProperty(target, member[0], { value: child, writable: true, enumerable: true, configurable: true });
+    } else defineLazy(target, pending, member[0], bytes, member[1], member[2]);
+  }
+  return target;
+}
+
+/**
+ * The skeleton of a text that is the skeleton's text with the lazily read member spanning `start` to `end` replaced
+ * by `length` bytes: members before it stay, members after it move by the difference. (Only such a member can be
+ * replaced: a structured object's members are all in the skeleton, and none changed.)
+ */
+export function skeletonAfterEdit(skeleton: Skeleton, start: number, end: number, length: number): Skeleton {
+  const delta = length - (end - start);
+  return skeleton.map((member) => {
+    if (member.length === 2) return [member[0], skeletonAfterEdit(member[1], start, end, length)];
+    const [key, from, to] = member;
+    if (from === start && to === end) return [key, from, start + length];
+    return from >= end ? [key, from + delta, to + delta] : member;
+  });
+}
+
+/**
+ * The operation object (`paths/<path>/<method>`, a lazily read member) whose bytes enclose bytes `from` to `to`,
+ * its closing brace at or after `to`; undefined when there is none.
+ */
+export function operationInSkeleton(
+  skeleton: Skeleton,
+  from: number,
+  to: number,
+): { path: string; method: HttpMethod; start: number; end: number } | undefined {
+  for (const top of skeleton) {
+    if (top[0] !== "paths" || top.length !== 2) continue;
+    for (const item of top[1]) {
+      if (item.length !== 2) continue;
+      for (const member of item[1]) {
+        if (member.length !== 3 || !(HTTP_METHODS as readonly string[]).includes(member[0])) continue;
+        const [method, start, end] = member;
+        if (start < from && to < end) return { path: item[0], method: method as HttpMethod, start, end };
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Whether each lazily read member of `skeleton` sits in `bytes` as a member does: after a colon, before a comma or
+ * the closing brace. (A skeleton belongs to the bytes whose hash the record names; this catches a shift gone wrong.)
+ */
+export function fitsSkeleton(bytes: Buffer, skeleton: Skeleton): boolean {
+  for (const member of skeleton) {
+    if (member.length === 2) {
+      if (!fitsSkeleton(bytes, member[1])) return false;
+      continue;
+    }
+    const [, start, end] = member;
+    if (!(start < end && end <= bytes.length)) return false;
+    let before = start - 1;
+    while (isSpace(bytes[before])) before--;
+    const after = skipSpace(bytes, end);
+    if (bytes[before] !== COLON || (bytes[after] !== COMMA && bytes[after] !== CLOSE_BRACE)) return false;
+  }
+  return true;
+}
+
+/** Whether `document` was made by `sparseDocument`. */
 export function isSparseDocument(document: unknown): boolean {
   return typeof document === "object" && document !== null && documents.has(document);
 }
@@ -88,10 +180,8 @@ function structure(topKey: string): Plan | undefined {
   return undefined;
 }
 
-/** Scans the object whose `{` is at `start` into `target`; returns the index after its `}`. */
-function scanObject(bytes: Buffer, start: number, target: JsonObject, plan: Plan): number {
-  const pending = new Map<string, number>();
-  unread.set(target, pending);
+/** Scans the object whose `{` is at `start` into `skeleton`; returns the index after its `}`. */
+function scanObject(bytes: Buffer, start: number, skeleton: Skeleton, plan: Plan): number {
   let index = skipSpace(bytes, start + 1);
   if (bytes[index] === CLOSE_BRACE) return index + 1;
   for (;;) {
@@ -105,13 +195,12 @@ function scanObject(bytes: Buffer, start: number, target: JsonObject, plan: Plan
     const inner = plan(key);
     let valueEnd: number;
     if (inner && bytes[valueStart] === OPEN_BRACE) {
-      const child: JsonObject = {};
-      valueEnd = scanObject(bytes, valueStart, child, inner);
-      pending.delete(key);
-      Object.defineProperty(target, key, { value: child, writable: true, enumerable: true, configurable: true });
+      const members: Skeleton = [];
+      valueEnd = scanObject(bytes, valueStart, members, inner);
+      skeleton.push([key, members]);
     } else {
       valueEnd = valueEndAt(bytes, valueStart);
-      defineLazy(target, pending, key, bytes, valueStart, valueEnd);
+      skeleton.push([key, valueStart, valueEnd]);
     }
     index = skipSpace(bytes, valueEnd);
     if (bytes[index] === CLOSE_BRACE) return index + 1;
@@ -201,9 +290,20 @@ function containerEnd(bytes: Buffer, start: number): number {
 
 function skipSpace(bytes: Buffer, from: number): number {
   let index = from;
-  for (;;) {
-    const byte = bytes[index];
-    if (byte !== 32 && byte !== 10 && byte !== 13 && byte !== 9) return index;
-    index++;
+  while (isSpace(bytes[index])) index++;
+  return index;
+}
+
+function isSpace(byte: number | undefined): boolean {
+  return byte === 32 || byte === 10 || byte === 13 || byte === 9;
+}
+
+/** The index just after the string whose opening quote is at `start`, or -1 if it is not closed. */
+export function stringEnd(text: Buffer, start: number): number {
+  for (let quote = text.indexOf(QUOTE, start + 1); quote >= 0; quote = text.indexOf(QUOTE, quote + 1)) {
+    let backslashes = 0;
+    while (text[quote - 1 - backslashes] === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return quote + 1;
   }
+  return -1;
 }

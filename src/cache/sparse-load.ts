@@ -18,7 +18,7 @@ import {
 import type { ModelOptions } from "../model/openapi.js";
 import type { ModelCache } from "./model-cache.js";
 import { readPreviousKeys, specEdit, type PreviousKeys, type SpecEdit } from "./key-table.js";
-import { sparseJsonDocument } from "./sparse-document.js";
+import { fitsSkeleton, scanSkeleton, skeletonAfterEdit, sparseDocument, type Skeleton } from "./sparse-document.js";
 
 /** What a regeneration found before parsing its spec: the last run's record, and the edit since. */
 export interface Regeneration {
@@ -26,6 +26,8 @@ export interface Regeneration {
   previous: PreviousKeys;
   edit: SpecEdit;
   salt: string;
+  /** Where the new spec's members lie: for the next run's record. */
+  skeleton: Skeleton;
 }
 const regenerations = new WeakMap<LoadedSpec, Regeneration>();
 
@@ -50,12 +52,27 @@ export async function loadSpecCached(
   const salt = `${cache.code}\0file\0${options.name ?? ""}`;
   const previous = file.textHash ? readPreviousKeys(cache.projectDir, salt) : undefined;
   // A record whose unreached `$ref`s were never checked needs the whole document once (see `keysOf`).
-  const edit = previous?.record.complete ? specEdit(previous.spec, file.bytes) : undefined;
-  const document = edit && withinNesting(file.bytes, edit) ? sparseJsonDocument(file.bytes) : undefined;
-  if (!previous || !edit || !document) return parseSpecFile(file);
-  const loaded = lazilyDecoded(file, document);
-  regenerations.set(loaded, { file, previous, edit, salt });
+  const edit = previous?.record.complete ? specEdit(previous.spec, file.bytes, previous.skeleton) : undefined;
+  const skeleton = edit && withinNesting(file.bytes, edit) ? skeletonOf(file.bytes, previous!, edit) : undefined;
+  if (!previous || !edit || !skeleton) return parseSpecFile(file);
+  const loaded = lazilyDecoded(file, sparseDocument(file.bytes, skeleton));
+  regenerations.set(loaded, { file, previous, edit, salt, skeleton });
   return loaded;
+}
+
+/**
+ * Where the new spec's members lie: the last run's skeleton, its members after the edited operation moved by the
+ * difference in length, when the record has one (checked against the bytes: undefined if it does not fit); else
+ * one scan of the bytes.
+ */
+function skeletonOf(bytes: Buffer, previous: PreviousKeys, edit: SpecEdit): Skeleton | undefined {
+  if (!previous.skeleton) return scanSkeleton(bytes);
+  const { skeleton: before, spec } = previous;
+  const skeleton =
+    edit === "unchanged"
+      ? before
+      : skeletonAfterEdit(before, edit.start, edit.end - (bytes.length - spec.length), edit.end - edit.start);
+  return fitsSkeleton(bytes, skeleton) ? skeleton : undefined;
 }
 
 /** Whether the edited operation nests no deeper than the document may (it sits 3 levels down: paths, path item). */

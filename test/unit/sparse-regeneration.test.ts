@@ -11,7 +11,16 @@ import { describe, expect, it, vi } from "vitest";
 import { CACHE_DIR } from "../../src/cache/index.js";
 import { loadSpecCached } from "../../src/cache/sparse-load.js";
 import { openModelCache } from "../../src/cache/model-cache.js";
-import { holdsObject, isSparseDocument, sparseJsonDocument } from "../../src/cache/sparse-document.js";
+import {
+  fitsSkeleton,
+  holdsObject,
+  isSparseDocument,
+  scanSkeleton,
+  skeletonAfterEdit,
+  sparseDocument,
+  sparseJsonDocument,
+} from "../../src/cache/sparse-document.js";
+import { readPreviousKeys, specEdit } from "../../src/cache/key-table.js";
 import { generate, generatorVersion } from "../../src/generate.js";
 import { GeneratorError } from "../../src/diagnostics.js";
 import { projectFiles } from "../helpers/project.js";
@@ -87,6 +96,37 @@ describe("a sparse JSON document", () => {
   });
 });
 
+describe("a skeleton moved past an edit", () => {
+  const github = JSON.parse(githubText) as Document;
+  const operationAt = (document: Document, index: number) =>
+    Object.values(document.paths).flatMap((item) => Object.values(item))[index] as Record<string, unknown>;
+
+  it.each([undefined, 2])("equals the scan of the edited text (GitHub, indent %s)", (indent) => {
+    const before = Buffer.from(JSON.stringify(github, null, indent));
+    const skeleton = scanSkeleton(before)!;
+    const edits: Array<(document: Document) => void> = [
+      (document) => (operationAt(document, 0)["summary"] += " (edited — café 🚀)"),
+      (document) => (operationAt(document, 700)["description"] = 'a "quoted" } ] { [ text\\'),
+      (document) => delete operationAt(document, 1222)["parameters"],
+      (document) => (operationAt(document, 5)["x-extra"] = { $ref: "#/components/schemas/repository" }),
+    ];
+    for (const edit of edits) {
+      const copy = structuredClone(github);
+      edit(copy);
+      const after = Buffer.from(JSON.stringify(copy, null, indent));
+      const found = specEdit(before, after, skeleton);
+      expect(found).toEqual(specEdit(before, after));
+      if (typeof found !== "object") throw new Error("no operation edit found");
+      const oldEnd = found.end - (after.length - before.length);
+      const moved = skeletonAfterEdit(skeleton, found.start, oldEnd, found.end - found.start);
+      expect(moved).toEqual(scanSkeleton(after));
+      expect(fitsSkeleton(after, moved)).toBe(true);
+      expect(fitsSkeleton(after, skeleton)).toBe(false);
+      expect(readAll(sparseDocument(after, moved))).toBe(readAll(copy));
+    }
+  });
+});
+
 describe("a regeneration that parses only the edited operation", () => {
   const github = JSON.parse(githubText) as Document;
   const operation = (document: Document, path: string, method: string) => document.paths[path]![method]!;
@@ -131,6 +171,8 @@ describe("a regeneration that parses only the edited operation", () => {
       edit(edited);
       writeFileSync(spec, JSON.stringify(edited));
       const cache = openModelCache(project, generatorVersion());
+      // The first edit's run scans the spec; it records where the members lie, so the later ones need no scan.
+      expect(readPreviousKeys(project, `${cache.code}\0file\0`)?.skeleton !== undefined, name).toBe(name !== "summary");
       expect(isSparseDocument((await loadSpecCached(spec, {}, cache)).document), name).toBe(true);
       // The same regeneration, parsing the whole spec: without the record, the keys are computed in full.
       const full = join(dir, `full-${name}`);
