@@ -209,7 +209,11 @@ function scanObject(bytes: Buffer, start: number, skeleton: Skeleton, plan: Plan
   }
 }
 
-/** A member parsed from its bytes when first read (or replaced when first written). */
+/**
+ * A member parsed from its bytes when first read (or replaced when first written). The getter keeps the value
+ * rather than redefining the property as data: redefining one property of an object with hundreds of accessors
+ * copies the object's layout every time (Stripe's 775 schemas: ≈ 1.6 ms a read).
+ */
 function defineLazy(
   target: JsonObject,
   pending: Map<string, number>,
@@ -219,19 +223,24 @@ function defineLazy(
   end: number,
 ): void {
   pending.set(key, bytes[start]!);
-  const settle = (value: unknown) => {
-    pending.delete(key);
-    Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
-  };
+  let read = false;
+  let value: unknown;
   Object.defineProperty(target, key, {
     enumerable: true,
     configurable: true,
     get() {
-      const value: unknown = JSON.parse(bytes.toString("utf8", start, end));
-      settle(value);
+      if (!read) {
+        value = JSON.parse(bytes.toString("utf8", start, end));
+        read = true;
+        pending.delete(key);
+      }
       return value;
     },
-    set: settle,
+    set(next: unknown) {
+      value = next;
+      read = true;
+      pending.delete(key);
+    },
   });
 }
 
