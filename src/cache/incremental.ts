@@ -17,7 +17,7 @@ import type { ApiModel } from "../model/ir.js";
 import type { ModelOptions, OpenApiPrelude, OperationOutcome } from "../model/openapi.js";
 import type { SpecObject } from "../normalise/index.js";
 import type { ModelCache } from "./model-cache.js";
-import { readPreviousKeys, saveKeys, specEdit } from "./key-table.js";
+import { editSince, readPreviousKeys, saveKeys } from "./key-table.js";
 import { holdsObject, isSparseDocument, type Skeleton } from "./sparse-document.js";
 import { regenerationOf, withText, type Regeneration } from "./sparse-load.js";
 import { documentKeys, keysAfterEdit, pathItemFields, WEBHOOK_KEYS, type DocumentKeys } from "./refs.js";
@@ -92,8 +92,8 @@ function keysOf(
   const checkAll = !cache.fresh;
   // Only JSON text is compared (src/cache/key-table.ts): a YAML spec is keyed in full, and nothing is recorded.
   const json = bytes !== undefined && isParsedJsonTree(document);
-  const previous = checkAll && json && readPreviousKeys(cache.projectDir, salt);
-  const edit = previous && bytes ? specEdit(previous.spec, bytes) : undefined;
+  const previous = checkAll && json && readPreviousKeys(cache.projectDir, salt, loaded.textHash);
+  const edit = previous && bytes ? editSince(previous, bytes) : undefined;
   const keys =
     (previous && edit && keysAfterEdit(document, previous.record, edit === "unchanged" ? undefined : edit, checkAll)) ||
     documentKeys(document, salt, { checkAll });

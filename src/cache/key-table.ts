@@ -47,24 +47,27 @@ interface KeysFile {
 
 export interface PreviousKeys {
   record: KeyRecord;
-  /** The bytes of the spec the record was made for. */
-  spec: Buffer;
+  /** The bytes of the spec the record was made for; not read when this run's spec has their hash (the same bytes). */
+  spec?: Buffer;
   skeleton?: Skeleton;
 }
 
-/** The record an earlier run of this code made for this salt, with its spec's bytes; undefined if there is none to trust. */
-export function readPreviousKeys(projectDir: string, salt: string): PreviousKeys | undefined {
+/**
+ * The record an earlier run of this code made for this salt, with its spec's bytes; undefined if there is none to
+ * trust. `specHash`: this run's spec's hash; when the record names it, the spec is the one recorded, and its copy
+ * is not read.
+ */
+export function readPreviousKeys(projectDir: string, salt: string, specHash?: string): PreviousKeys | undefined {
   const keysFile = join(projectDir, KEYS_FILE);
   const copyFile = join(projectDir, SPEC_COPY_FILE);
   if (!existsSync(keysFile) || !existsSync(copyFile)) return undefined;
   try {
     const file = JSON.parse(readFileSync(keysFile, "utf8")) as Partial<KeysFile>;
     if (file.format !== FORMAT || file.salt !== salt || typeof file.spec !== "string" || !file.record) return undefined;
+    const skeleton = Array.isArray(file.skeleton) ? { skeleton: file.skeleton } : {};
+    if (file.spec === specHash) return { record: file.record, ...skeleton };
     const spec = readFileSync(copyFile);
-    if (hashContent(spec) !== file.spec) return undefined;
-    return Array.isArray(file.skeleton)
-      ? { record: file.record, spec, skeleton: file.skeleton }
-      : { record: file.record, spec };
+    return hashContent(spec) === file.spec ? { record: file.record, spec, ...skeleton } : undefined;
   } catch {
     return undefined;
   }
@@ -94,6 +97,11 @@ export async function saveKeys(
  * to `end` of the second text).
  */
 export type SpecEdit = "unchanged" | { path: string; method: HttpMethod; start: number; end: number };
+
+/** Where `bytes` differ from the spec the record was made for (see `specEdit`). */
+export function editSince(previous: PreviousKeys, bytes: Buffer): SpecEdit | undefined {
+  return previous.spec ? specEdit(previous.spec, bytes, previous.skeleton) : "unchanged";
+}
 
 /**
  * The one operation whose object holds every byte that differs between two JSON texts of a spec ("unchanged" when

@@ -17,7 +17,7 @@ import {
 } from "../load/index.js";
 import type { ModelOptions } from "../model/openapi.js";
 import type { ModelCache } from "./model-cache.js";
-import { readPreviousKeys, specEdit, type PreviousKeys, type SpecEdit } from "./key-table.js";
+import { editSince, readPreviousKeys, type PreviousKeys, type SpecEdit } from "./key-table.js";
 import { fitsSkeleton, scanSkeleton, skeletonAfterEdit, sparseDocument, type Skeleton } from "./sparse-document.js";
 
 /** What a regeneration found before parsing its spec: the last run's record, and the edit since. */
@@ -50,9 +50,9 @@ export async function loadSpecCached(
   if (!cache || cache.fresh || isUrl(source)) return loadSpec(source);
   const file = readSpecFile(source);
   const salt = `${cache.code}\0file\0${options.name ?? ""}`;
-  const previous = file.textHash ? readPreviousKeys(cache.projectDir, salt) : undefined;
+  const previous = file.textHash ? readPreviousKeys(cache.projectDir, salt, file.textHash) : undefined;
   // A record whose unreached `$ref`s were never checked needs the whole document once (see `keysOf`).
-  const edit = previous?.record.complete ? specEdit(previous.spec, file.bytes, previous.skeleton) : undefined;
+  const edit = previous?.record.complete ? editSince(previous, file.bytes) : undefined;
   const skeleton = edit && withinNesting(file.bytes, edit) ? skeletonOf(file.bytes, previous!, edit) : undefined;
   if (!previous || !edit || !skeleton) return parseSpecFile(file);
   const loaded = lazilyDecoded(file, sparseDocument(file.bytes, skeleton));
@@ -68,10 +68,15 @@ export async function loadSpecCached(
 function skeletonOf(bytes: Buffer, previous: PreviousKeys, edit: SpecEdit): Skeleton | undefined {
   if (!previous.skeleton) return scanSkeleton(bytes);
   const { skeleton: before, spec } = previous;
-  const skeleton =
-    edit === "unchanged"
-      ? before
-      : skeletonAfterEdit(before, edit.start, edit.end - (bytes.length - spec.length), edit.end - edit.start);
+  if (edit === "unchanged") return fitsSkeleton(bytes, before) ? before : undefined;
+  // (An edit was found by comparing with the recorded bytes, so they were read.)
+  if (!spec) return undefined;
+  const skeleton = skeletonAfterEdit(
+    before,
+    edit.start,
+    edit.end - (bytes.length - spec.length),
+    edit.end - edit.start,
+  );
   return fitsSkeleton(bytes, skeleton) ? skeleton : undefined;
 }
 

@@ -213,6 +213,18 @@ describe("a regeneration that parses only the edited operation", () => {
     expect(isSparseDocument((await loadSpecCached(spec, {}, cache())).document)).toBe(false);
     writeFileSync(spec, JSON.stringify(github));
     expect(isSparseDocument((await loadSpecCached(spec, {}, cache())).document)).toBe(true);
+    // The spec the record names (by its hash) needs no copy; an edited one does, and a damaged copy is refused.
+    const copy = join(project, CACHE_DIR, "spec.copy");
+    const copyBytes = readFileSync(copy);
+    writeFileSync(copy, "{}");
+    expect(isSparseDocument((await loadSpecCached(spec, {}, cache())).document)).toBe(true);
+    writeFileSync(
+      spec,
+      JSON.stringify(twoEdits).replace('"/user":{"get":{"summary":"', '"/user":{"get":{"summary":"!'),
+    );
+    expect(readFileSync(spec, "utf8")).toContain('"summary":"!');
+    expect(isSparseDocument((await loadSpecCached(spec, {}, cache())).document)).toBe(false);
+    writeFileSync(copy, copyBytes);
     // Nesting inside the edited operation: up to the limit it is parsed sparsely; past it, the whole spec is
     // parsed, and fails where a cold run fails (the document counts as level 1, the operation as level 4).
     const nestedSpec = (levels: number) => {
