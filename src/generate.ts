@@ -13,7 +13,7 @@ import { saveToolsIndex, toolTextKeys } from "./cache/tool-texts.js";
 import type { ShipTarget } from "./emit/ship.js";
 import { loadTemplateHelpers, packageRoot } from "./emit/templates.js";
 import { openExampleCache, type ExampleCache } from "./cache/index.js";
-import { buildModelCached } from "./cache/incremental.js";
+import { buildModelCached, loadSpecCached } from "./cache/incremental.js";
 import { openModelCache, type ModelCache } from "./cache/model-cache.js";
 import {
   computeOutcomesInParallel,
@@ -32,7 +32,7 @@ import {
   type GuidanceOptions,
 } from "./guidance/guide.js";
 import { guidanceCacheFor } from "./cache/guidance-keys.js";
-import { isUrl, loadSpec, operationCount } from "./load/index.js";
+import { isUrl, operationCount } from "./load/index.js";
 import type { ApiModel, Diagnostic, GuidedApiModel } from "./model/ir.js";
 import { filterTools, type ToolFilter } from "../templates/server/src/runtime/shared/filter.js";
 import { DEFAULT_AUTO_THRESHOLD } from "../templates/server/src/runtime/config/settings.js";
@@ -278,7 +278,7 @@ async function readModel(
   modelCache: ModelCache | undefined,
   timed: Timed,
 ): Promise<{ built: ApiModel; specHash: string; worker?: ExampleWorker }> {
-  const loaded = await timed("load", () => loadSpec(options.from));
+  const loaded = await timed("load", () => loadSpecCached(options.from, options, modelCache));
   const specHash = loaded.textHash ?? hashContent(loaded.text);
   // A cold run of a large API will want the example worker: start it now, so it loads while this thread models.
   const worker = modelCache?.fresh === false ? undefined : startExampleWorker(operationCount(loaded.document));

@@ -12,23 +12,37 @@
  */
 import type { DereferenceOptions } from "../dereference/index.js";
 import { fileURLToPath } from "node:url";
-import { isParsedJsonTree, parseSpecText, type LoadedSpec } from "../load/index.js";
+import { isParsedJsonTree, parseSpecFile, parseSpecText, type LoadedSpec } from "../load/index.js";
 import type { ApiModel } from "../model/ir.js";
 import type { ModelOptions, OpenApiPrelude, OperationOutcome } from "../model/openapi.js";
 import type { SpecObject } from "../normalise/index.js";
 import type { ModelCache } from "./model-cache.js";
-import { readPreviousKeys, saveKeys, specEdit } from "./key-table.js";
+import { editSince, readPreviousKeys, saveKeys } from "./key-table.js";
+import { holdsObject, isSparseDocument, type Skeleton } from "./sparse-document.js";
+import { regenerationOf, withText, type Regeneration } from "./sparse-load.js";
 import { documentKeys, keysAfterEdit, pathItemFields, WEBHOOK_KEYS, type DocumentKeys } from "./refs.js";
+import { HTTP_METHODS } from "../model/openapi.js";
+
+export { loadSpecCached } from "./sparse-load.js";
 
 type Stage = <T>(stage: string, run: () => T | Promise<T>) => Promise<T>;
 
 /** The model of a loaded spec, from the cache where it can be (see the module comment). */
 export async function buildModelCached(
-  loaded: LoadedSpec,
+  given: LoadedSpec,
   options: ModelOptions & DereferenceOptions,
   cache: ModelCache | undefined,
   timed: Stage,
 ): Promise<ApiModel> {
+  let loaded = given;
+  const regeneration = regenerationOf(loaded);
+  if (regeneration && cache) {
+    // Any failure here (none is expected) is the full path's to meet and report, as a cold run would.
+    const model = await sparseRegeneration(loaded, regeneration, options, cache, timed).catch(() => undefined);
+    if (model) return model;
+    // As if the spec had been parsed in full to begin with.
+    loaded = parseSpecFile(regeneration.file);
+  }
   const document = loaded.document as SpecObject;
   const openapi = isOpenApi(document);
   // Only the keys read the file's bytes: let them go with the keys (Graph's are tens of MB).
@@ -78,21 +92,61 @@ function keysOf(
   const checkAll = !cache.fresh;
   // Only JSON text is compared (src/cache/key-table.ts): a YAML spec is keyed in full, and nothing is recorded.
   const json = bytes !== undefined && isParsedJsonTree(document);
-  const previous = checkAll && json && readPreviousKeys(cache.projectDir, salt);
-  const edit = previous && bytes ? specEdit(previous.spec, bytes) : undefined;
+  const previous = checkAll && json && readPreviousKeys(cache.projectDir, salt, loaded.textHash);
+  const edit = previous && bytes ? editSince(previous, bytes) : undefined;
   const keys =
     (previous && edit && keysAfterEdit(document, previous.record, edit === "unchanged" ? undefined : edit, checkAll)) ||
     documentKeys(document, salt, { checkAll });
   const { textHash } = loaded;
   // The same spec, keyed as completely as before: the record and the copy on disk stay as they are.
   const asRecorded = edit === "unchanged" && previous && (previous.record.complete || !checkAll);
-  if (keys && json && textHash && loaded.location.startsWith("file:") && !asRecorded) {
-    const source = fileURLToPath(loaded.location);
-    // Taken now: the keys hold the document, which must not live until the caches are saved.
-    const record = keys.record();
-    cache.alsoSave(() => saveKeys(cache.projectDir, salt, textHash, record, source));
-  }
+  if (keys && json && textHash && !asRecorded) recordKeys(cache, salt, loaded.location, textHash, keys);
   return keys;
+}
+
+/** Saves the keys and a copy of the spec with the caches, for the next run (a local file's only). */
+function recordKeys(
+  cache: ModelCache,
+  salt: string,
+  location: string,
+  textHash: string,
+  keys: DocumentKeys,
+  skeleton?: Skeleton,
+): void {
+  if (!location.startsWith("file:")) return;
+  const source = fileURLToPath(location);
+  // Taken now: the keys hold the document, which must not live until the caches are saved.
+  const record = keys.record();
+  cache.alsoSave(() => saveKeys(cache.projectDir, salt, textHash, record, source, skeleton));
+}
+
+/**
+ * A regeneration on a sparse document (see `loadSpecCached`): the keys from the last run's record, then the pruned
+ * pipeline, reading only the edited operation, the path items' own fields, the top level and the components they
+ * reach. Undefined where the caller must parse the spec in full and go on as before (it then finds what stopped
+ * this: a key it cannot compute, no entry to reuse, an error for the full pipeline to report).
+ */
+async function sparseRegeneration(
+  loaded: LoadedSpec,
+  { file, previous, edit, salt, skeleton }: Regeneration,
+  options: ModelOptions & DereferenceOptions,
+  cache: ModelCache,
+  timed: Stage,
+): Promise<ApiModel | undefined> {
+  const document = loaded.document as SpecObject;
+  const edited = edit === "unchanged" ? undefined : edit;
+  const keys = await timed("cache keys", () => keysAfterEdit(document, previous.record, edited, true));
+  if (!keys) return undefined;
+  const prelude = cache.get("preludes", keys.prelude);
+  const hits = keys.operations.map(({ key }) => cache.get("operations", key));
+  if (hits.every((hit) => hit === undefined)) return undefined;
+  const warm = await timed("model (incremental)", () => prunedPipeline(loaded, keys, prelude, hits, options));
+  if (!warm) return undefined;
+  // An unchanged spec keeps the record and copy on disk (see `keysOf`), unless the record lacks the skeleton.
+  if ((edited || !previous.skeleton) && file.textHash)
+    recordKeys(cache, salt, file.location, file.textHash, keys, skeleton);
+  keepAll(cache, keys, warm.prelude, warm.outcomes);
+  return warm.model;
 }
 
 /**
@@ -182,7 +236,10 @@ async function prunedPipeline(
   if (misses.length > 0 || !prelude) {
     try {
       const spec = await normaliseAndDereference(
-        { ...loaded, document: prunedDocument(document, keys, misses) },
+        withText(
+          { source: loaded.source, location: loaded.location, document: prunedDocument(document, keys, misses) },
+          () => loaded.text,
+        ),
         options,
         async (_stage, run) => run(),
       );
@@ -199,7 +256,8 @@ async function prunedPipeline(
   const outcomes: OperationOutcome[] = [];
   let index = 0;
   let faithful = true;
-  const steps = openapi.walkOperations(rawPaths, (path, method, _rawItem, _rawOperation, pathOverride) => {
+  const walked = isSparseDocument(document) ? operationShapes(rawPaths) : rawPaths;
+  const steps = openapi.walkOperations(walked, (path, method, _rawItem, _rawOperation, pathOverride) => {
     const cached = hits[index++];
     if (cached) return record(cached);
     const pathItem = prunedPaths[path];
@@ -220,6 +278,26 @@ async function prunedPipeline(
 }
 
 /**
+ * The paths as `walkOperations` reads them, without reading the operations (a sparse document parses what is
+ * read): each path item's own fields, and an empty object for each operation object. The walk reads a cached
+ * operation's object nowhere; a missed one is read from the pruned document.
+ */
+function operationShapes(paths: SpecObject): SpecObject {
+  const shapes: SpecObject = {};
+  for (const path of Object.keys(paths)) {
+    const item = paths[path];
+    if (!isRecord(item)) {
+      shapes[path] = item;
+      continue;
+    }
+    const shape = pathItemFields(item);
+    for (const method of HTTP_METHODS) if (holdsObject(item, method)) shape[method] = {};
+    shapes[path] = shape;
+  }
+  return shapes;
+}
+
+/**
  * A shallow copy of the parsed document with only the missed operations under
  * `paths` (every path key stays, so document-level checks see the same paths)
  * and, of the component containers, only the units those operations and the
@@ -227,11 +305,17 @@ async function prunedPipeline(
  */
 function prunedDocument(document: SpecObject, keys: DocumentKeys, misses: DocumentKeys["operations"]): SpecObject {
   const pruned: SpecObject = {};
-  for (const [key, value] of Object.entries(document)) {
+  // Values are read only where kept (a sparse document parses what is read; webhooks can be large).
+  for (const key of Object.keys(document)) {
+    if (key === "paths" || WEBHOOK_KEYS.includes(key)) continue;
+    if (key === "definitions" || key === "parameters" || key === "responses") {
+      pruned[key] = {};
+      continue;
+    }
+    const value = document[key];
     if (key === "components" && isRecord(value))
       pruned[key] = value.securitySchemes === undefined ? {} : { securitySchemes: value.securitySchemes };
-    else if (key === "definitions" || key === "parameters" || key === "responses") pruned[key] = {};
-    else if (key !== "paths" && !WEBHOOK_KEYS.includes(key)) pruned[key] = value;
+    else pruned[key] = value;
   }
   const units = new Set(keys.preludeUnits);
   for (const unit of keys.reach(misses.flatMap((miss) => miss.units))) units.add(unit);

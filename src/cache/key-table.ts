@@ -28,6 +28,7 @@ import { commonPrefix, commonSuffix } from "../report/text.js";
 import { hashContent } from "../write/hash.js";
 import type { KeyRecord } from "./refs.js";
 import { replaceFile } from "./replace-file.js";
+import { operationInSkeleton, stringEnd, type Skeleton } from "./sparse-document.js";
 
 const KEYS_FILE = ".guided-mcp/cache/keys.json";
 const SPEC_COPY_FILE = ".guided-mcp/cache/spec.copy";
@@ -40,24 +41,33 @@ interface KeysFile {
   /** SHA-256 of the spec copy's bytes: the document the record was made for. */
   spec: string;
   record: KeyRecord;
+  /** Where the spec's members lie (src/cache/sparse-document.ts), when this run had them at hand. */
+  skeleton?: Skeleton;
 }
 
 export interface PreviousKeys {
   record: KeyRecord;
-  /** The bytes of the spec the record was made for. */
-  spec: Buffer;
+  /** The bytes of the spec the record was made for; not read when this run's spec has their hash (the same bytes). */
+  spec?: Buffer;
+  skeleton?: Skeleton;
 }
 
-/** The record an earlier run of this code made for this salt, with its spec's bytes; undefined if there is none to trust. */
-export function readPreviousKeys(projectDir: string, salt: string): PreviousKeys | undefined {
+/**
+ * The record an earlier run of this code made for this salt, with its spec's bytes; undefined if there is none to
+ * trust. `specHash`: this run's spec's hash; when the record names it, the spec is the one recorded, and its copy
+ * is not read.
+ */
+export function readPreviousKeys(projectDir: string, salt: string, specHash?: string): PreviousKeys | undefined {
   const keysFile = join(projectDir, KEYS_FILE);
   const copyFile = join(projectDir, SPEC_COPY_FILE);
   if (!existsSync(keysFile) || !existsSync(copyFile)) return undefined;
   try {
     const file = JSON.parse(readFileSync(keysFile, "utf8")) as Partial<KeysFile>;
     if (file.format !== FORMAT || file.salt !== salt || typeof file.spec !== "string" || !file.record) return undefined;
+    const skeleton = Array.isArray(file.skeleton) ? { skeleton: file.skeleton } : {};
+    if (file.spec === specHash) return { record: file.record, ...skeleton };
     const spec = readFileSync(copyFile);
-    return hashContent(spec) === file.spec ? { record: file.record, spec } : undefined;
+    return hashContent(spec) === file.spec ? { record: file.record, spec, ...skeleton } : undefined;
   } catch {
     return undefined;
   }
@@ -73,28 +83,40 @@ export async function saveKeys(
   specHash: string,
   record: KeyRecord,
   source: string,
+  skeleton?: Skeleton,
 ): Promise<void> {
-  const file: KeysFile = { format: FORMAT, salt, spec: specHash, record };
+  const file: KeysFile = { format: FORMAT, salt, spec: specHash, record, ...(skeleton ? { skeleton } : {}) };
   await Promise.all([
     replaceFile(join(projectDir, SPEC_COPY_FILE), (temporary) => copyFile(source, temporary)),
     replaceFile(join(projectDir, KEYS_FILE), (temporary) => writeFile(temporary, JSON.stringify(file))),
   ]);
 }
 
-/** Where two texts of a spec differ: nowhere, or inside the object of one operation. */
-export type SpecEdit = "unchanged" | { path: string; method: HttpMethod };
+/**
+ * Where two texts of a spec differ: nowhere, or inside the object of one operation (whose object spans bytes `start`
+ * to `end` of the second text).
+ */
+export type SpecEdit = "unchanged" | { path: string; method: HttpMethod; start: number; end: number };
+
+/** Where `bytes` differ from the spec the record was made for (see `specEdit`). */
+export function editSince(previous: PreviousKeys, bytes: Buffer): SpecEdit | undefined {
+  return previous.spec ? specEdit(previous.spec, bytes, previous.skeleton) : "unchanged";
+}
 
 /**
  * The one operation whose object holds every byte that differs between two JSON texts of a spec ("unchanged" when
  * none does), or undefined when the difference is not inside one operation object (see the module comment).
  */
-export function specEdit(before: Buffer, after: Buffer): SpecEdit | undefined {
+export function specEdit(before: Buffer, after: Buffer, skeleton?: Skeleton): SpecEdit | undefined {
   const prefix = commonPrefix(before, after);
   if (prefix === before.length && prefix === after.length) return "unchanged";
   const suffix = commonSuffix(before, after, Math.min(before.length, after.length) - prefix);
   let found: ReturnType<typeof operationAround>;
   try {
-    found = operationAround(before, prefix, before.length - suffix);
+    // `before`'s skeleton, when the record has it, says where its operations lie without a scan.
+    found = skeleton
+      ? operationInSkeleton(skeleton, prefix, before.length - suffix)
+      : operationAround(before, prefix, before.length - suffix);
   } catch {
     // A key that does not decode: the bytes the record was made from are no JSON this reads.
     return undefined;
@@ -104,7 +126,7 @@ export function specEdit(before: Buffer, after: Buffer): SpecEdit | undefined {
   // either text, so that each text is the other with that object replaced (and both are JSON).
   const end = found.end + after.length - before.length;
   return isJsonObject(before, found.start, found.end) && isJsonObject(after, found.start, end)
-    ? { path: found.path, method: found.method }
+    ? { path: found.path, method: found.method, start: found.start, end }
     : undefined;
 }
 
@@ -163,16 +185,6 @@ function operationAround(
     if (index >= from && depth < 4 && start < 0) return undefined;
   }
   return undefined;
-}
-
-/** The index just after the string whose opening quote is at `start`, or -1 if it is not closed. */
-function stringEnd(text: Buffer, start: number): number {
-  for (let quote = text.indexOf(QUOTE, start + 1); quote >= 0; quote = text.indexOf(QUOTE, quote + 1)) {
-    let backslashes = 0;
-    while (text[quote - 1 - backslashes] === BACKSLASH) backslashes++;
-    if (backslashes % 2 === 0) return quote + 1;
-  }
-  return -1;
 }
 
 /** The index of the first byte at or after `from` that is not JSON whitespace. */

@@ -203,11 +203,11 @@ export function withoutWebhooks(top: JsonObject): JsonObject {
   return Object.fromEntries(Object.entries(top).filter(([key]) => !WEBHOOK_KEYS.includes(key)));
 }
 
-/** A path item's own fields (everything but its operations). */
+/** A path item's own fields (everything but its operations, which are not read: see src/cache/sparse-document.ts). */
 export function pathItemFields(pathItem: JsonObject): JsonObject {
   const fields: JsonObject = {};
-  for (const [key, value] of Object.entries(pathItem))
-    if (!(HTTP_METHODS as readonly string[]).includes(key)) fields[key] = value;
+  for (const key of Object.keys(pathItem))
+    if (!(HTTP_METHODS as readonly string[]).includes(key)) fields[key] = pathItem[key];
   return fields;
 }
 

@@ -37,16 +37,32 @@ export function isUrl(source: string): boolean {
 
 export async function loadSpec(source: string, options: LoadOptions = {}): Promise<LoadedSpec> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
-  const read: { text: string; location: string; textHash?: string; bytes?: Buffer } = isUrl(source)
-    ? await fetchText(source, options.fetchTimeoutMs ?? 30_000, maxBytes)
-    : await readLocal(source, maxBytes);
-  return { source, ...read, document: parseSpecText(read.text, source) };
+  if (isUrl(source)) {
+    const read = await fetchText(source, options.fetchTimeoutMs ?? 30_000, maxBytes);
+    return { source, ...read, document: parseSpecText(read.text, source) };
+  }
+  return parseSpecFile(readSpecFile(source, maxBytes));
 }
 
-async function readLocal(
-  source: string,
-  maxBytes: number,
-): Promise<{ text: string; location: string; textHash?: string; bytes?: Buffer }> {
+/** A local spec's bytes, not decoded yet. */
+export interface SpecFile {
+  source: string;
+  location: string;
+  bytes: Buffer;
+  /** `hashContent` of the bytes, when they are valid UTF-8 (then also the hash of their decoding). */
+  textHash?: string;
+}
+
+/** Decodes and parses a spec file. */
+export function parseSpecFile(file: SpecFile): LoadedSpec {
+  const { source, location, bytes, textHash } = file;
+  const text = bytes.toString("utf8");
+  const read = textHash ? { text, location, textHash, bytes } : { text, location };
+  return { source, ...read, document: parseSpecText(text, source) };
+}
+
+/** Reads a local spec file (refused with a located error when missing, unreadable or too large). */
+export function readSpecFile(source: string, maxBytes = DEFAULT_MAX_BYTES): SpecFile {
   const path = resolvePath(source);
   let buffer: Buffer;
   try {
@@ -70,10 +86,11 @@ async function readLocal(
       "split the document or raise --max-spec-bytes",
     );
   }
-  // Valid UTF-8 decodes and re-encodes to the same bytes, so their hash is the text's (without encoding 13 MB again).
-  const text = buffer.toString("utf8");
   const location = pathToFileURL(path).href;
-  return isUtf8(buffer) ? { text, location, textHash: hashContent(buffer), bytes: buffer } : { text, location };
+  // Valid UTF-8 decodes and re-encodes to the same bytes, so their hash is the text's (without encoding 13 MB again).
+  return isUtf8(buffer)
+    ? { source, location, bytes: buffer, textHash: hashContent(buffer) }
+    : { source, location, bytes: buffer };
 }
 
 async function fetchText(

@@ -1,0 +1,335 @@
+/**
+ * A JSON document parsed only where a regeneration reads it.
+ *
+ * After a one-operation edit (src/cache/key-table.ts) a regeneration reads a
+ * few dozen objects of the spec: the top level, every path item's own fields,
+ * the edited operation and the components it reaches. `JSON.parse` of the whole
+ * text (GitHub: 7–13 MB, ≈ 50–70 ms, and a heap of objects the collector then
+ * promotes and walks) builds everything else for nothing. So one scan of the
+ * bytes finds the members down to the level a regeneration addresses — the
+ * top level, `paths/<path>/<member>`, `components/<group>/<name>` and Swagger
+ * 2.0's `definitions|parameters|responses/<name>` — and each member's value is
+ * parsed from its bytes when first read (a property getter that then replaces
+ * itself with the value).
+ *
+ * Reading a sparse document gives exactly what reading `JSON.parse` of the same
+ * text gives: the same keys in the same order (an object's keys are defined in
+ * text order, so integer-like keys come first as in any object; a repeated key
+ * keeps its first place and its last value, as in `JSON.parse`), and each value
+ * parsed by `JSON.parse` itself. The caller must know the text is JSON (here: a
+ * spec the last run parsed, with one operation replaced by bytes that parse as
+ * an object), and checks the depth of what is new; the scan only refuses what
+ * it does not expect.
+ */
+import { UNIT_DEPTH } from "./unit-table.js";
+import { HTTP_METHODS, type HttpMethod } from "../model/openapi.js";
+
+type JsonObject = Record<string, unknown>;
+
+const QUOTE = 34;
+const BACKSLASH = 92;
+const COLON = 58;
+const COMMA = 44;
+const OPEN_BRACE = 123;
+const CLOSE_BRACE = 125;
+const OPEN_BRACKET = 91;
+const CLOSE_BRACKET = 93;
+
+/** Sparse documents' objects: the first byte of each member not read yet (`{` for an object). */
+const unread = new WeakMap<object, Map<string, number>>();
+const documents = new WeakSet<object>();
+
+/**
+ * Where an object's members lie in the text, in text order: a member read when needed (`[key, start, end]`, the
+ * bytes of its value), or an object whose members are laid out in turn (`[key, members]`).
+ */
+export type Skeleton = Array<[key: string, start: number, end: number] | [key: string, members: Skeleton]>;
+
+/** Thrown by the scan at anything it does not expect. */
+class Unexpected extends Error {}
+
+/**
+ * The skeleton of JSON text `bytes` (see the module comment): one scan of the bytes. Undefined when the text is not
+ * one JSON object as the scan expects.
+ */
+export function scanSkeleton(bytes: Buffer): Skeleton | undefined {
+  try {
+    // A byte order mark, as `parseSpecText` strips it.
+    let start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+    start = skipSpace(bytes, start);
+    if (bytes[start] !== OPEN_BRACE) return undefined;
+    const skeleton: Skeleton = [];
+    const end = scanObject(bytes, start, skeleton, (key) => structure(key));
+    return skipSpace(bytes, end) === bytes.length ? skeleton : undefined;
+  } catch (error) {
+    if (error instanceof Unexpected) return undefined;
+    throw error;
+  }
+}
+
+/** The document of JSON text `bytes` laid out as `skeleton` says (from `scanSkeleton` of these very bytes, or shifted by `skeletonAfterEdit`). */
+export function sparseDocument(bytes: Buffer, skeleton: Skeleton): JsonObject {
+  const document = objectOf(bytes, skeleton, "document");
+  documents.add(document);
+  return document;
+}
+
+/** `sparseJsonDocument(bytes)` = `sparseDocument` of the scanned skeleton, or undefined when the scan refuses the text. */
+export function sparseJsonDocument(bytes: Buffer): JsonObject | undefined {
+  const skeleton = scanSkeleton(bytes);
+  return skeleton && sparseDocument(bytes, skeleton);
+}
+
+/**
+ * Where an object sits, which decides how its members are made: a path item's own fields (path-level parameters,
+ * `x-mcp`…) are parsed at once, since every regeneration reads them all (Microsoft Graph: 16,858 of them, where
+ * an accessor each would cost more than the parse); everything else not laid out is read when needed.
+ */
+type Role = "document" | "paths" | "path item" | "other";
+
+function objectOf(bytes: Buffer, skeleton: Skeleton, role: Role): JsonObject {
+  const target: JsonObject = {};
+  const pending = new Map<string, number>();
+  unread.set(target, pending);
+  for (const member of skeleton) {
+    const key = member[0];
+    if (member.length === 2) {
+      pending.delete(key);
+      const child = objectOf(bytes, member[1], childRole(role, key));
+      Object.defineProperty(target, key, { value: child, writable: true, enumerable: true, configurable: true });
+    } else if (role === "path item" && !(HTTP_METHODS as readonly string[]).includes(key)) {
+      pending.delete(key);
+      const value: unknown = JSON.parse(bytes.toString("utf8", member[1], member[2]));
+      Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+    } else defineLazy(target, pending, key, bytes, member[1], member[2]);
+  }
+  return target;
+}
+
+function childRole(role: Role, key: string): Role {
+  if (role === "document") return key === "paths" ? "paths" : "other";
+  return role === "paths" ? "path item" : "other";
+}
+
+/**
+ * The skeleton of a text that is the skeleton's text with the lazily read member spanning `start` to `end` replaced
+ * by `length` bytes: members before it stay, members after it move by the difference. (Only such a member can be
+ * replaced: a structured object's members are all in the skeleton, and none changed.)
+ */
+export function skeletonAfterEdit(skeleton: Skeleton, start: number, end: number, length: number): Skeleton {
+  const delta = length - (end - start);
+  return skeleton.map((member) => {
+    if (member.length === 2) return [member[0], skeletonAfterEdit(member[1], start, end, length)];
+    const [key, from, to] = member;
+    if (from === start && to === end) return [key, from, start + length];
+    return from >= end ? [key, from + delta, to + delta] : member;
+  });
+}
+
+/**
+ * The operation object (`paths/<path>/<method>`, a lazily read member) whose bytes enclose bytes `from` to `to`,
+ * its closing brace at or after `to`; undefined when there is none.
+ */
+export function operationInSkeleton(
+  skeleton: Skeleton,
+  from: number,
+  to: number,
+): { path: string; method: HttpMethod; start: number; end: number } | undefined {
+  for (const top of skeleton) {
+    if (top[0] !== "paths" || top.length !== 2) continue;
+    for (const item of top[1]) {
+      if (item.length !== 2) continue;
+      for (const member of item[1]) {
+        if (member.length !== 3 || !(HTTP_METHODS as readonly string[]).includes(member[0])) continue;
+        const [method, start, end] = member;
+        if (start < from && to < end) return { path: item[0], method: method as HttpMethod, start, end };
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Whether each lazily read member of `skeleton` sits in `bytes` as a member does: after a colon, before a comma or
+ * the closing brace. (A skeleton belongs to the bytes whose hash the record names; this catches a shift gone wrong.)
+ */
+export function fitsSkeleton(bytes: Buffer, skeleton: Skeleton): boolean {
+  for (const member of skeleton) {
+    if (member.length === 2) {
+      if (!fitsSkeleton(bytes, member[1])) return false;
+      continue;
+    }
+    const [, start, end] = member;
+    if (!(start < end && end <= bytes.length)) return false;
+    let before = start - 1;
+    while (isSpace(bytes[before])) before--;
+    const after = skipSpace(bytes, end);
+    if (bytes[before] !== COLON || (bytes[after] !== COMMA && bytes[after] !== CLOSE_BRACE)) return false;
+  }
+  return true;
+}
+
+/** Whether `document` was made by `sparseDocument`. */
+export function isSparseDocument(document: unknown): boolean {
+  return typeof document === "object" && document !== null && documents.has(document);
+}
+
+/**
+ * Whether `holder[key]` is a JSON object (not an array or null), without parsing it when it is a member of a
+ * sparse document not read yet.
+ */
+export function holdsObject(holder: JsonObject, key: string): boolean {
+  const first = unread.get(holder)?.get(key);
+  if (first !== undefined) return first === OPEN_BRACE;
+  const value = holder[key];
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** What the members of an object at a document pointer are scanned as: objects whose members are scanned in turn, or values read when needed. */
+type Plan = (key: string) => Plan | undefined;
+
+/** Paths, path items, component containers and groups are scanned; everything else is read when needed. */
+function structure(topKey: string): Plan | undefined {
+  if (topKey === "paths") return () => () => undefined;
+  const depth = UNIT_DEPTH[topKey];
+  if (depth === 3) return () => () => undefined;
+  if (depth === 2) return () => undefined;
+  return undefined;
+}
+
+/** Scans the object whose `{` is at `start` into `skeleton`; returns the index after its `}`. */
+function scanObject(bytes: Buffer, start: number, skeleton: Skeleton, plan: Plan): number {
+  let index = skipSpace(bytes, start + 1);
+  if (bytes[index] === CLOSE_BRACE) return index + 1;
+  for (;;) {
+    if (bytes[index] !== QUOTE) throw new Unexpected();
+    const keyEnd = stringEnd(bytes, index);
+    if (keyEnd < 0) throw new Unexpected();
+    const key = decodeKey(bytes, index, keyEnd);
+    index = skipSpace(bytes, keyEnd);
+    if (bytes[index] !== COLON) throw new Unexpected();
+    const valueStart = skipSpace(bytes, index + 1);
+    const inner = plan(key);
+    let valueEnd: number;
+    if (inner && bytes[valueStart] === OPEN_BRACE) {
+      const members: Skeleton = [];
+      valueEnd = scanObject(bytes, valueStart, members, inner);
+      skeleton.push([key, members]);
+    } else {
+      valueEnd = valueEndAt(bytes, valueStart);
+      skeleton.push([key, valueStart, valueEnd]);
+    }
+    index = skipSpace(bytes, valueEnd);
+    if (bytes[index] === CLOSE_BRACE) return index + 1;
+    if (bytes[index] !== COMMA) throw new Unexpected();
+    index = skipSpace(bytes, index + 1);
+  }
+}
+
+/**
+ * A member parsed from its bytes when first read (or replaced when first written). The getter keeps the value
+ * rather than redefining the property as data: redefining one property of an object with hundreds of accessors
+ * copies the object's layout every time (Stripe's 775 schemas: ≈ 1.6 ms a read).
+ */
+function defineLazy(
+  target: JsonObject,
+  pending: Map<string, number>,
+  key: string,
+  bytes: Buffer,
+  start: number,
+  end: number,
+): void {
+  pending.set(key, bytes[start]!);
+  let read = false;
+  let value: unknown;
+  Object.defineProperty(target, key, {
+    enumerable: true,
+    configurable: true,
+    get() {
+      if (!read) {
+        value = JSON.parse(bytes.toString("utf8", start, end));
+        read = true;
+        pending.delete(key);
+      }
+      return value;
+    },
+    set(next: unknown) {
+      value = next;
+      read = true;
+      pending.delete(key);
+    },
+  });
+}
+
+function decodeKey(bytes: Buffer, start: number, end: number): string {
+  for (let index = start + 1; index < end - 1; index++)
+    if (bytes[index] === BACKSLASH) return JSON.parse(bytes.toString("utf8", start, end)) as string;
+  return bytes.toString("utf8", start + 1, end - 1);
+}
+
+/** The index just after the JSON value that starts at `start`. */
+function valueEndAt(bytes: Buffer, start: number): number {
+  const first = bytes[start];
+  if (first === QUOTE) {
+    const end = stringEnd(bytes, start);
+    if (end < 0) throw new Unexpected();
+    return end;
+  }
+  if (first === OPEN_BRACE || first === OPEN_BRACKET) return containerEnd(bytes, start);
+  let index = start;
+  for (;;) {
+    const byte = bytes[index];
+    if (
+      byte === undefined ||
+      byte === COMMA ||
+      byte === CLOSE_BRACE ||
+      byte === CLOSE_BRACKET ||
+      byte === 32 ||
+      byte === 10 ||
+      byte === 13 ||
+      byte === 9
+    )
+      break;
+    index++;
+  }
+  if (index === start) throw new Unexpected();
+  return index;
+}
+
+/** The index just after the object or array whose opening bracket is at `start` (strings skipped whole). */
+function containerEnd(bytes: Buffer, start: number): number {
+  let depth = 0;
+  const length = bytes.length;
+  for (let index = start; index < length; index++) {
+    const byte = bytes[index]!;
+    if (byte === QUOTE) {
+      const end = stringEnd(bytes, index);
+      if (end < 0) throw new Unexpected();
+      index = end - 1;
+    } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) depth++;
+    else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
+      if (--depth === 0) return index + 1;
+    }
+  }
+  throw new Unexpected();
+}
+
+function skipSpace(bytes: Buffer, from: number): number {
+  let index = from;
+  while (isSpace(bytes[index])) index++;
+  return index;
+}
+
+function isSpace(byte: number | undefined): boolean {
+  return byte === 32 || byte === 10 || byte === 13 || byte === 9;
+}
+
+/** The index just after the string whose opening quote is at `start`, or -1 if it is not closed. */
+export function stringEnd(text: Buffer, start: number): number {
+  for (let quote = text.indexOf(QUOTE, start + 1); quote >= 0; quote = text.indexOf(QUOTE, quote + 1)) {
+    let backslashes = 0;
+    while (text[quote - 1 - backslashes] === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return quote + 1;
+  }
+  return -1;
+}
