@@ -14,7 +14,6 @@ import type { ShipTarget } from "./emit/ship.js";
 import { loadTemplateHelpers, packageRoot } from "./emit/templates.js";
 import { openExampleCache, type ExampleCache } from "./cache/index.js";
 import { buildModelCached } from "./cache/incremental.js";
-import { coldKeysJob } from "./cache/cold-keys.js";
 import { openModelCache, type ModelCache } from "./cache/model-cache.js";
 import {
   computeOutcomesInParallel,
@@ -33,7 +32,7 @@ import {
   type GuidanceOptions,
 } from "./guidance/guide.js";
 import { guidanceCacheFor } from "./cache/guidance-keys.js";
-import { isParsedJsonTree, isUrl, loadSpec, operationCount } from "./load/index.js";
+import { isUrl, loadSpec, operationCount } from "./load/index.js";
 import type { ApiModel, Diagnostic, GuidedApiModel } from "./model/ir.js";
 import { filterTools, type ToolFilter } from "../templates/server/src/runtime/shared/filter.js";
 import { DEFAULT_AUTO_THRESHOLD } from "../templates/server/src/runtime/config/settings.js";
@@ -281,10 +280,8 @@ async function readModel(
 ): Promise<{ built: ApiModel; specHash: string; worker?: ExampleWorker }> {
   const loaded = await timed("load", () => loadSpec(options.from));
   const specHash = loaded.textHash ?? hashContent(loaded.text);
-  // A cold run of a large API will want the example worker: start it now, so it keys the spec for the model
-  // cache and loads while this thread models.
-  const keysJob = coldKeysJob(loaded, modelCache, options.name, isParsedJsonTree(loaded.document));
-  const worker = modelCache?.fresh === false ? undefined : startExampleWorker(operationCount(loaded.document), keysJob);
+  // A cold run of a large API will want the example worker: start it now, so it loads while this thread models.
+  const worker = modelCache?.fresh === false ? undefined : startExampleWorker(operationCount(loaded.document));
   const build = () =>
     buildModelCached(
       loaded,
@@ -295,7 +292,6 @@ async function readModel(
       },
       modelCache,
       timed,
-      worker && keysJob ? () => worker.keys() : undefined,
     );
   try {
     const built = await build();

@@ -18,28 +18,9 @@ import type { ModelOptions, OpenApiPrelude, OperationOutcome } from "../model/op
 import type { SpecObject } from "../normalise/index.js";
 import type { ModelCache } from "./model-cache.js";
 import { readPreviousKeys, saveKeys, specEdit } from "./key-table.js";
-import {
-  documentKeys,
-  keysAfterEdit,
-  pathItemFields,
-  WEBHOOK_KEYS,
-  type DocumentKeys,
-  type KeyRecord,
-} from "./refs.js";
-import { coldKeysOf, keysSalt, type KeysAnswer } from "./cold-keys.js";
+import { documentKeys, keysAfterEdit, pathItemFields, WEBHOOK_KEYS, type DocumentKeys } from "./refs.js";
 
 type Stage = <T>(stage: string, run: () => T | Promise<T>) => Promise<T>;
-
-/** What storing a full run's outcomes needs of the keys. */
-type StoredKeys = Pick<DocumentKeys, "prelude"> & {
-  operations: Array<Pick<DocumentKeys["operations"][number], "path" | "method" | "key">>;
-};
-
-/**
- * A cold run's keys from another thread (see ./cold-keys.ts), asked for when the run started; undefined when that
- * thread failed or ended before answering.
- */
-export type RemoteKeys = () => Promise<KeysAnswer | undefined>;
 
 /** The model of a loaded spec, from the cache where it can be (see the module comment). */
 export async function buildModelCached(
@@ -47,20 +28,17 @@ export async function buildModelCached(
   options: ModelOptions & DereferenceOptions,
   cache: ModelCache | undefined,
   timed: Stage,
-  remoteKeys?: RemoteKeys,
 ): Promise<ApiModel> {
   const document = loaded.document as SpecObject;
   const openapi = isOpenApi(document);
   // Only the keys read the file's bytes: let them go with the keys (Graph's are tens of MB).
   const bytes = loaded.bytes;
   delete loaded.bytes;
-  if (cache?.fresh && openapi && remoteKeys) {
-    const later = laterKeys(loaded, bytes !== undefined, keysSalt(loaded, cache, options.name), cache, remoteKeys);
-    return fullPipeline(loaded, options, timed, { cache, keys: later });
-  }
   const keys =
     cache && openapi
-      ? await timed("cache keys", () => keysOf(loaded, bytes, keysSalt(loaded, cache, options.name), cache))
+      ? await timed("cache keys", () =>
+          keysOf(loaded, bytes, `${cache.code}\0${locationSalt(loaded)}\0${options.name ?? ""}`, cache),
+        )
       : undefined;
   if (!cache || !keys) return fullPipeline(loaded, options, timed, undefined);
   const prelude = cache.get("preludes", keys.prelude);
@@ -105,39 +83,25 @@ function keysOf(
   const keys =
     (previous && edit && keysAfterEdit(document, previous.record, edit === "unchanged" ? undefined : edit, checkAll)) ||
     documentKeys(document, salt, { checkAll });
+  const { textHash } = loaded;
   // The same spec, keyed as completely as before: the record and the copy on disk stay as they are.
   const asRecorded = edit === "unchanged" && previous && (previous.record.complete || !checkAll);
-  // Taken now: the keys hold the document, which must not live until the caches are saved.
-  if (keys && json && !asRecorded) saveRecord(loaded, salt, keys.record(), cache);
+  if (keys && json && textHash && loaded.location.startsWith("file:") && !asRecorded) {
+    const source = fileURLToPath(loaded.location);
+    // Taken now: the keys hold the document, which must not live until the caches are saved.
+    const record = keys.record();
+    cache.alsoSave(() => saveKeys(cache.projectDir, salt, textHash, record, source));
+  }
   return keys;
 }
 
-/** Records the keys for the next run (src/cache/key-table.ts), when the spec is a local file of JSON text. */
-function saveRecord(loaded: LoadedSpec, salt: string, record: KeyRecord, cache: ModelCache): void {
-  const { textHash } = loaded;
-  if (!textHash || !loaded.location.startsWith("file:")) return;
-  const source = fileURLToPath(loaded.location);
-  cache.alsoSave(() => saveKeys(cache.projectDir, salt, textHash, record, source));
-}
-
 /**
- * A cold run's keys from another thread, recorded as `keysOf` records them; if that thread gives no answer, this
- * one keys a fresh parse of the text (the document itself has been normalised in place by then).
+ * Where the spec was read from matters to the model only for a spec fetched
+ * over http(s) (relative server URLs resolve against it); a local file's path
+ * does not, so a copy of the spec elsewhere still hits.
  */
-function laterKeys(
-  loaded: LoadedSpec,
-  hadBytes: boolean,
-  salt: string,
-  cache: ModelCache,
-  remote: RemoteKeys,
-): () => Promise<StoredKeys | undefined> {
-  return async () => {
-    const answer =
-      (await remote()) ??
-      coldKeysOf(documentKeys(parseSpecText(loaded.text, loaded.source) as SpecObject, salt, { checkAll: false }));
-    if (answer && hadBytes) saveRecord(loaded, salt, answer.record, cache);
-    return answer ?? undefined;
-  };
+function locationSalt(loaded: LoadedSpec): string {
+  return /^https?:/i.test(loaded.location) ? loaded.location : "file";
 }
 
 function isOpenApi(document: unknown): boolean {
@@ -149,40 +113,31 @@ async function fullPipeline(
   loaded: LoadedSpec,
   options: ModelOptions & DereferenceOptions,
   timed: Stage,
-  record: { cache: ModelCache; keys: StoredKeys | (() => Promise<StoredKeys | undefined>) } | undefined,
+  record: { cache: ModelCache; keys: DocumentKeys } | undefined,
 ): Promise<ApiModel> {
   const dereferenced = await normaliseAndDereference(loaded, options, timed);
   const { buildModel } = await import("../model/index.js");
   const openapi = await import("../model/openapi.js");
   if (!record || dereferenced.kind !== "openapi")
     return timed("model", () => buildModel(dereferenced, modelOptions(options)));
-  const { model, saved, outcomes, order, independent } = await timed("model", () => {
+  return timed("model", () => {
     const prelude = openapi.openApiPrelude(dereferenced.document, dereferenced.location, modelOptions(options));
     const saved = structuredClone(prelude);
     const outcomes: OperationOutcome[] = [];
-    const order: Array<{ path: string; method: string }> = [];
     const paths = isRecord(dereferenced.document.paths) ? dereferenced.document.paths : {};
-    let independent = true;
+    let aligned = true;
     const steps = openapi.walkOperations(paths, (path, method, pathItem, operation, pathOverride) => {
       const outcome = openapi.modelOperation(prelude, path, method, pathItem, operation, pathOverride);
-      if (outcome.addedSchemes > 0) independent = false;
-      order.push({ path, method });
+      const key = record.keys.operations[outcomes.length];
+      if (key?.path !== path || key.method !== method || outcome.addedSchemes > 0) aligned = false;
       outcomes.push(outcome);
       return outcome;
     });
-    return { model: openapi.assembleOpenApiModel(prelude, steps), saved, outcomes, order, independent };
+    // Stored only when every outcome stands on its own (see the module comment) and lines up with the keys.
+    if (aligned && outcomes.length === record.keys.operations.length)
+      keepAll(record.cache, record.keys, saved, outcomes);
+    return openapi.assembleOpenApiModel(prelude, steps);
   });
-  const keys = typeof record.keys === "function" ? await timed("cache keys (worker)", record.keys) : record.keys;
-  // Stored only when every outcome stands on its own (see the module comment) and lines up with the keys.
-  if (keys && independent && linedUp(keys, order)) keepAll(record.cache, keys, saved, outcomes);
-  return model;
-}
-
-function linedUp(keys: StoredKeys, order: Array<{ path: string; method: string }>): boolean {
-  return (
-    keys.operations.length === order.length &&
-    keys.operations.every(({ path, method }, index) => path === order[index]!.path && method === order[index]!.method)
-  );
 }
 
 async function normaliseAndDereference(loaded: LoadedSpec, options: DereferenceOptions, timed: Stage) {
@@ -201,7 +156,7 @@ function modelOptions(options: ModelOptions): ModelOptions {
   return options.name ? { name: options.name } : {};
 }
 
-function keepAll(cache: ModelCache, keys: StoredKeys, prelude: OpenApiPrelude, outcomes: OperationOutcome[]): void {
+function keepAll(cache: ModelCache, keys: DocumentKeys, prelude: OpenApiPrelude, outcomes: OperationOutcome[]): void {
   cache.keep("preludes", keys.prelude, prelude);
   keys.operations.forEach(({ key }, index) => cache.keep("operations", key, outcomes[index]!));
 }

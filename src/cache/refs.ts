@@ -17,7 +17,7 @@
  * pipeline, which also reports those problems as a cold run would.
  */
 import { isPlainObject } from "../../templates/server/src/runtime/shared/json.js";
-import { HTTP_METHODS, type HttpMethod } from "../model/http-methods.js";
+import { HTTP_METHODS, type HttpMethod } from "../model/openapi.js";
 import { hash, refsInJson, UnitTable, UNIT_DEPTH, Unkeyable, type UnitRecord } from "./unit-table.js";
 
 export type { UnitRecord };

@@ -40,14 +40,14 @@ import { openApiPrelude, type ModelOptions, type OpenApiPrelude } from "./prelud
 export { apiIdentity, openApiPrelude } from "./prelude.js";
 export type { ModelOptions, OpenApiPrelude } from "./prelude.js";
 import { successResponse, type SuccessResponse } from "./responses.js";
-import { HTTP_METHODS, type HttpMethod } from "./http-methods.js";
 
 /** `info` and `read_response` are the generated server's own tools: an API tool with such a base name gets `_op`. */
 export function unreservedName(base: string): string {
   return RESERVED_TOOL_NAMES.includes(base) ? `${base}_op` : base;
 }
 
-export { HTTP_METHODS, type HttpMethod };
+export const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
 type ParameterLocation = ParameterBinding["in"];
 
 export function buildOpenApiModel(spec: DereferencedSpec, options: ModelOptions = {}): ApiModel {

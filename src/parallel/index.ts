@@ -14,8 +14,7 @@ import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 // Types only: ./outcomes.ts brings the example search (json-schema-faker, faker), loaded by a run that computes outcomes.
-import type { OutcomeResults, OutcomeTask, WorkerAnswer, WorkerRequest, WorkerStart } from "./outcomes.js";
-import type { KeysAnswer, KeysJob } from "../cache/cold-keys.js";
+import type { OutcomeResults, OutcomeTask, WorkerRequest } from "./outcomes.js";
 
 /**
  * Below this many tools to compute, one thread is as fast or faster than paying for a worker's start-up.
@@ -44,15 +43,12 @@ function workerFile(): URL | undefined {
 
 /**
  * A worker started ahead of its tasks: created as soon as a run knows it is
- * large (right after loading the spec), it keys a cold run's spec for the
- * model cache (src/cache/cold-keys.ts) and loads Ajv and json-schema-faker on
+ * large (right after loading the spec), it loads Ajv and json-schema-faker on
  * the other core while this thread normalises, dereferences and models.
  * `release()` ends it when the run turns out not to need it.
  */
 export interface ExampleWorker {
   run(request: WorkerRequest): Promise<OutcomeResults>;
-  /** The keys it was started to compute; undefined when not asked, or when it failed or ended before answering. */
-  keys(): Promise<KeysAnswer | undefined>;
   /**
    * Ends the worker without waiting for its thread to stop: tearing down its heap takes 20–40 ms (Stripe,
    * GitHub) on the other core, which the run's next stages need not wait for.
@@ -61,49 +57,28 @@ export interface ExampleWorker {
 }
 
 /** Starts the worker when a run of `operationCount` operations will use one (same rule as `shouldUseWorker`). */
-export function startExampleWorker(operationCount: number, keys?: KeysJob): ExampleWorker | undefined {
-  return shouldUseWorker(operationCount) ? spawnWorker(keys) : undefined;
+export function startExampleWorker(operationCount: number): ExampleWorker | undefined {
+  return shouldUseWorker(operationCount) ? spawnWorker() : undefined;
 }
 
-function spawnWorker(keysJob?: KeysJob): ExampleWorker | undefined {
+function spawnWorker(): ExampleWorker | undefined {
   const url = workerFile();
   if (!url) return undefined;
-  const start: WorkerStart = keysJob ? { keys: keysJob } : {};
-  const worker = new Worker(url, { workerData: start });
+  const worker = new Worker(url);
   // Waiting for tasks, it must not keep a failed run's process alive.
   worker.unref();
   // Until `run`, an error or exit is only remembered: a run that never uses the worker must not fail for it.
-  const ended = new Promise<never>((_, reject) => {
+  const ended = new Promise<OutcomeResults>((_, reject) => {
     worker.once("error", reject);
     worker.once("exit", (code) => reject(new Error(`example worker exited with code ${code}`)));
   });
   ended.catch(() => {});
-  let answerKeys: (keys: KeysAnswer | undefined) => void = () => {};
-  let answerOutcomes: (results: OutcomeResults) => void = () => {};
-  const keys = new Promise<KeysAnswer | undefined>((resolve) => (answerKeys = resolve));
-  if (!keysJob) answerKeys(undefined);
-  ended.catch(() => answerKeys(undefined));
-  worker.on("message", (message: WorkerAnswer) => {
-    if (message.kind === "keys") answerKeys(message.keys === "failed" ? undefined : message.keys);
-    else answerOutcomes(message.results);
-  });
-  let running = false;
   return {
     run(request) {
-      running = true;
       worker.ref();
-      const answer = new Promise<OutcomeResults>((resolve) => (answerOutcomes = resolve));
+      const answer = new Promise<OutcomeResults>((resolve) => worker.once("message", resolve));
       worker.postMessage(request);
       return Promise.race([answer, ended]);
-    },
-    async keys() {
-      // Held while this thread waits for nothing else.
-      worker.ref();
-      try {
-        return await keys;
-      } finally {
-        if (!running) worker.unref();
-      }
     },
     release: () => {
       worker.unref();

@@ -5,7 +5,6 @@
  * worker thread, or in both at once (see ./index.ts) with the same result:
  * a unit's outcomes depend on its schema and its tools' seeds only.
  */
-import type { KeysAnswer, KeysJob } from "../cache/cold-keys.js";
 import type { ExampleOutcome } from "../guidance/examples/index.js";
 import { createExampleGenerator } from "../guidance/examples/index.js";
 import { exampleCompiler, type ExampleGenerator } from "../guidance/guide.js";
@@ -124,15 +123,6 @@ export interface WorkerRequest {
   units: OutcomeUnit[];
   slots: Int32Array;
 }
-
-/** What the worker is started with: a cold run's cache keys to compute first (see src/cache/cold-keys.ts). */
-export interface WorkerStart {
-  keys?: KeysJob;
-}
-
-/** The worker's messages: the keys (when asked; "failed" if computing them threw), then the outcomes. */
-export type WorkerAnswer =
-  { kind: "keys"; keys: KeysAnswer | "failed" } | { kind: "outcomes"; results: OutcomeResults };
 
 /**
  * The fail-closed check over every unit, whichever this thread takes, as one
