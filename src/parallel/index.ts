@@ -14,7 +14,8 @@ import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 // Types only: ./outcomes.ts brings the example search (json-schema-faker, faker), loaded by a run that computes outcomes.
-import type { OutcomeResults, OutcomeTask, WorkerRequest } from "./outcomes.js";
+import type { OutcomeResults, WorkerRequest } from "./outcomes.js";
+import { outcomeUnits, queueSlots, sharedQueue, type OutcomeTask } from "./units.js";
 
 /**
  * Below this many tools to compute, one thread is as fast or faster than paying for a worker's start-up.
@@ -99,12 +100,12 @@ export async function computeOutcomesInParallel<T>(
   started: ExampleWorker | undefined,
   meanwhile: () => T | Promise<T>,
 ): Promise<{ results: OutcomeResults; meanwhile: T }> {
-  const { computeUnits, outcomeUnits, queueSlots, sharedQueue } = await import("./outcomes.js");
   const units = outcomeUnits(tasks);
   const worker = units.length > 1 ? (started ?? spawnWorker()) : undefined;
   if (!worker) {
     started?.release();
     const alongside = await meanwhile();
+    const { computeUnits } = await import("./outcomes.js");
     return { results: computeUnits(units, sharedQueue(queueSlots())), meanwhile: alongside };
   }
   const slots = queueSlots();
@@ -115,6 +116,8 @@ export async function computeOutcomesInParallel<T>(
   let other: OutcomeResults;
   try {
     alongside = await meanwhile();
+    // Loaded once the worker has its units (≈ 10 ms: the example search's chunks), not before.
+    const { computeUnits } = await import("./outcomes.js");
     local = computeUnits(units, sharedQueue(slots));
     other = await remote;
   } finally {
