@@ -216,7 +216,7 @@ async function guidedModel(options: GenerateOptions, version: string, timed: Tim
   try {
     model = applyGenerationChoices(built, options);
   } catch (error) {
-    await worker?.release();
+    worker?.release();
     throw error;
   }
   progress(
@@ -297,7 +297,7 @@ async function readModel(
     const built = await build();
     return { built, specHash, ...(worker ? { worker } : {}) };
   } catch (error) {
-    await worker?.release();
+    worker?.release();
     throw error;
   }
 }
@@ -334,7 +334,7 @@ async function guideModel(
     }
     return timed("guidance", () => finishGuidance(model, prepared, { seed, exampleCache, guidanceCache }));
   }
-  await worker?.release();
+  worker?.release();
   // Every example is cached (a warm regeneration): nothing to check.
   if (uncached.length === 0) return timed("guidance", () => addGuidance(model, { seed, exampleCache, guidanceCache }));
   // The fail-closed check (see createCheckCompiler) judges each input schema with the example generator's

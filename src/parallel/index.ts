@@ -1,8 +1,9 @@
 /**
  * Spreads the per-tool example work (./outcomes.ts) over two threads: this
- * one and one worker. Worth it only for large APIs — a worker costs ~0.2 s
- * of start-up (loading Ajv and json-schema-faker again) — so small runs and
- * one-core machines stay single-threaded. The rule depends on the run's size
+ * one and one worker. Worth it only for APIs of some hundreds of tools — a
+ * worker costs ≈ 50 ms of CPU to start (a Node thread, Ajv and json-schema-faker
+ * loaded again, its example generator readied) — so small runs and one-core
+ * machines stay single-threaded. The rule depends on the run's size
  * only, never on the machine's current load, so a run behaves the same every
  * time. `GUIDED_MCP_WORKERS=0` turns it off, `=1` forces it on (used by tests).
  *
@@ -14,18 +15,20 @@ import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 // Types only: ./outcomes.ts brings the example search (json-schema-faker, faker), loaded by a run that computes outcomes.
-import type { OutcomeResults, OutcomeTask, WorkerRequest } from "./outcomes.js";
+import type { OutcomeResults, WorkerRequest } from "./outcomes.js";
+import { outcomeUnits, queueSlots, sharedQueue, type OutcomeTask } from "./units.js";
 
 /**
  * Below this many tools to compute, one thread is as fast or faster than paying for a worker's start-up.
  * Since the CLI lowers the priority of V8's background threads (src/thread-priority.ts), the worker gets the
- * second core instead of sharing it with them. On a quiet 2-core machine, paired runs with and without the
- * worker (median wall, session 7 in docs/benchmarks.md): box.com (258 tools) 0.44 → 0.46 s and zoom.us (373)
- * 0.61 → 0.62 s, slower; Stripe (452) 0.72 → 0.71 s, even; kubernetes.io (833) 1.14 → 1.12 s, amazonaws ec2
- * (1,188) 1.37 → 1.33 s, GitHub (1,223) 1.10 → 1.02 s and autotask.net (2,958) 1.49 → 1.41 s, faster, each
- * with less CPU in all. (Before that change, the worker paid only on Microsoft Graph, 11,422 tools.)
+ * second core instead of sharing it with them (session 7 in docs/benchmarks.md). Paired runs on a quiet 2-core
+ * machine with and without the worker, median wall, once the worker no longer held up the run at its end:
+ * box.com (258 tools) 0.41 → 0.42 s and digitalocean.com (290) 0.45 → 0.45 s, even or slower; bitbucket.org
+ * (305) 0.44 → 0.41 s, vimeo.com (326) 0.34 → 0.33 s, sendgrid.com (334) 0.42 → 0.42 s, zoom.us (373) 0.60 →
+ * 0.55 s, Stripe (452) 0.82 → 0.75 s, faster or even, with no more than 0.05 s more CPU in all (less on zoom.us
+ * and Stripe). Larger APIs gain more (GitHub, 1,223 tools: 1.10 → 1.02 s when the threshold went to 600).
  */
-const MIN_TOOLS_FOR_WORKER = 600;
+const MIN_TOOLS_FOR_WORKER = 300;
 
 export function shouldUseWorker(taskCount: number): boolean {
   const setting = process.env["GUIDED_MCP_WORKERS"];
@@ -49,7 +52,11 @@ function workerFile(): URL | undefined {
  */
 export interface ExampleWorker {
   run(request: WorkerRequest): Promise<OutcomeResults>;
-  release(): Promise<void>;
+  /**
+   * Ends the worker without waiting for its thread to stop: tearing down its heap takes 20–40 ms (Stripe,
+   * GitHub) on the other core, which the run's next stages need not wait for.
+   */
+  release(): void;
 }
 
 /** Starts the worker when a run of `operationCount` operations will use one (same rule as `shouldUseWorker`). */
@@ -76,7 +83,10 @@ function spawnWorker(): ExampleWorker | undefined {
       worker.postMessage(request);
       return Promise.race([answer, ended]);
     },
-    release: async () => void (await worker.terminate()),
+    release: () => {
+      worker.unref();
+      void worker.terminate();
+    },
   };
 }
 
@@ -92,12 +102,12 @@ export async function computeOutcomesInParallel<T>(
   started: ExampleWorker | undefined,
   meanwhile: () => T | Promise<T>,
 ): Promise<{ results: OutcomeResults; meanwhile: T }> {
-  const { computeUnits, outcomeUnits, queueSlots, sharedQueue } = await import("./outcomes.js");
   const units = outcomeUnits(tasks);
   const worker = units.length > 1 ? (started ?? spawnWorker()) : undefined;
   if (!worker) {
-    await started?.release();
+    started?.release();
     const alongside = await meanwhile();
+    const { computeUnits } = await import("./outcomes.js");
     return { results: computeUnits(units, sharedQueue(queueSlots())), meanwhile: alongside };
   }
   const slots = queueSlots();
@@ -108,10 +118,12 @@ export async function computeOutcomesInParallel<T>(
   let other: OutcomeResults;
   try {
     alongside = await meanwhile();
+    // Loaded once the worker has its units (≈ 10 ms: the example search's chunks), not before.
+    const { computeUnits } = await import("./outcomes.js");
     local = computeUnits(units, sharedQueue(slots));
     other = await remote;
   } finally {
-    await worker.release();
+    worker.release();
   }
   return { results: merged(local, other), meanwhile: alongside };
 }

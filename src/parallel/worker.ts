@@ -5,7 +5,8 @@
  * example generator, overlap the main thread's model stages; it answers one message.
  */
 import { parentPort } from "node:worker_threads";
-import { computeUnits, sharedQueue, warmedGenerator, type WorkerRequest } from "./outcomes.js";
+import { computeUnits, warmedGenerator, type WorkerRequest } from "./outcomes.js";
+import { sharedQueue } from "./units.js";
 
 const generator = readyGenerator();
 parentPort?.once("message", ({ units, slots }: WorkerRequest) =>

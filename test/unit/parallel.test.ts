@@ -2,16 +2,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { toolSeed } from "../../src/guidance/index.js";
 import type { ApiModel } from "../../src/model/ir.js";
-import {
-  computeUnits,
-  outcomeUnits,
-  queueSlots,
-  sharedQueue,
-  type OutcomeResults,
-  type OutcomeTask,
-  type UnitQueue,
-  warmedGenerator,
-} from "../../src/parallel/outcomes.js";
+import { computeUnits, type OutcomeResults, warmedGenerator } from "../../src/parallel/outcomes.js";
+import { outcomeUnits, queueSlots, sharedQueue, type OutcomeTask, type UnitQueue } from "../../src/parallel/units.js";
 import { DIRECTORY_ROOT } from "../helpers/corpus.js";
 import { modelFrom, SAMPLES } from "../helpers/pipeline.js";
 
