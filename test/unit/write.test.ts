@@ -1,8 +1,10 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { gunzipSync, gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import type { EmittedFile } from "../../src/emit/index.js";
+import { BaseCompressor } from "../../src/write/bases.js";
 import { BASE_DIR, unresolvedConflicts, writeProject } from "../../src/write/index.js";
 
 const base = {
@@ -200,5 +202,22 @@ describe("data/tools.json merges structurally", () => {
       "#/tools/1: the new generation no longer has `b`, so your edit of it was dropped",
     ]);
     expect(JSON.parse(readFileSync(path, "utf8")).tools).toEqual([tool("a", "Mine.")]);
+  });
+});
+
+describe("merge bases", () => {
+  it("a large base compressed on the thread pool has the bytes gzipSync gives, with this thread busy meanwhile", async () => {
+    // ~3 MB of JSON-like text: well above the pool threshold, and with a compressed size of many zlib output chunks.
+    const rows = Array.from({ length: 40_000 }, (_, i) => `{"name":"tool_${i}","n":${(i * 7919) % 10007}}`);
+    const bytes = Buffer.from(`[${rows.join(",")}]\n`, "utf8");
+    const compressor = new BaseCompressor();
+    compressor.start("data/tools.json", bytes);
+    const pending = compressor.compressed("data/tools.json", bytes);
+    expect(pending).toBeInstanceOf(Promise);
+    const busyUntil = performance.now() + 20;
+    while (performance.now() < busyUntil); // the pool must not need this thread to go on
+    const compressed = await pending;
+    expect(compressed.equals(gzipSync(bytes))).toBe(true);
+    expect(gunzipSync(compressed).equals(bytes)).toBe(true);
   });
 });
