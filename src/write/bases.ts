@@ -8,6 +8,7 @@ import { join } from "node:path";
 import type { EmittedFile } from "../emit/index.js";
 import { gunzipSync, gzip, gzipSync } from "node:zlib";
 import { hashBytesOnce, hashContent } from "./hash.js";
+import { knownBase } from "./known-bases.js";
 
 export { hashContent };
 
@@ -45,6 +46,9 @@ export function readBaseBytes(outDir: string, path: string, recorded: string): B
 export class BaseCompressor {
   private readonly pending = new Map<string, Promise<Buffer>>();
 
+  /** `known`: the base of a file by the hash of its bytes, when it is known already (the build's, see known-bases.ts). */
+  constructor(private readonly known: (hash: string) => Buffer | undefined = knownBase) {}
+
   start(path: string, bytes: Buffer): void {
     // A small file compresses faster than a trip through the pool (each deflate stream allocates ≈ 300 KB).
     if (bytes.length < POOL_THRESHOLD || this.pending.has(path)) return;
@@ -58,9 +62,9 @@ export class BaseCompressor {
     this.pending.set(path, compressed);
   }
 
-  /** The compressed bytes of `path`: from the pool if `start` sent it there, else compressed now. */
-  compressed(path: string, bytes: Buffer): Promise<Buffer> | Buffer {
-    return this.pending.get(path) ?? gzipSync(bytes);
+  /** The compressed bytes of `path` (`hash`: its bytes' hash): from the pool if `start` sent it there, else known or compressed now. */
+  compressed(path: string, bytes: Buffer, hash: string): Promise<Buffer> | Buffer {
+    return this.pending.get(path) ?? this.known(hash) ?? gzipSync(bytes);
   }
 }
 

@@ -261,9 +261,9 @@ async function writeFresh(
   const writer = new FileWriter();
   try {
     for (const { file, bytes } of encoded) writer.write(join(staging, file.path), bytes);
-    for (const { file, bytes } of encoded)
+    for (const { file, bytes, hash } of encoded)
       if (file.owner === "generator")
-        writer.write(basePath(staging, file.path), await bases.compressed(file.path, bytes));
+        writer.write(basePath(staging, file.path), await bases.compressed(file.path, bytes, hash));
     writer.write(join(staging, MANIFEST_PATH), JSON.stringify(manifest, null, 2) + "\n");
     if (existsSync(outDir)) rmdirSync(outDir);
     renameSync(staging, outDir);
@@ -360,14 +360,14 @@ async function stageBases(
   );
   const moves: Array<[string, string]> = [];
   const kept = new Set<string>();
-  for (const { file, bytes } of encoded) {
+  for (const { file, bytes, hash } of encoded) {
     if (file.owner !== "generator") continue;
     const old = basePath(outDir, file.path);
     const keepOld = unresolved.has(file.path) || previous?.files[file.path]?.hash === manifest.files[file.path]?.hash;
     if (keepOld && existsSync(old)) kept.add(old);
     else if (!unresolved.has(file.path)) {
       const staged = basePath(staging, file.path);
-      writer.write(staged, await bases.compressed(file.path, bytes));
+      writer.write(staged, await bases.compressed(file.path, bytes, hash));
       moves.push([staged, old]);
       kept.add(old);
     }

@@ -4,7 +4,14 @@ import { join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import type { EmittedFile } from "../../src/emit/index.js";
-import { BaseCompressor } from "../../src/write/bases.js";
+import { BaseCompressor, prepareWrite } from "../../src/write/bases.js";
+import { packBases, readPack } from "../../src/write/known-bases.js";
+import { precompressedBases } from "../../src/emit/precompile.js";
+import { emitProject, staticOutputBytes } from "../../src/emit/index.js";
+import { readTemplates } from "../../src/emit/templates.js";
+import { addGuidance } from "../../src/guidance/index.js";
+import { hashContent } from "../../src/write/hash.js";
+import { modelFrom, SAMPLES } from "../helpers/pipeline.js";
 import { BASE_DIR, unresolvedConflicts, writeProject } from "../../src/write/index.js";
 
 const base = {
@@ -212,12 +219,79 @@ describe("merge bases", () => {
     const bytes = Buffer.from(`[${rows.join(",")}]\n`, "utf8");
     const compressor = new BaseCompressor();
     compressor.start("data/tools.json", bytes);
-    const pending = compressor.compressed("data/tools.json", bytes);
+    const pending = compressor.compressed("data/tools.json", bytes, "(not used: started on the pool)");
     expect(pending).toBeInstanceOf(Promise);
     const busyUntil = performance.now() + 20;
     while (performance.now() < busyUntil); // the pool must not need this thread to go on
     const compressed = await pending;
     expect(compressed.equals(gzipSync(bytes))).toBe(true);
     expect(gunzipSync(compressed).equals(bytes)).toBe(true);
+  });
+});
+
+describe("merge bases compressed by the build", () => {
+  const pack = precompressedBases();
+  const bases = readPack(pack);
+
+  it("hold every default template copied as it is, each the gzip of the bytes its key is the hash of", () => {
+    const copied = [...readTemplates().values()].map(staticOutputBytes).filter((bytes) => bytes !== undefined);
+    expect(copied.length).toBeGreaterThan(50);
+    expect([...bases.keys()].sort()).toEqual([...new Set(copied.map((bytes) => hashContent(bytes)))].sort());
+    for (const [hash, base] of bases) {
+      const bytes = gunzipSync(base);
+      expect(hashContent(bytes)).toBe(hash);
+      expect(gzipSync(bytes).equals(base)).toBe(true);
+    }
+  });
+
+  it("are used only with the zlib that made them, and not at all when damaged", () => {
+    const end = pack.indexOf(0x0a);
+    const header = JSON.parse(pack.toString("utf8", 0, end));
+    const withHeader = (changed: object) =>
+      Buffer.concat([Buffer.from(JSON.stringify({ ...header, ...changed })), pack.subarray(end)]);
+    expect(readPack(withHeader({})).size).toBe(bases.size);
+    expect(readPack(withHeader({ zlib: "1.2.11" })).size).toBe(0);
+    expect(readPack(withHeader({ format: 0 })).size).toBe(0);
+    expect(readPack(pack.subarray(0, pack.length - 1)).size).toBe(0); // cut short
+    const damaged = Buffer.from(pack);
+    damaged[end + 20] = damaged[end + 20]! ^ 0xff; // inside the first base: the check compresses that one again
+    expect(readPack(damaged).size).toBe(0);
+    expect(readPack(Buffer.from("not a pack")).size).toBe(0);
+    // A base whose bytes this zlib would not make (another level) fails the check.
+    const other = Buffer.from("export const x = 1;\n".repeat(50));
+    const foreign = packBases([other]);
+    const foreignEnd = foreign.indexOf(0x0a);
+    const relevelled = gzipSync(other, { level: 1 });
+    const foreignHeader = JSON.parse(foreign.toString("utf8", 0, foreignEnd));
+    foreignHeader.entries[0][1] = relevelled.length;
+    expect(readPack(Buffer.concat([Buffer.from(JSON.stringify(foreignHeader) + "\n"), relevelled])).size).toBe(0);
+  });
+
+  it("give a project the bytes compressing at run time gives", async () => {
+    const model = addGuidance(await modelFrom(join(SAMPLES, "petstore.yaml")), { seed: 1 });
+    const emitted = emitProject(model, { generatorVersion: "0.0.0-test" });
+    const root = mkdtempSync(join(tmpdir(), "cgm-bases-"));
+    let used = 0;
+    const fromPack = new BaseCompressor((hash) => {
+      const base = bases.get(hash);
+      if (base) used++;
+      return base;
+    });
+    await writeProject(
+      join(root, "pack"),
+      prepareWrite(join(root, "pack"), emitted, undefined, true, undefined, fromPack),
+      base,
+    );
+    const compressing = new BaseCompressor(() => undefined);
+    await writeProject(
+      join(root, "zlib"),
+      prepareWrite(join(root, "zlib"), emitted, undefined, true, undefined, compressing),
+      base,
+    );
+    expect(used).toBeGreaterThan(50);
+    for (const file of emitted.filter((candidate) => candidate.owner === "generator")) {
+      const path = join(BASE_DIR, `${file.path}.gz`);
+      expect(readFileSync(join(root, "pack", path)).equals(readFileSync(join(root, "zlib", path))), path).toBe(true);
+    }
   });
 });
