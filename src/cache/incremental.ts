@@ -90,7 +90,7 @@ function keysOf(
     const source = fileURLToPath(loaded.location);
     // Taken now: the keys hold the document, which must not live until the caches are saved.
     const record = keys.record();
-    cache.alsoSave(() => saveKeys(cache.projectDir, salt, textHash, record, source));
+    cache.alsoSave((root) => saveKeys(root, salt, textHash, record, source));
   }
   return keys;
 }

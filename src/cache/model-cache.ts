@@ -50,12 +50,13 @@ export interface ModelCache {
   keep<S extends Section>(section: S, key: string, value: CacheSections[S]): void;
   /** Operations' models / tools' guidance taken from an earlier run (hits) or computed (misses). */
   stats(section: "operations" | "guidance"): { hits: number; misses: number };
-  /** Something else to write when the entries are saved (the document's keys, see src/cache/key-table.ts). */
-  alsoSave(write: () => Promise<void>): void;
-  /** Serialises what `save` will write (call it while this thread would wait anyway, e.g. for compression). */
-  prepareSave(): void;
-  /** Writes the kept entries, unless they are exactly what the file already holds. */
-  save(): Promise<void>;
+  /** Something else to write when the entries are saved, under the given project root (the document's keys, see src/cache/key-table.ts). */
+  alsoSave(write: (root: string) => Promise<void>): void;
+  /**
+   * Writes the kept entries, unless they are exactly what the file already holds. `root`: where the project is
+   * being written, when not in `projectDir` itself (a fresh project's staging folder): the file is then made anew.
+   */
+  save(root?: string): Promise<void>;
 }
 
 /**
@@ -73,8 +74,7 @@ export function openModelCache(projectDir: string, generatorVersion: string): Mo
   const previous = read.entries;
   const kept: Kept = { preludes: new Map(), operations: new Map(), guidance: new Map() };
   const counts = { operations: { hits: 0, misses: 0 }, guidance: { hits: 0, misses: 0 } };
-  const alsoSaved: Array<() => Promise<void>> = [];
-  let added: Map<string, string> | undefined;
+  const alsoSaved: Array<(root: string) => Promise<void>> = [];
   return {
     code,
     fresh: SECTIONS.every((section) => previous[section].size === 0),
@@ -100,13 +100,12 @@ export function openModelCache(projectDir: string, generatorVersion: string): Mo
       kept[section].set(key, known ?? { value });
     },
     stats: (section) => ({ ...counts[section] }),
-    prepareSave() {
-      added ??= newEntries(kept);
-    },
-    async save() {
+    async save(root = projectDir) {
       if (kept.operations.size === 0 && kept.guidance.size === 0) return;
-      added ??= newEntries(kept);
-      await Promise.all([...alsoSaved.map((write) => write()), writeEntries(file, read, code, kept, added)]);
+      // The other files first: their writes go to the thread pool while this thread serialises the entries.
+      const others = Promise.all(alsoSaved.map((write) => write(root)));
+      const target = root === projectDir ? { file, read } : { file: join(root, MODEL_CACHE_FILE), read: EMPTY };
+      await Promise.all([others, writeEntries(target.file, target.read, code, kept, newEntries(kept))]);
     },
   };
 }
@@ -216,6 +215,9 @@ interface ReadFile {
   /** Size and time of a whole file of this code's format, ending with a complete line; absent otherwise. */
   appendable?: { size: number; mtimeMs: number };
 }
+
+/** What a missing file holds (never appended to). */
+const EMPTY: ReadFile = { entries: emptyEntries(), lines: 0 };
 
 function readCacheFile(file: string, code: string): ReadFile {
   const empty = { entries: emptyEntries(), lines: 0 };

@@ -1,13 +1,14 @@
-import { mkdir, rename } from "node:fs/promises";
+import { mkdirSync, renameSync } from "node:fs";
 import { dirname } from "node:path";
 
 /**
  * Writes `file` beside itself (`write` fills the temporary path) and renames it into place: a run cut short
- * leaves the previous file, not half of one.
+ * leaves the previous file, not half of one. The folder and the rename are synchronous: each is one short system
+ * call, and as a trip through the thread pool it waited behind the pool's compression of the merge bases.
  */
 export async function replaceFile(file: string, write: (temporary: string) => Promise<void>): Promise<void> {
-  await mkdir(dirname(file), { recursive: true });
+  mkdirSync(dirname(file), { recursive: true });
   const temporary = `${file}.${process.pid}.tmp`;
   await write(temporary);
-  await rename(temporary, file);
+  renameSync(temporary, file);
 }

@@ -1,6 +1,6 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import type { EmittedFile } from "../../src/emit/index.js";
@@ -293,5 +293,59 @@ describe("merge bases compressed by the build", () => {
       const path = join(BASE_DIR, `${file.path}.gz`);
       expect(readFileSync(join(root, "pack", path)).equals(readFileSync(join(root, "zlib", path))), path).toBe(true);
     }
+  });
+});
+
+describe("writing alongside the project (the caches)", () => {
+  const alongFile = ".guided-mcp/cache/along.txt";
+
+  it("a fresh project gets them in its staging folder, renamed into place with the rest", async () => {
+    const out = join(mkdtempSync(join(tmpdir(), "cgm-along-")), "project");
+    const roots: string[] = [];
+    await writeProject(out, files("v1"), base, {
+      alongside: async (root) => {
+        roots.push(root);
+        expect(existsSync(out)).toBe(false);
+        mkdirSync(join(root, ".guided-mcp/cache"), { recursive: true });
+        writeFileSync(join(root, alongFile), "saved");
+      },
+    });
+    expect(roots).toHaveLength(1);
+    expect(roots[0]).not.toBe(out);
+    expect(readFileSync(join(out, alongFile), "utf8")).toBe("saved");
+    expect(readdirSync(dirname(out))).toEqual(["project"]); // no staging folder left
+    // An update writes them into the project itself.
+    await writeProject(out, files("v2"), base, { alongside: async (root) => void roots.push(root) });
+    expect(roots[1]).toBe(out);
+  });
+
+  it("their failure fails a fresh write, which leaves nothing behind", async () => {
+    const parent = mkdtempSync(join(tmpdir(), "cgm-along-"));
+    const out = join(parent, "project");
+    const failing = async (root: string) => {
+      writeFileSync(join(root, "partial"), "x");
+      throw new Error("disk full");
+    };
+    await expect(writeProject(out, files("v1"), base, { alongside: failing })).rejects.toThrow("disk full");
+    expect(readdirSync(parent)).toEqual([]);
+  });
+
+  it("the write's own failure is the one reported", async () => {
+    const parent = mkdtempSync(join(tmpdir(), "cgm-along-"));
+    const out = join(parent, "project");
+    class Failing extends BaseCompressor {
+      override compressed(): Promise<Buffer> {
+        return Promise.reject(new Error("compression failed"));
+      }
+    }
+    const prepared = prepareWrite(out, files("v1"), undefined, true, undefined, new Failing());
+    const failing = () => Promise.reject(new Error("cache failed"));
+    await expect(writeProject(out, prepared, base, { alongside: failing })).rejects.toThrow("compression failed");
+    expect(readdirSync(parent)).toEqual([]);
+    // Updating: the same.
+    await writeProject(out, files("v1"), base);
+    const update = prepareWrite(out, files("v2"), undefined, true, undefined, new Failing());
+    await expect(writeProject(out, update, base, { alongside: failing })).rejects.toThrow("compression failed");
+    expect(readFileSync(join(out, "src/server.ts"), "utf8")).toContain("server v1");
   });
 });
