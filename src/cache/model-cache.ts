@@ -136,13 +136,16 @@ function newEntries(kept: Kept): Map<string, string> {
  * JSON of the entries this run computed (`newEntries`), serialised once.
  */
 async function writeLines(path: string, header: string, entries: Kept, added: Map<string, string>): Promise<void> {
-  function* lines() {
-    yield header;
+  function* pieces() {
+    yield `${header}\n`;
     for (const section of SECTIONS)
-      for (const [key, json] of entries[section])
-        yield `${section}\t${key}\t${typeof json === "string" ? json : added.get(`${section}\t${key}`)!}`;
+      for (const [key, json] of entries[section]) {
+        yield `${section}\t${key}\t`;
+        yield typeof json === "string" ? json : added.get(`${section}\t${key}`)!;
+        yield "\n";
+      }
   }
-  await writeChunked(path, "w", lines());
+  writeChunked(path, "w", pieces());
 }
 
 /**
@@ -152,34 +155,39 @@ async function writeLines(path: string, header: string, entries: Kept, added: Ma
  * save rewrites the file (see `readCacheFile`).
  */
 async function appendLines(path: string, lines: Map<string, string>): Promise<void> {
-  await writeChunked(
-    path,
-    "a",
-    [...lines].map(([prefix, json]) => `${prefix}\t${json}`),
-  );
+  function* pieces() {
+    for (const [prefix, json] of lines) yield `${prefix}\t${json}\n`;
+  }
+  writeChunked(path, "a", pieces());
 }
 
 /**
- * Writes (`w`) or appends (`a`) `lines`, each ended by a newline, in chunks of about 1 MB. Synchronously: each
- * asynchronous write was a trip through the thread pool with this thread idle (GitHub's 7.5 MB: ≈ 30 ms), and the
- * other caches' files are written on the pool meanwhile. The text is ASCII (see `asciiJson`), so Latin-1 encodes it.
+ * Writes (`w`) or appends (`a`) the text `pieces`, copied into a 1 MB buffer written whenever full. Synchronously:
+ * each asynchronous write was a trip through the thread pool with this thread idle (GitHub's 7.5 MB: ≈ 30 ms),
+ * and the other caches' files are written on the pool meanwhile. Each piece goes into the buffer as it is (joining
+ * them into chunk strings first made V8 flatten and copy every byte once more). The text is ASCII (see
+ * `asciiJson`), so Latin-1 encodes it.
  */
-async function writeChunked(path: string, flags: "w" | "a", lines: Iterable<string>): Promise<void> {
+function writeChunked(path: string, flags: "w" | "a", pieces: Iterable<string>): void {
   const descriptor = openSync(path, flags);
   try {
-    let chunk = "";
-    for (const line of lines) {
-      chunk += line + "\n";
-      if (chunk.length > 1 << 20) {
-        writeAll(descriptor, Buffer.from(chunk, "latin1"));
-        chunk = "";
+    const chunk = Buffer.allocUnsafe(CHUNK);
+    let used = 0;
+    for (const piece of pieces) {
+      if (used + piece.length > CHUNK) {
+        writeAll(descriptor, chunk.subarray(0, used));
+        used = 0;
       }
+      if (piece.length > CHUNK) writeAll(descriptor, Buffer.from(piece, "latin1"));
+      else used += chunk.write(piece, used, "latin1");
     }
-    writeAll(descriptor, Buffer.from(chunk, "latin1"));
+    writeAll(descriptor, chunk.subarray(0, used));
   } finally {
     closeSync(descriptor);
   }
 }
+
+const CHUNK = 1 << 20;
 
 function writeAll(descriptor: number, bytes: Buffer): void {
   for (let written = 0; written < bytes.length;) written += writeSync(descriptor, bytes, written);
@@ -201,6 +209,8 @@ async function stillAsRead(path: string, read: { size: number; mtimeMs: number }
  * parsing it take about half the time (GitHub's 62 non-ASCII characters made all 7.5 MB a two-byte string).
  */
 function asciiJson(json: string): string {
+  // As many UTF-8 bytes as characters: all ASCII (most entries), nothing to escape.
+  if (Buffer.byteLength(json, "utf8") === json.length) return json;
   return json.replace(/[\u0080-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
