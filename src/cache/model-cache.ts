@@ -105,60 +105,53 @@ export function openModelCache(projectDir: string, generatorVersion: string): Mo
       // The other files first: their writes go to the thread pool while this thread serialises the entries.
       const others = Promise.all(alsoSaved.map((write) => write(root)));
       const target = root === projectDir ? { file, read } : { file: join(root, MODEL_CACHE_FILE), read: EMPTY };
-      await Promise.all([others, writeEntries(target.file, target.read, code, kept, newEntries(kept))]);
+      await Promise.all([others, writeEntries(target.file, target.read, code, kept)]);
     },
   };
 }
 
 /** Appends what this run computed, or rewrites the file with what it kept (see `save`). */
-async function writeEntries(file: string, read: ReadFile, code: string, kept: Kept, added: Map<string, string>) {
-  const stale = read.lines - (SECTIONS.reduce((sum, section) => sum + kept[section].size, 0) - added.size);
+async function writeEntries(file: string, read: ReadFile, code: string, kept: Kept) {
+  let total = 0;
+  let computed = 0;
+  for (const section of SECTIONS)
+    for (const json of kept[section].values()) {
+      total++;
+      if (typeof json !== "string") computed++;
+    }
+  const stale = read.lines - (total - computed);
   // Few stale lines: the file stays, and only what this run computed is appended (GitHub's cache is 7.5 MB
   // and a summary edit adds one entry); beyond a fifth, it is rewritten with exactly the kept entries.
   if (read.appendable && stale * 5 <= read.lines && (await stillAsRead(file, read.appendable))) {
-    if (added.size > 0) await appendLines(file, added);
+    // A later line for a key replaces an earlier one when read, and a key always stands for the same value, so
+    // appending never changes what an earlier entry means. A run cut short leaves a last line without its end:
+    // its JSON does not parse (every value is an object), so that one entry misses, and the next save rewrites
+    // the file (see `readCacheFile`).
+    if (computed > 0) writeChunked(file, "a", entryLines(kept, true));
     return;
   }
-  await replaceFile(file, (temporary) => writeLines(temporary, JSON.stringify({ format: FORMAT, code }), kept, added));
+  const header = JSON.stringify({ format: FORMAT, code });
+  await replaceFile(file, async (temporary) => writeChunked(temporary, "w", fileLines(header, kept)));
 }
 
-/** The entries this run computed (not read from the file), in the order `writeLines` would write them. */
-function newEntries(kept: Kept): Map<string, string> {
-  const lines = new Map<string, string>();
+function* fileLines(header: string, kept: Kept): Generator<string> {
+  yield `${header}\n`;
+  yield* entryLines(kept, false);
+}
+
+/**
+ * The lines of the kept entries (`onlyComputed`: of those this run computed), as pieces of text. An entry this run
+ * computed is serialised only here, just before it is written, so its text is garbage at once: holding every new
+ * entry's JSON until the write (Graph's ≈ 100 MB) made the collector copy and promote it.
+ */
+function* entryLines(kept: Kept, onlyComputed: boolean): Generator<string> {
   for (const section of SECTIONS)
-    for (const [key, json] of kept[section])
-      if (typeof json !== "string") lines.set(`${section}\t${key}`, asciiJson(JSON.stringify(json.value)));
-  return lines;
-}
-
-/**
- * Streams the entries out in chunks: Graph's cache is ~100 MB, too much to join into one more string. `added`: the
- * JSON of the entries this run computed (`newEntries`), serialised once.
- */
-async function writeLines(path: string, header: string, entries: Kept, added: Map<string, string>): Promise<void> {
-  function* pieces() {
-    yield `${header}\n`;
-    for (const section of SECTIONS)
-      for (const [key, json] of entries[section]) {
-        yield `${section}\t${key}\t`;
-        yield typeof json === "string" ? json : added.get(`${section}\t${key}`)!;
-        yield "\n";
-      }
-  }
-  writeChunked(path, "w", pieces());
-}
-
-/**
- * Appends lines to the file. A later line for a key replaces an earlier one when read, and a key always stands
- * for the same value, so appending never changes what an earlier entry means. A run cut short leaves a last line
- * without its end: its JSON does not parse (every value is an object), so that one entry misses, and the next
- * save rewrites the file (see `readCacheFile`).
- */
-async function appendLines(path: string, lines: Map<string, string>): Promise<void> {
-  function* pieces() {
-    for (const [prefix, json] of lines) yield `${prefix}\t${json}\n`;
-  }
-  writeChunked(path, "a", pieces());
+    for (const [key, json] of kept[section]) {
+      if (onlyComputed && typeof json === "string") continue;
+      yield `${section}\t${key}\t`;
+      yield typeof json === "string" ? json : asciiJson(JSON.stringify(json.value));
+      yield "\n";
+    }
 }
 
 /**
