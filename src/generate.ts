@@ -15,6 +15,7 @@ import { loadTemplateHelpers, packageRoot } from "./emit/templates.js";
 import { openExampleCache, type ExampleCache } from "./cache/index.js";
 import { buildModelCached } from "./cache/incremental.js";
 import { openModelCache, type ModelCache } from "./cache/model-cache.js";
+import { settleAll } from "./cache/replace-file.js";
 import {
   computeOutcomesInParallel,
   shouldUseWorker,
@@ -242,7 +243,7 @@ async function guidedModel(options: GenerateOptions, version: string, timed: Tim
   /** Saves the caches under `root`: the project, or the staging folder of a fresh one. */
   const saveCaches = async (root: string, toolsFile?: { hash: string; spans: ToolSpan[] }) => {
     // Separate files: their writes overlap.
-    await Promise.all([
+    await settleAll([
       toolsFile && textKeys && saveToolsIndex(root, textKeys.code, toolsFile.hash, textKeys.keys, toolsFile.spans),
       exampleCache.save(root),
       modelCache?.save(root),

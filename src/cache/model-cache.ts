@@ -18,7 +18,7 @@ import { join } from "node:path";
 import type { Diagnostic, ToolGuidance } from "../model/ir.js";
 import type { OpenApiPrelude, OperationOutcome } from "../model/openapi.js";
 import { codeFingerprint } from "./fingerprint.js";
-import { replaceFile } from "./replace-file.js";
+import { replaceFile, settleAll } from "./replace-file.js";
 
 export const MODEL_CACHE_FILE = ".guided-mcp/cache/model.json";
 /** Bump when the file layout changes (4: ASCII only, see `asciiJson`). */
@@ -103,9 +103,9 @@ export function openModelCache(projectDir: string, generatorVersion: string): Mo
     async save(root = projectDir) {
       if (kept.operations.size === 0 && kept.guidance.size === 0) return;
       // The other files first: their writes go to the thread pool while this thread serialises the entries.
-      const others = Promise.all(alsoSaved.map((write) => write(root)));
+      const others = alsoSaved.map((write) => write(root));
       const target = root === projectDir ? { file, read } : { file: join(root, MODEL_CACHE_FILE), read: EMPTY };
-      await Promise.all([others, writeEntries(target.file, target.read, code, kept)]);
+      await settleAll([...others, writeEntries(target.file, target.read, code, kept)]);
     },
   };
 }

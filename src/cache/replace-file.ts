@@ -12,3 +12,13 @@ export async function replaceFile(file: string, write: (temporary: string) => Pr
   await write(temporary);
   renameSync(temporary, file);
 }
+
+/**
+ * Waits for every write, then fails with the first failure, if any: unlike `Promise.all`, nothing is still writing
+ * when the caller goes on (a failed fresh project's staging folder is removed after it).
+ */
+export async function settleAll(writes: ReadonlyArray<Promise<unknown> | undefined | false | "">): Promise<void> {
+  const results = await Promise.allSettled(writes);
+  const failed = results.find((result) => result.status === "rejected");
+  if (failed) throw failed.reason;
+}

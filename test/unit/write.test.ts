@@ -11,6 +11,7 @@ import { emitProject, staticOutputBytes } from "../../src/emit/index.js";
 import { readTemplates } from "../../src/emit/templates.js";
 import { addGuidance } from "../../src/guidance/index.js";
 import { hashContent } from "../../src/write/hash.js";
+import { settleAll } from "../../src/cache/replace-file.js";
 import { modelFrom, SAMPLES } from "../helpers/pipeline.js";
 import { BASE_DIR, unresolvedConflicts, writeProject } from "../../src/write/index.js";
 
@@ -327,6 +328,16 @@ describe("writing alongside the project (the caches)", () => {
       throw new Error("disk full");
     };
     await expect(writeProject(out, files("v1"), base, { alongside: failing })).rejects.toThrow("disk full");
+    expect(readdirSync(parent)).toEqual([]);
+  });
+
+  it("a failure waits for the other cache writes before the staging folder goes", async () => {
+    const parent = mkdtempSync(join(tmpdir(), "cgm-along-"));
+    const out = join(parent, "project");
+    const late = (root: string) =>
+      new Promise<void>((done) => setTimeout(() => (writeFileSync(join(root, "late"), "x"), done()), 30));
+    const alongside = (root: string) => settleAll([late(root), Promise.reject(new Error("cache failed"))]);
+    await expect(writeProject(out, files("v1"), base, { alongside })).rejects.toThrow("cache failed");
     expect(readdirSync(parent)).toEqual([]);
   });
 
