@@ -15,6 +15,7 @@ import { loadTemplateHelpers, packageRoot } from "./emit/templates.js";
 import { openExampleCache, type ExampleCache } from "./cache/index.js";
 import { buildModelCached, loadSpecCached } from "./cache/incremental.js";
 import { openModelCache, type ModelCache } from "./cache/model-cache.js";
+import { settleAll } from "./cache/replace-file.js";
 import {
   computeOutcomesInParallel,
   shouldUseWorker,
@@ -50,7 +51,6 @@ import {
   type Manifest,
   type WriteResult,
 } from "./write/index.js";
-import { whileWriting } from "./write/file-writer.js";
 import { readPreviousToolsText } from "./write/previous.js";
 import { recordedOptions, recordedSource, type RecordableOptions } from "./recorded-options.js";
 import { hashBytesOnce } from "./write/hash.js";
@@ -122,7 +122,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   };
 
   const version = generatorVersion();
-  const { guided, specHash, outDir, reuse, prepareCaches, saveCaches, textKeys } = await guidedModel(
+  const { guided, specHash, outDir, reuse, saveCaches, textKeys } = await guidedModel(
     options,
     version,
     timed,
@@ -178,20 +178,16 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   }
 
   // Indexed by the hash of what this run generated (a conflict keeps the previous hash in the manifest).
-  const saveAll = () => saveCaches(toolsFile && { spans: toolsFile.spans, hash: hashBytesOnce(toolsFile.bytes) });
-  // Saved while the write waits for the bases' compression; a fresh project is renamed into place whole, so then
-  // only their serialisation runs meanwhile, and the files are written after it.
-  const saving = options.dryRun ? undefined : whileWriting(previousManifest ? saveAll : prepareCaches);
-  saving?.catch(() => undefined); // (a failed write is the error to report; the caches stay valid either way)
+  const toolsIndex = toolsFile && { spans: toolsFile.spans, hash: hashBytesOnce(toolsFile.bytes) };
   const write = await timed("write", () =>
     writeProject(outDir, prepared, manifestBase, {
       force: options.force ?? false,
       dryRun: options.dryRun ?? false,
       ...(reportText && report && report.changes.length > 0 ? { changelogEntry: reportText } : {}),
+      // The caches are saved while the write waits for the bases' compression (see WriteOptions.alongside).
+      alongside: (root) => saveCaches(root, toolsIndex),
     }),
   );
-  await saving;
-  if (!options.dryRun && !previousManifest) await saveAll();
   return {
     model: guided,
     files,
@@ -244,16 +240,16 @@ async function guidedModel(options: GenerateOptions, version: string, timed: Tim
   // What identifies each tool's JSON in data/tools.json (see src/cache/tool-texts.ts).
   const textKeys = keyedCache &&
     modelCache && { code: modelCache.code, keys: toolTextKeys(keyedCache().keys, model.tools) };
-  const saveCaches = async (toolsFile?: { hash: string; spans: ToolSpan[] }) => {
+  /** Saves the caches under `root`: the project, or the staging folder of a fresh one. */
+  const saveCaches = async (root: string, toolsFile?: { hash: string; spans: ToolSpan[] }) => {
     // Separate files: their writes overlap.
-    await Promise.all([
-      exampleCache.save(),
-      modelCache?.save(),
-      toolsFile && textKeys && saveToolsIndex(outDir, textKeys.code, toolsFile.hash, textKeys.keys, toolsFile.spans),
+    await settleAll([
+      toolsFile && textKeys && saveToolsIndex(root, textKeys.code, toolsFile.hash, textKeys.keys, toolsFile.spans),
+      exampleCache.save(root),
+      modelCache?.save(root),
     ]);
   };
-  const prepareCaches = () => modelCache?.prepareSave();
-  return { guided, specHash, outDir, reuse, prepareCaches, saveCaches, ...(textKeys ? { textKeys } : {}) };
+  return { guided, specHash, outDir, reuse, saveCaches, ...(textKeys ? { textKeys } : {}) };
 }
 
 /** A progress line for a cache that saved work this run. */

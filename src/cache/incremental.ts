@@ -117,7 +117,7 @@ function recordKeys(
   const source = fileURLToPath(location);
   // Taken now: the keys hold the document, which must not live until the caches are saved.
   const record = keys.record();
-  cache.alsoSave(() => saveKeys(cache.projectDir, salt, textHash, record, source, skeleton));
+  cache.alsoSave((root) => saveKeys(root, salt, textHash, record, source, skeleton));
 }
 
 /**

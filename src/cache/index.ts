@@ -48,8 +48,8 @@ export interface ExampleCache {
   keep(schema: JsonSchema, seed: number): void;
   /** Outcomes reused from an earlier run (hits) and computed by this one (misses), for progress lines and the benchmark. */
   stats(): { hits: number; misses: number };
-  /** Writes the entries used by this run (unused ones are dropped). */
-  save(): Promise<void>;
+  /** Writes the entries used by this run (unused ones are dropped); `root`: where the project is being written (see ModelCache.save). */
+  save(root?: string): Promise<void>;
 }
 
 /**
@@ -111,12 +111,13 @@ export function openExampleCache(
       misses++;
     },
     stats: () => ({ hits, misses }),
-    async save() {
+    async save(root = projectDir) {
       // Nothing computed and nothing dropped: the file already holds exactly these entries.
       const count = Object.keys(used).length;
-      if (computed.size === 0 && count > 0 && count === Object.keys(previous).length) return;
+      if (root === projectDir && computed.size === 0 && count > 0 && count === Object.keys(previous).length) return;
       const content: CacheFile = { format: FORMAT, code, entries: used };
-      await replaceFile(file, (temporary) => writeFile(temporary, JSON.stringify(content) + "\n"));
+      const target = join(root, CACHE_DIR, EXAMPLES_FILE);
+      await replaceFile(target, (temporary) => writeFile(temporary, JSON.stringify(content) + "\n"));
     },
   };
 }

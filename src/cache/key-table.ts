@@ -27,7 +27,7 @@ import { HTTP_METHODS, type HttpMethod } from "../model/openapi.js";
 import { commonPrefix, commonSuffix } from "../report/text.js";
 import { hashContent } from "../write/hash.js";
 import type { KeyRecord } from "./refs.js";
-import { replaceFile } from "./replace-file.js";
+import { replaceFile, settleAll } from "./replace-file.js";
 import { operationInSkeleton, stringEnd, type Skeleton } from "./sparse-document.js";
 
 const KEYS_FILE = ".guided-mcp/cache/keys.json";
@@ -86,7 +86,7 @@ export async function saveKeys(
   skeleton?: Skeleton,
 ): Promise<void> {
   const file: KeysFile = { format: FORMAT, salt, spec: specHash, record, ...(skeleton ? { skeleton } : {}) };
-  await Promise.all([
+  await settleAll([
     replaceFile(join(projectDir, SPEC_COPY_FILE), (temporary) => copyFile(source, temporary)),
     replaceFile(join(projectDir, KEYS_FILE), (temporary) => writeFile(temporary, JSON.stringify(file))),
   ]);

@@ -18,7 +18,7 @@ import { join } from "node:path";
 import type { Diagnostic, ToolGuidance } from "../model/ir.js";
 import type { OpenApiPrelude, OperationOutcome } from "../model/openapi.js";
 import { codeFingerprint } from "./fingerprint.js";
-import { replaceFile } from "./replace-file.js";
+import { replaceFile, settleAll } from "./replace-file.js";
 
 export const MODEL_CACHE_FILE = ".guided-mcp/cache/model.json";
 /** Bump when the file layout changes (4: ASCII only, see `asciiJson`). */
@@ -50,12 +50,13 @@ export interface ModelCache {
   keep<S extends Section>(section: S, key: string, value: CacheSections[S]): void;
   /** Operations' models / tools' guidance taken from an earlier run (hits) or computed (misses). */
   stats(section: "operations" | "guidance"): { hits: number; misses: number };
-  /** Something else to write when the entries are saved (the document's keys, see src/cache/key-table.ts). */
-  alsoSave(write: () => Promise<void>): void;
-  /** Serialises what `save` will write (call it while this thread would wait anyway, e.g. for compression). */
-  prepareSave(): void;
-  /** Writes the kept entries, unless they are exactly what the file already holds. */
-  save(): Promise<void>;
+  /** Something else to write when the entries are saved, under the given project root (the document's keys, see src/cache/key-table.ts). */
+  alsoSave(write: (root: string) => Promise<void>): void;
+  /**
+   * Writes the kept entries, unless they are exactly what the file already holds. `root`: where the project is
+   * being written, when not in `projectDir` itself (a fresh project's staging folder): the file is then made anew.
+   */
+  save(root?: string): Promise<void>;
 }
 
 /**
@@ -73,8 +74,7 @@ export function openModelCache(projectDir: string, generatorVersion: string): Mo
   const previous = read.entries;
   const kept: Kept = { preludes: new Map(), operations: new Map(), guidance: new Map() };
   const counts = { operations: { hits: 0, misses: 0 }, guidance: { hits: 0, misses: 0 } };
-  const alsoSaved: Array<() => Promise<void>> = [];
-  let added: Map<string, string> | undefined;
+  const alsoSaved: Array<(root: string) => Promise<void>> = [];
   return {
     code,
     fresh: SECTIONS.every((section) => previous[section].size === 0),
@@ -100,87 +100,87 @@ export function openModelCache(projectDir: string, generatorVersion: string): Mo
       kept[section].set(key, known ?? { value });
     },
     stats: (section) => ({ ...counts[section] }),
-    prepareSave() {
-      added ??= newEntries(kept);
-    },
-    async save() {
+    async save(root = projectDir) {
       if (kept.operations.size === 0 && kept.guidance.size === 0) return;
-      added ??= newEntries(kept);
-      await Promise.all([...alsoSaved.map((write) => write()), writeEntries(file, read, code, kept, added)]);
+      // The other files first: their writes go to the thread pool while this thread serialises the entries.
+      const others = alsoSaved.map((write) => write(root));
+      const target = root === projectDir ? { file, read } : { file: join(root, MODEL_CACHE_FILE), read: EMPTY };
+      await settleAll([...others, writeEntries(target.file, target.read, code, kept)]);
     },
   };
 }
 
 /** Appends what this run computed, or rewrites the file with what it kept (see `save`). */
-async function writeEntries(file: string, read: ReadFile, code: string, kept: Kept, added: Map<string, string>) {
-  const stale = read.lines - (SECTIONS.reduce((sum, section) => sum + kept[section].size, 0) - added.size);
+async function writeEntries(file: string, read: ReadFile, code: string, kept: Kept) {
+  let total = 0;
+  let computed = 0;
+  for (const section of SECTIONS)
+    for (const json of kept[section].values()) {
+      total++;
+      if (typeof json !== "string") computed++;
+    }
+  const stale = read.lines - (total - computed);
   // Few stale lines: the file stays, and only what this run computed is appended (GitHub's cache is 7.5 MB
   // and a summary edit adds one entry); beyond a fifth, it is rewritten with exactly the kept entries.
   if (read.appendable && stale * 5 <= read.lines && (await stillAsRead(file, read.appendable))) {
-    if (added.size > 0) await appendLines(file, added);
+    // A later line for a key replaces an earlier one when read, and a key always stands for the same value, so
+    // appending never changes what an earlier entry means. A run cut short leaves a last line without its end:
+    // its JSON does not parse (every value is an object), so that one entry misses, and the next save rewrites
+    // the file (see `readCacheFile`).
+    if (computed > 0) writeChunked(file, "a", entryLines(kept, true));
     return;
   }
-  await replaceFile(file, (temporary) => writeLines(temporary, JSON.stringify({ format: FORMAT, code }), kept, added));
+  const header = JSON.stringify({ format: FORMAT, code });
+  await replaceFile(file, async (temporary) => writeChunked(temporary, "w", fileLines(header, kept)));
 }
 
-/** The entries this run computed (not read from the file), in the order `writeLines` would write them. */
-function newEntries(kept: Kept): Map<string, string> {
-  const lines = new Map<string, string>();
+function* fileLines(header: string, kept: Kept): Generator<string> {
+  yield `${header}\n`;
+  yield* entryLines(kept, false);
+}
+
+/**
+ * The lines of the kept entries (`onlyComputed`: of those this run computed), as pieces of text. An entry this run
+ * computed is serialised only here, just before it is written, so its text is garbage at once: holding every new
+ * entry's JSON until the write (Graph's ≈ 100 MB) made the collector copy and promote it.
+ */
+function* entryLines(kept: Kept, onlyComputed: boolean): Generator<string> {
   for (const section of SECTIONS)
-    for (const [key, json] of kept[section])
-      if (typeof json !== "string") lines.set(`${section}\t${key}`, asciiJson(JSON.stringify(json.value)));
-  return lines;
+    for (const [key, json] of kept[section]) {
+      if (onlyComputed && typeof json === "string") continue;
+      yield `${section}\t${key}\t`;
+      yield typeof json === "string" ? json : asciiJson(JSON.stringify(json.value));
+      yield "\n";
+    }
 }
 
 /**
- * Streams the entries out in chunks: Graph's cache is ~100 MB, too much to join into one more string. `added`: the
- * JSON of the entries this run computed (`newEntries`), serialised once.
+ * Writes (`w`) or appends (`a`) the text `pieces`, copied into a 1 MB buffer written whenever full. Synchronously:
+ * each asynchronous write was a trip through the thread pool with this thread idle (GitHub's 7.5 MB: ≈ 30 ms),
+ * and the other caches' files are written on the pool meanwhile. Each piece goes into the buffer as it is (joining
+ * them into chunk strings first made V8 flatten and copy every byte once more). The text is ASCII (see
+ * `asciiJson`), so Latin-1 encodes it.
  */
-async function writeLines(path: string, header: string, entries: Kept, added: Map<string, string>): Promise<void> {
-  function* lines() {
-    yield header;
-    for (const section of SECTIONS)
-      for (const [key, json] of entries[section])
-        yield `${section}\t${key}\t${typeof json === "string" ? json : added.get(`${section}\t${key}`)!}`;
-  }
-  await writeChunked(path, "w", lines());
-}
-
-/**
- * Appends lines to the file. A later line for a key replaces an earlier one when read, and a key always stands
- * for the same value, so appending never changes what an earlier entry means. A run cut short leaves a last line
- * without its end: its JSON does not parse (every value is an object), so that one entry misses, and the next
- * save rewrites the file (see `readCacheFile`).
- */
-async function appendLines(path: string, lines: Map<string, string>): Promise<void> {
-  await writeChunked(
-    path,
-    "a",
-    [...lines].map(([prefix, json]) => `${prefix}\t${json}`),
-  );
-}
-
-/**
- * Writes (`w`) or appends (`a`) `lines`, each ended by a newline, in chunks of about 1 MB. Synchronously: each
- * asynchronous write was a trip through the thread pool with this thread idle (GitHub's 7.5 MB: ≈ 30 ms), and the
- * other caches' files are written on the pool meanwhile. The text is ASCII (see `asciiJson`), so Latin-1 encodes it.
- */
-async function writeChunked(path: string, flags: "w" | "a", lines: Iterable<string>): Promise<void> {
+function writeChunked(path: string, flags: "w" | "a", pieces: Iterable<string>): void {
   const descriptor = openSync(path, flags);
   try {
-    let chunk = "";
-    for (const line of lines) {
-      chunk += line + "\n";
-      if (chunk.length > 1 << 20) {
-        writeAll(descriptor, Buffer.from(chunk, "latin1"));
-        chunk = "";
+    const chunk = Buffer.allocUnsafe(CHUNK);
+    let used = 0;
+    for (const piece of pieces) {
+      if (used + piece.length > CHUNK) {
+        writeAll(descriptor, chunk.subarray(0, used));
+        used = 0;
       }
+      if (piece.length > CHUNK) writeAll(descriptor, Buffer.from(piece, "latin1"));
+      else used += chunk.write(piece, used, "latin1");
     }
-    writeAll(descriptor, Buffer.from(chunk, "latin1"));
+    writeAll(descriptor, chunk.subarray(0, used));
   } finally {
     closeSync(descriptor);
   }
 }
+
+const CHUNK = 1 << 20;
 
 function writeAll(descriptor: number, bytes: Buffer): void {
   for (let written = 0; written < bytes.length;) written += writeSync(descriptor, bytes, written);
@@ -202,6 +202,8 @@ async function stillAsRead(path: string, read: { size: number; mtimeMs: number }
  * parsing it take about half the time (GitHub's 62 non-ASCII characters made all 7.5 MB a two-byte string).
  */
 function asciiJson(json: string): string {
+  // As many UTF-8 bytes as characters: all ASCII (most entries), nothing to escape.
+  if (Buffer.byteLength(json, "utf8") === json.length) return json;
   return json.replace(/[\u0080-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
@@ -216,6 +218,9 @@ interface ReadFile {
   /** Size and time of a whole file of this code's format, ending with a complete line; absent otherwise. */
   appendable?: { size: number; mtimeMs: number };
 }
+
+/** What a missing file holds (never appended to). */
+const EMPTY: ReadFile = { entries: emptyEntries(), lines: 0 };
 
 function readCacheFile(file: string, code: string): ReadFile {
   const empty = { entries: emptyEntries(), lines: 0 };

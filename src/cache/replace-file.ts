@@ -1,13 +1,24 @@
-import { mkdir, rename } from "node:fs/promises";
+import { mkdirSync, renameSync } from "node:fs";
 import { dirname } from "node:path";
 
 /**
  * Writes `file` beside itself (`write` fills the temporary path) and renames it into place: a run cut short
- * leaves the previous file, not half of one.
+ * leaves the previous file, not half of one. The folder and the rename are synchronous: each is one short system
+ * call, and as a trip through the thread pool it waited behind the pool's compression of the merge bases.
  */
 export async function replaceFile(file: string, write: (temporary: string) => Promise<void>): Promise<void> {
-  await mkdir(dirname(file), { recursive: true });
+  mkdirSync(dirname(file), { recursive: true });
   const temporary = `${file}.${process.pid}.tmp`;
   await write(temporary);
-  await rename(temporary, file);
+  renameSync(temporary, file);
+}
+
+/**
+ * Waits for every write, then fails with the first failure, if any: unlike `Promise.all`, nothing is still writing
+ * when the caller goes on (a failed fresh project's staging folder is removed after it).
+ */
+export async function settleAll(writes: ReadonlyArray<Promise<unknown> | undefined | false | "">): Promise<void> {
+  const results = await Promise.allSettled(writes);
+  const failed = results.find((result) => result.status === "rejected");
+  if (failed) throw failed.reason;
 }

@@ -33,24 +33,26 @@ export function compactToolsFile(
   model: GuidedApiModel,
   pieces: ReadonlyArray<Buffer | (() => ToolData)>,
 ): { bytes: Buffer; spans: ToolSpan[] } {
-  const parts: Buffer[] = [Buffer.from(`{"api":${JSON.stringify(model.api)},"tools":[`, "utf8")];
-  const spans: ToolSpan[] = [];
-  let offset = parts[0]!.length;
-  pieces.forEach((piece, index) => {
-    if (index > 0) {
-      parts.push(COMMA);
-      offset++;
-    }
-    const bytes = Buffer.isBuffer(piece) ? piece : Buffer.from(JSON.stringify(piece()), "utf8");
-    parts.push(bytes);
-    spans.push([offset, offset + bytes.length]);
-    offset += bytes.length;
+  const head = `{"api":${JSON.stringify(model.api)},"tools":[`;
+  // Each tool's JSON text (or reused bytes) and its length first, then one buffer written in place: a buffer per
+  // tool, concatenated after, allocated and copied every byte once more (GitHub: ≈ 5 of ≈ 12 ms).
+  const texts = pieces.map((piece) => (Buffer.isBuffer(piece) ? piece : JSON.stringify(piece())));
+  let size = Buffer.byteLength(head, "utf8") + Math.max(texts.length - 1, 0) + END.length;
+  for (const text of texts) size += typeof text === "string" ? Buffer.byteLength(text, "utf8") : text.length;
+  const bytes = Buffer.allocUnsafe(size);
+  let offset = bytes.write(head, 0, "utf8");
+  const spans = texts.map((text, index): ToolSpan => {
+    if (index > 0) bytes[offset++] = COMMA;
+    const start = offset;
+    offset += typeof text === "string" ? bytes.write(text, offset, "utf8") : text.copy(bytes, offset);
+    return [start, offset];
   });
-  parts.push(END);
-  return { bytes: Buffer.concat(parts, offset + END.length), spans };
+  offset += END.copy(bytes, offset);
+  if (offset !== size) throw new Error(`internal error: data/tools.json assembled to ${offset} of ${size} bytes`);
+  return { bytes, spans };
 }
 
-const COMMA = Buffer.from(",");
+const COMMA = 0x2c;
 const END = Buffer.from("]}\n");
 
 /** The emitted file for given bytes; its text is decoded only if something reads it (the write uses the bytes). */

@@ -20,17 +20,3 @@ export class FileWriter {
     writeFileSync(path, content);
   }
 }
-
-/**
- * Runs `task` at this thread's next wait (the write's first: it waits longest for the merge bases' compression on
- * the thread pool), as a promise of its end.
- */
-export function whileWriting(task: () => unknown): Promise<void> {
-  return new Promise((done, fail) =>
-    setImmediate(() => {
-      Promise.resolve()
-        .then(task)
-        .then(() => done(), fail);
-    }),
-  );
-}

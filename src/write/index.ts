@@ -12,7 +12,6 @@
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { GeneratorError } from "../diagnostics.js";
 import type { EmittedFile, FileOwner } from "../emit/index.js";
@@ -30,16 +29,10 @@ import { FileWriter } from "./file-writer.js";
 import { hashBytesOnce } from "./hash.js";
 import { mergeJson } from "./json-merge.js";
 import { hasConflictMarkers, mergeText } from "./merge.js";
+import { MANIFEST_PATH, type Manifest, readManifest } from "./manifest.js";
 
 export { BASE_DIR, hashContent, prepareWrite, type PreparedWrite };
-export const MANIFEST_PATH = ".guided-mcp/manifest.json";
-
-export interface Manifest {
-  generator: { name: string; version: string };
-  spec: { source: string; hash: string };
-  options: Record<string, unknown>;
-  files: Record<string, { hash: string; owner: FileOwner }>;
-}
+export { isUpToDate, MANIFEST_PATH, type Manifest, readManifest, unresolvedConflicts } from "./manifest.js";
 
 /**
  * `merged`: the user's edits and the generator's changes combined cleanly; `conflict`: markers written where both
@@ -65,6 +58,12 @@ export interface WriteOptions {
   dryRun?: boolean;
   /** Text appended to CHANGELOG.md (created if missing) when an earlier generation is updated. */
   changelogEntry?: string;
+  /**
+   * More to write under the project's root while the write waits for the merge bases' compression (the caches):
+   * `root` is a fresh project's staging folder, renamed into place with everything else, or the project itself
+   * when an earlier generation is updated. Its failure fails the write; the write's own failure comes first.
+   */
+  alongside?: (root: string) => Promise<void>;
 }
 
 export const CHANGELOG_PATH = "CHANGELOG.md";
@@ -74,44 +73,6 @@ export interface WriteResult {
   fresh: boolean;
   plan: PlannedFile[];
   manifest: Manifest;
-}
-
-/** Whether emitting now would produce exactly what the manifest says was generated. */
-export function isUpToDate(manifest: Manifest, files: EmittedFile[]): { upToDate: boolean; differing: string[] } {
-  const differing: string[] = [];
-  const emitted = new Set(files.map((file) => file.path));
-  for (const file of files) {
-    if (file.owner === "user") continue;
-    if (manifest.files[file.path]?.hash !== hashContent(file.bytes ?? file.content)) differing.push(file.path);
-  }
-  for (const [path, entry] of Object.entries(manifest.files))
-    if (entry.owner === "generator" && !emitted.has(path)) differing.push(path);
-  return { upToDate: differing.length === 0, differing: differing.sort() };
-}
-
-/** Generator-owned files that still hold merge conflict markers: a project with them is not up to date. */
-export async function unresolvedConflicts(outDir: string, manifest: Manifest): Promise<string[]> {
-  const found: string[] = [];
-  for (const [path, entry] of Object.entries(manifest.files)) {
-    const target = join(outDir, path);
-    if (entry.owner === "generator" && existsSync(target) && hasConflictMarkers(await readFile(target, "utf8")))
-      found.push(path);
-  }
-  return found.sort();
-}
-
-export async function readManifest(outDir: string): Promise<Manifest | undefined> {
-  const path = join(outDir, MANIFEST_PATH);
-  if (!existsSync(path)) return undefined;
-  try {
-    return JSON.parse(await readFile(path, "utf8")) as Manifest;
-  } catch (error) {
-    throw new GeneratorError(
-      path,
-      `manifest cannot be read (${(error as Error).message})`,
-      "restore it from version control, or regenerate into a new folder",
-    );
-  }
 }
 
 export async function writeProject(
@@ -142,8 +103,8 @@ export async function writeProject(
     if (entry.action === "conflict" && entry.content === undefined && previous?.files[entry.path])
       manifest.files[entry.path] = previous.files[entry.path]!;
   if (!options.dryRun) {
-    if (fresh) await writeFresh(outDir, encoded, manifest, bases);
-    else await applyUpdate(outDir, encoded, plan, { manifest, previous, bases }, options.changelogEntry);
+    if (fresh) await writeFresh(outDir, encoded, { manifest, bases }, options.alongside);
+    else await applyUpdate(outDir, encoded, plan, { manifest, previous, bases }, options);
   }
   return { outDir, fresh, plan: plan.map(({ content: _content, ...entry }) => entry), manifest };
 }
@@ -252,22 +213,28 @@ function mergeJsonFile(
 async function writeFresh(
   outDir: string,
   encoded: Encoded[],
-  manifest: Manifest,
-  bases: BaseCompressor,
+  { manifest, bases }: { manifest: Manifest; bases: BaseCompressor },
+  alongside: WriteOptions["alongside"],
 ): Promise<void> {
   const parent = dirname(outDir);
   mkdirSync(parent, { recursive: true });
   const staging = join(parent, `.${basename(outDir)}.tmp-${randomBytes(4).toString("hex")}`);
   const writer = new FileWriter();
+  let saving: Promise<void> | undefined;
   try {
     for (const { file, bytes } of encoded) writer.write(join(staging, file.path), bytes);
-    for (const { file, bytes } of encoded)
+    // The caches go into the staging folder too, while the pool compresses, and move into place with the rest.
+    saving = started(alongside, staging);
+    for (const { file, bytes, hash } of encoded)
       if (file.owner === "generator")
-        writer.write(basePath(staging, file.path), await bases.compressed(file.path, bytes));
+        writer.write(basePath(staging, file.path), await bases.compressed(file.path, bytes, hash));
+    await saving;
     writer.write(join(staging, MANIFEST_PATH), JSON.stringify(manifest, null, 2) + "\n");
     if (existsSync(outDir)) rmdirSync(outDir);
     renameSync(staging, outDir);
   } catch (error) {
+    // Nothing may still be writing into the folder when it goes.
+    await saving?.catch(() => undefined);
     rmSync(staging, { recursive: true, force: true });
     throw error;
   }
@@ -278,13 +245,15 @@ async function applyUpdate(
   encoded: Encoded[],
   plan: PlannedFile[],
   state: { manifest: Manifest; previous: Manifest | undefined; bases: BaseCompressor },
-  changelogEntry?: string,
+  { changelogEntry, alongside }: Pick<WriteOptions, "changelogEntry" | "alongside">,
 ): Promise<void> {
   const staging = join(outDir, ".guided-mcp", `staging-${randomBytes(4).toString("hex")}`);
   const writer = new FileWriter();
+  let saving: Promise<void> | undefined;
   try {
     const moves = stageFiles(outDir, join(staging, "files"), encoded, plan, writer);
     if (changelogEntry) moves.push(stageChangelog(outDir, join(staging, "files"), changelogEntry, writer));
+    saving = started(alongside, outDir);
     const bases = await stageBases(outDir, staging, encoded, plan, state, writer);
     const stagedManifest = join(staging, MANIFEST_PATH);
     writer.write(stagedManifest, JSON.stringify(state.manifest, null, 2) + "\n");
@@ -299,6 +268,14 @@ async function applyUpdate(
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }
+  await saving;
+}
+
+/** Starts `alongside` under `root`; a failure waits to be awaited (the write's own failure, if any, is reported instead). */
+function started(alongside: WriteOptions["alongside"], root: string): Promise<void> | undefined {
+  const saving = alongside?.(root);
+  saving?.catch(() => undefined);
+  return saving;
 }
 
 /** Writes what the plan changes into the staging folder; returns the moves into the project. */
@@ -360,14 +337,14 @@ async function stageBases(
   );
   const moves: Array<[string, string]> = [];
   const kept = new Set<string>();
-  for (const { file, bytes } of encoded) {
+  for (const { file, bytes, hash } of encoded) {
     if (file.owner !== "generator") continue;
     const old = basePath(outDir, file.path);
     const keepOld = unresolved.has(file.path) || previous?.files[file.path]?.hash === manifest.files[file.path]?.hash;
     if (keepOld && existsSync(old)) kept.add(old);
     else if (!unresolved.has(file.path)) {
       const staged = basePath(staging, file.path);
-      writer.write(staged, await bases.compressed(file.path, bytes));
+      writer.write(staged, await bases.compressed(file.path, bytes, hash));
       moves.push([staged, old]);
       kept.add(old);
     }

@@ -5,6 +5,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { emitProject } from "../../src/emit/index.js";
 import { precompiledTemplatesModule } from "../../src/emit/precompile.js";
+import { compactToolsFile } from "../../src/emit/tools-file.js";
 import { readTemplates, TemplateRenderer } from "../../src/emit/templates.js";
 import { codeLiteral, markdownText } from "../../src/emit/escape.js";
 import { addGuidance } from "../../src/guidance/index.js";
@@ -131,5 +132,37 @@ describe("escaping helpers", () => {
 
   it("keeps Markdown text on one line without HTML", () => {
     expect(markdownText("a\nb <b>|c`")).toBe("a b &lt;b&gt;\\|c\\`");
+  });
+});
+
+describe("the compact data/tools.json", () => {
+  const tool = (name: string, description: string) => ({ name, description, inputSchema: { type: "object" } });
+  const api = { name: "x", title: "Café ☕" } as never;
+  const model = (tools: unknown[]) => ({ api, tools }) as never;
+
+  it.each([
+    ["no tools", []],
+    ["one tool", [tool("a", "A.")]],
+    [
+      "texts of one, two and four bytes a character",
+      [tool("a", "plain"), tool("é", "naïve — “quoted”"), tool("b", "𝒳 🚀")],
+    ],
+  ])("is JSON.stringify({ api, tools }) with a newline, each tool where its span says (%s)", (_, tools) => {
+    const texts = tools.map((entry) => Buffer.from(JSON.stringify(entry), "utf8"));
+    // Serialised here, or reused as the last generation's bytes: the same file either way.
+    const serialised = compactToolsFile(
+      model(tools),
+      tools.map((entry) => () => entry as never),
+    );
+    const reused = compactToolsFile(model(tools), texts);
+    const mixed = compactToolsFile(
+      model(tools),
+      tools.map((entry, index) => (index % 2 ? texts[index]! : () => entry as never)),
+    );
+    const expected = Buffer.from(JSON.stringify({ api, tools }) + "\n", "utf8");
+    for (const file of [serialised, reused, mixed]) {
+      expect(file.bytes.equals(expected)).toBe(true);
+      expect(file.spans.map(([start, end]) => file.bytes.subarray(start, end))).toEqual(texts);
+    }
   });
 });

@@ -368,6 +368,26 @@ describe("model and guidance cache", () => {
       expect(entryLines(rewritten).map((line) => line.split("\t")[1])).toEqual([...names.slice(3), "tool-new"]);
     });
 
+    it("writes one line per entry, ASCII only, across buffer-sized chunks and entries larger than one", async () => {
+      const dir = mkdtempSync(join(tmpdir(), "cgm-model-cache-lines-"));
+      const cache = openModelCache(dir, version);
+      const hints = (name: string, size: number) => [`${name} — café 𝒳 “${"x".repeat(size)}”`];
+      const sizes = { small: 10, medium: 400_000, large: 1_500_000, huge: 2_500_000, last: 3 };
+      for (const [name, size] of Object.entries(sizes))
+        cache.keep("guidance", name, { guidance: { hints: hints(name, size) } as never, diagnostics: [] });
+      await cache.save();
+      const file = readFileSync(join(dir, MODEL_CACHE_FILE));
+      expect(file.every((byte) => byte < 0x80)).toBe(true);
+      const lines = file.toString("latin1").split("\n");
+      expect(lines.at(-1)).toBe("");
+      expect(lines.slice(1, -1).map((line) => line.split("\t").slice(0, 2))).toEqual(
+        Object.keys(sizes).map((name) => ["guidance", name]),
+      );
+      const reopened = openModelCache(dir, version);
+      for (const [name, size] of Object.entries(sizes))
+        expect(reopened.get("guidance", name)).toEqual({ guidance: { hints: hints(name, size) }, diagnostics: [] });
+    });
+
     it("rewrites a file cut short, or replaced since it was read, instead of appending to it", async () => {
       const dir = mkdtempSync(join(tmpdir(), "cgm-model-cache-append-"));
       const file = join(dir, MODEL_CACHE_FILE);

@@ -1,8 +1,18 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { gunzipSync, gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import type { EmittedFile } from "../../src/emit/index.js";
+import { BaseCompressor, prepareWrite } from "../../src/write/bases.js";
+import { packBases, readPack } from "../../src/write/known-bases.js";
+import { precompressedBases } from "../../src/emit/precompile.js";
+import { emitProject, staticOutputBytes } from "../../src/emit/index.js";
+import { readTemplates } from "../../src/emit/templates.js";
+import { addGuidance } from "../../src/guidance/index.js";
+import { hashContent } from "../../src/write/hash.js";
+import { settleAll } from "../../src/cache/replace-file.js";
+import { modelFrom, SAMPLES } from "../helpers/pipeline.js";
 import { BASE_DIR, unresolvedConflicts, writeProject } from "../../src/write/index.js";
 
 const base = {
@@ -200,5 +210,153 @@ describe("data/tools.json merges structurally", () => {
       "#/tools/1: the new generation no longer has `b`, so your edit of it was dropped",
     ]);
     expect(JSON.parse(readFileSync(path, "utf8")).tools).toEqual([tool("a", "Mine.")]);
+  });
+});
+
+describe("merge bases", () => {
+  it("a large base compressed on the thread pool has the bytes gzipSync gives, with this thread busy meanwhile", async () => {
+    // ~3 MB of JSON-like text: well above the pool threshold, and with a compressed size of many zlib output chunks.
+    const rows = Array.from({ length: 40_000 }, (_, i) => `{"name":"tool_${i}","n":${(i * 7919) % 10007}}`);
+    const bytes = Buffer.from(`[${rows.join(",")}]\n`, "utf8");
+    const compressor = new BaseCompressor();
+    compressor.start("data/tools.json", bytes);
+    const pending = compressor.compressed("data/tools.json", bytes, "(not used: started on the pool)");
+    expect(pending).toBeInstanceOf(Promise);
+    const busyUntil = performance.now() + 20;
+    while (performance.now() < busyUntil); // the pool must not need this thread to go on
+    const compressed = await pending;
+    expect(compressed.equals(gzipSync(bytes))).toBe(true);
+    expect(gunzipSync(compressed).equals(bytes)).toBe(true);
+  });
+});
+
+describe("merge bases compressed by the build", () => {
+  const pack = precompressedBases();
+  const bases = readPack(pack);
+
+  it("hold every default template copied as it is, each the gzip of the bytes its key is the hash of", () => {
+    const copied = [...readTemplates().values()].map(staticOutputBytes).filter((bytes) => bytes !== undefined);
+    expect(copied.length).toBeGreaterThan(50);
+    expect([...bases.keys()].sort()).toEqual([...new Set(copied.map((bytes) => hashContent(bytes)))].sort());
+    for (const [hash, base] of bases) {
+      const bytes = gunzipSync(base);
+      expect(hashContent(bytes)).toBe(hash);
+      expect(gzipSync(bytes).equals(base)).toBe(true);
+    }
+  });
+
+  it("are used only with the zlib that made them, and not at all when damaged", () => {
+    const end = pack.indexOf(0x0a);
+    const header = JSON.parse(pack.toString("utf8", 0, end));
+    const withHeader = (changed: object) =>
+      Buffer.concat([Buffer.from(JSON.stringify({ ...header, ...changed })), pack.subarray(end)]);
+    expect(readPack(withHeader({})).size).toBe(bases.size);
+    expect(readPack(withHeader({ zlib: "1.2.11" })).size).toBe(0);
+    expect(readPack(withHeader({ format: 0 })).size).toBe(0);
+    expect(readPack(pack.subarray(0, pack.length - 1)).size).toBe(0); // cut short
+    const damaged = Buffer.from(pack);
+    damaged[end + 20] = damaged[end + 20]! ^ 0xff; // inside the first base: the check compresses that one again
+    expect(readPack(damaged).size).toBe(0);
+    expect(readPack(Buffer.from("not a pack")).size).toBe(0);
+    // A base whose bytes this zlib would not make (another level) fails the check.
+    const other = Buffer.from("export const x = 1;\n".repeat(50));
+    const foreign = packBases([other]);
+    const foreignEnd = foreign.indexOf(0x0a);
+    const relevelled = gzipSync(other, { level: 1 });
+    const foreignHeader = JSON.parse(foreign.toString("utf8", 0, foreignEnd));
+    foreignHeader.entries[0][1] = relevelled.length;
+    expect(readPack(Buffer.concat([Buffer.from(JSON.stringify(foreignHeader) + "\n"), relevelled])).size).toBe(0);
+  });
+
+  it("give a project the bytes compressing at run time gives", async () => {
+    const model = addGuidance(await modelFrom(join(SAMPLES, "petstore.yaml")), { seed: 1 });
+    const emitted = emitProject(model, { generatorVersion: "0.0.0-test" });
+    const root = mkdtempSync(join(tmpdir(), "cgm-bases-"));
+    let used = 0;
+    const fromPack = new BaseCompressor((hash) => {
+      const base = bases.get(hash);
+      if (base) used++;
+      return base;
+    });
+    await writeProject(
+      join(root, "pack"),
+      prepareWrite(join(root, "pack"), emitted, undefined, true, undefined, fromPack),
+      base,
+    );
+    const compressing = new BaseCompressor(() => undefined);
+    await writeProject(
+      join(root, "zlib"),
+      prepareWrite(join(root, "zlib"), emitted, undefined, true, undefined, compressing),
+      base,
+    );
+    expect(used).toBeGreaterThan(50);
+    for (const file of emitted.filter((candidate) => candidate.owner === "generator")) {
+      const path = join(BASE_DIR, `${file.path}.gz`);
+      expect(readFileSync(join(root, "pack", path)).equals(readFileSync(join(root, "zlib", path))), path).toBe(true);
+    }
+  });
+});
+
+describe("writing alongside the project (the caches)", () => {
+  const alongFile = ".guided-mcp/cache/along.txt";
+
+  it("a fresh project gets them in its staging folder, renamed into place with the rest", async () => {
+    const out = join(mkdtempSync(join(tmpdir(), "cgm-along-")), "project");
+    const roots: string[] = [];
+    await writeProject(out, files("v1"), base, {
+      alongside: async (root) => {
+        roots.push(root);
+        expect(existsSync(out)).toBe(false);
+        mkdirSync(join(root, ".guided-mcp/cache"), { recursive: true });
+        writeFileSync(join(root, alongFile), "saved");
+      },
+    });
+    expect(roots).toHaveLength(1);
+    expect(roots[0]).not.toBe(out);
+    expect(readFileSync(join(out, alongFile), "utf8")).toBe("saved");
+    expect(readdirSync(dirname(out))).toEqual(["project"]); // no staging folder left
+    // An update writes them into the project itself.
+    await writeProject(out, files("v2"), base, { alongside: async (root) => void roots.push(root) });
+    expect(roots[1]).toBe(out);
+  });
+
+  it("their failure fails a fresh write, which leaves nothing behind", async () => {
+    const parent = mkdtempSync(join(tmpdir(), "cgm-along-"));
+    const out = join(parent, "project");
+    const failing = async (root: string) => {
+      writeFileSync(join(root, "partial"), "x");
+      throw new Error("disk full");
+    };
+    await expect(writeProject(out, files("v1"), base, { alongside: failing })).rejects.toThrow("disk full");
+    expect(readdirSync(parent)).toEqual([]);
+  });
+
+  it("a failure waits for the other cache writes before the staging folder goes", async () => {
+    const parent = mkdtempSync(join(tmpdir(), "cgm-along-"));
+    const out = join(parent, "project");
+    const late = (root: string) =>
+      new Promise<void>((done) => setTimeout(() => (writeFileSync(join(root, "late"), "x"), done()), 30));
+    const alongside = (root: string) => settleAll([late(root), Promise.reject(new Error("cache failed"))]);
+    await expect(writeProject(out, files("v1"), base, { alongside })).rejects.toThrow("cache failed");
+    expect(readdirSync(parent)).toEqual([]);
+  });
+
+  it("the write's own failure is the one reported", async () => {
+    const parent = mkdtempSync(join(tmpdir(), "cgm-along-"));
+    const out = join(parent, "project");
+    class Failing extends BaseCompressor {
+      override compressed(): Promise<Buffer> {
+        return Promise.reject(new Error("compression failed"));
+      }
+    }
+    const prepared = prepareWrite(out, files("v1"), undefined, true, undefined, new Failing());
+    const failing = () => Promise.reject(new Error("cache failed"));
+    await expect(writeProject(out, prepared, base, { alongside: failing })).rejects.toThrow("compression failed");
+    expect(readdirSync(parent)).toEqual([]);
+    // Updating: the same.
+    await writeProject(out, files("v1"), base);
+    const update = prepareWrite(out, files("v2"), undefined, true, undefined, new Failing());
+    await expect(writeProject(out, update, base, { alongside: failing })).rejects.toThrow("compression failed");
+    expect(readFileSync(join(out, "src/server.ts"), "utf8")).toContain("server v1");
   });
 });
