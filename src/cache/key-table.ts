@@ -28,7 +28,8 @@ import { commonPrefix, commonSuffix } from "../report/text.js";
 import { hashContent } from "../write/hash.js";
 import type { KeyRecord } from "./refs.js";
 import { replaceFile, settleAll } from "./replace-file.js";
-import { operationInSkeleton, stringEnd, type Skeleton } from "./sparse-document.js";
+import { stringEnd } from "../json-bytes.js";
+import { operationInSkeleton, type Skeleton } from "./sparse-document.js";
 
 const KEYS_FILE = ".guided-mcp/cache/keys.json";
 const SPEC_COPY_FILE = ".guided-mcp/cache/spec.copy";

@@ -21,19 +21,22 @@
  * an object), and checks the depth of what is new; the scan only refuses what
  * it does not expect.
  */
+import {
+  BACKSLASH,
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COLON,
+  COMMA,
+  containerEnd,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  QUOTE,
+  stringEnd,
+} from "../json-bytes.js";
 import { UNIT_DEPTH } from "./unit-table.js";
 import { HTTP_METHODS, type HttpMethod } from "../model/openapi.js";
 
 type JsonObject = Record<string, unknown>;
-
-const QUOTE = 34;
-const BACKSLASH = 92;
-const COLON = 58;
-const COMMA = 44;
-const OPEN_BRACE = 123;
-const CLOSE_BRACE = 125;
-const OPEN_BRACKET = 91;
-const CLOSE_BRACKET = 93;
 
 /** Sparse documents' objects: the first byte of each member not read yet (`{` for an object). */
 const unread = new WeakMap<object, Map<string, number>>();
@@ -275,7 +278,11 @@ function valueEndAt(bytes: Buffer, start: number): number {
     if (end < 0) throw new Unexpected();
     return end;
   }
-  if (first === OPEN_BRACE || first === OPEN_BRACKET) return containerEnd(bytes, start);
+  if (first === OPEN_BRACE || first === OPEN_BRACKET) {
+    const end = containerEnd(bytes, start);
+    if (end < 0) throw new Unexpected();
+    return end;
+  }
   let index = start;
   for (;;) {
     const byte = bytes[index];
@@ -296,24 +303,6 @@ function valueEndAt(bytes: Buffer, start: number): number {
   return index;
 }
 
-/** The index just after the object or array whose opening bracket is at `start` (strings skipped whole). */
-function containerEnd(bytes: Buffer, start: number): number {
-  let depth = 0;
-  const length = bytes.length;
-  for (let index = start; index < length; index++) {
-    const byte = bytes[index]!;
-    if (byte === QUOTE) {
-      const end = stringEnd(bytes, index);
-      if (end < 0) throw new Unexpected();
-      index = end - 1;
-    } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) depth++;
-    else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
-      if (--depth === 0) return index + 1;
-    }
-  }
-  throw new Unexpected();
-}
-
 function skipSpace(bytes: Buffer, from: number): number {
   let index = from;
   while (isSpace(bytes[index])) index++;
@@ -322,14 +311,4 @@ function skipSpace(bytes: Buffer, from: number): number {
 
 function isSpace(byte: number | undefined): boolean {
   return byte === 32 || byte === 10 || byte === 13 || byte === 9;
-}
-
-/** The index just after the string whose opening quote is at `start`, or -1 if it is not closed. */
-export function stringEnd(text: Buffer, start: number): number {
-  for (let quote = text.indexOf(QUOTE, start + 1); quote >= 0; quote = text.indexOf(QUOTE, quote + 1)) {
-    let backslashes = 0;
-    while (text[quote - 1 - backslashes] === BACKSLASH) backslashes++;
-    if (backslashes % 2 === 0) return quote + 1;
-  }
-  return -1;
 }

@@ -15,6 +15,16 @@
  * same bytes from there to the end), so the rest of it is never read.
  */
 import type { ToolData } from "../model/ir.js";
+import {
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COMMA,
+  containerEnd,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  QUOTE,
+  stringEnd,
+} from "../json-bytes.js";
 import { compareTools, type ChangeReport } from "./index.js";
 
 type Span = [start: number, end: number];
@@ -24,14 +34,6 @@ export interface ToolList {
   readonly length: number;
   slice(from?: number, to?: number): ToolData[];
 }
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
 
 /**
  * The report between the previous generation's tools file and this one's
@@ -186,32 +188,5 @@ function isToolsEnd(bytes: Buffer, index: number): boolean {
 function valueEnd(bytes: Buffer, start: number): number {
   const first = bytes[start];
   if (first === QUOTE) return stringEnd(bytes, start);
-  if (first !== OPEN_BRACE && first !== OPEN_BRACKET) return -1;
-  let depth = 0;
-  for (let index = start; index < bytes.length; index++) {
-    const code = bytes[index];
-    if (code === QUOTE) {
-      index = stringEnd(bytes, index) - 1;
-      if (index < 0) return -1;
-    } else if (code === OPEN_BRACE || code === OPEN_BRACKET) depth++;
-    else if ((code === CLOSE_BRACE || code === CLOSE_BRACKET) && --depth === 0) return index + 1;
-  }
-  return -1;
-}
-
-/**
- * The index just after the JSON string whose opening quote is at `start`, or -1 if it is not closed. Jumps from
- * quote to quote with indexOf (strings are most of the file). In UTF-8 a byte below 0x80 is always that ASCII
- * character, never part of another one, so quotes and backslashes are found as in the text.
- */
-function stringEnd(bytes: Buffer, start: number): number {
-  let quote = bytes.indexOf(QUOTE, start + 1);
-  while (quote >= 0) {
-    // A quote is escaped when an odd number of backslashes precede it.
-    let backslashes = 0;
-    while (bytes[quote - 1 - backslashes] === BACKSLASH) backslashes++;
-    if (backslashes % 2 === 0) return quote + 1;
-    quote = bytes.indexOf(QUOTE, quote + 1);
-  }
-  return -1;
+  return first === OPEN_BRACE || first === OPEN_BRACKET ? containerEnd(bytes, start) : -1;
 }

@@ -1,42 +1,26 @@
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { runCli, runCliRecording } from "../helpers/cli.js";
 import { REPO_ROOT } from "../helpers/project.js";
 
 // Node's fetch implementation (undici) is a lazy global costing 20–60 ms to load; a spec whose
 // references all stay in the document never needs the $ref resolver, which would touch it.
 describe("what a small generation loads", () => {
   it("a spec with internal references only does not load Node's fetch implementation", () => {
-    const dir = mkdtempSync(join(tmpdir(), "cgm-fetch-"));
-    const preload = join(dir, "record.cjs");
-    const record = join(dir, "modules.json");
+    const out = join(mkdtempSync(join(tmpdir(), "cgm-fetch-")), "out");
     // Counts the Intl.Segmenters made: the first loads ICU's break data (≈ 10 ms), needed only to lay out help text.
-    writeFileSync(
-      preload,
-      [
-        "let segmenters = 0;",
-        "const Segmenter = Intl.Segmenter;",
-        "Intl.Segmenter = class extends Segmenter { constructor(...args) { super(...args); segmenters++; } };",
-        `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(record)}, JSON.stringify({ builtins: process.moduleLoadList, files: Object.keys(require.cache), segmenters })));`,
-      ].join("\n"),
+    const { record: loaded } = runCliRecording<{ builtins: string[]; files: string[]; segmenters: number }>(
+      (file) =>
+        [
+          "let segmenters = 0;",
+          "const Segmenter = Intl.Segmenter;",
+          "Intl.Segmenter = class extends Segmenter { constructor(...args) { super(...args); segmenters++; } };",
+          `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(file)}, JSON.stringify({ builtins: process.moduleLoadList, files: Object.keys(require.cache), segmenters })));`,
+        ].join("\n"),
+      ["--quiet", "--from", join(REPO_ROOT, "samples", "petstore.yaml"), "--out", out],
     );
-    const cli = join(REPO_ROOT, "bin", "create-guided-mcp.js");
-    const spec = join(REPO_ROOT, "samples", "petstore.yaml");
-    const run = spawnSync(
-      process.execPath,
-      ["-r", preload, cli, "--quiet", "--from", spec, "--out", join(dir, "out")],
-      {
-        encoding: "utf8",
-      },
-    );
-    expect(run.status, run.stderr).toBe(0);
-    const loaded = JSON.parse(readFileSync(record, "utf8")) as {
-      builtins: string[];
-      files: string[];
-      segmenters: number;
-    };
     expect(loaded.segmenters).toBe(0);
     const modules = loaded.builtins;
     expect(modules.some((name) => name.includes("zlib"))).toBe(true);
@@ -56,24 +40,18 @@ describe("what a small generation loads", () => {
     const spec = join(dir, "petstore.yaml");
     const original = readFileSync(join(REPO_ROOT, "samples", "petstore.yaml"), "utf8");
     writeFileSync(spec, original);
-    const cli = join(REPO_ROOT, "bin", "create-guided-mcp.js");
-    const cold = spawnSync(process.execPath, [cli, "--quiet", "--from", spec, "--out", out], { encoding: "utf8" });
-    expect(cold.status, cold.stderr).toBe(0);
+    const cold = runCli(["--quiet", "--from", spec, "--out", out]);
+    expect(cold.code, cold.stderr).toBe(0);
     const edited = original.replace(/summary: (.+)/, "summary: $1 (edited)");
     expect(edited).not.toBe(original);
     writeFileSync(spec, edited);
-    const preload = join(dir, "record.cjs");
-    const record = join(dir, "modules.json");
-    writeFileSync(
-      preload,
-      `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(record)}, JSON.stringify(Object.keys(require.cache))));`,
+    const regen = runCliRecording<string[]>(
+      (file) =>
+        `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(file)}, JSON.stringify(Object.keys(require.cache))));`,
+      ["regenerate", out, "--from", spec],
     );
-    const regen = spawnSync(process.execPath, ["-r", preload, cli, "regenerate", out, "--from", spec], {
-      encoding: "utf8",
-    });
-    expect(regen.status, regen.stderr).toBe(0);
     expect(regen.stdout).toContain("1 change(s)");
-    const files = JSON.parse(readFileSync(record, "utf8")) as string[];
+    const files = regen.record;
     expect(files.some((file) => /dist[\\/]bin[\\/]cli\.js$/.test(file))).toBe(true);
     expect(files.filter((file) => EXAMPLE_CHUNK.test(file))).toEqual([]);
     expect(readFileSync(join(out, "data", "tools.json"), "utf8")).toContain("(edited)");
