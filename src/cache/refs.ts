@@ -142,10 +142,9 @@ export function keysAfterEdit(
   }
 }
 
-/** A path item's own fields as keys read them: their JSON and its `$ref`s. */
-function sharedPart(pathItem: JsonObject): { json: string; refs: Set<string> } {
-  const json = JSON.stringify(pathItemFields(pathItem));
-  return { json, refs: refsInJson(json) };
+/** A path item's own fields as keys read them: their JSON. */
+function sharedPart(pathItem: JsonObject): { json: string } {
+  return { json: JSON.stringify(pathItemFields(pathItem)) };
 }
 
 function operationKey(
@@ -153,12 +152,12 @@ function operationKey(
   context: string,
   path: string,
   method: HttpMethod,
-  shared: { json: string; refs: Set<string> },
+  shared: { json: string },
   operation: JsonObject,
 ): OperationKey {
   if (containsRefUnder(operation["x-mcp"])) throw new Unkeyable();
   const operationJson = JSON.stringify(operation);
-  const direct = units.unitsOf([...shared.refs, ...refsInJson(operationJson)]);
+  const direct = units.unitsIn(shared.json, operationJson);
   const text = `${context}\0${path}\0${method}\0${shared.json}\0${operationJson}\0${units.describe(direct)}`;
   return { path, method, key: hash(text), units: direct };
 }

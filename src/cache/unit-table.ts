@@ -26,15 +26,20 @@ export const hash = (text: string): string => hashContent(text).slice(0, 40);
  */
 export function refsInJson(json: string): Set<string> {
   const refs = new Set<string>();
+  forEachRef(json, (ref) => refs.add(ref));
+  return refs;
+}
+
+/** Calls `found` with each `$ref` string of JSON text, in order, repeats included (see `refsInJson`). */
+function forEachRef(json: string, found: (ref: string) => void): void {
   for (let at = json.indexOf(REF_MEMBER); at >= 0; at = json.indexOf(REF_MEMBER, at)) {
     const start = at + REF_MEMBER.length;
     const end = stringEnd(json, start);
     if (end < 0) break;
     const raw = json.slice(start, end);
-    refs.add(raw.includes("\\") ? (JSON.parse(`"${raw}"`) as string) : raw);
+    found(raw.includes("\\") ? (JSON.parse(`"${raw}"`) as string) : raw);
     at = end + 1;
   }
-  return refs;
 }
 
 /** How a `$ref` member starts in JSON.stringify's text (no whitespace). */
@@ -48,6 +53,15 @@ function stringEnd(json: string, from: number): number {
     if (backslashes % 2 === 0) return quote;
   }
   return -1;
+}
+
+/**
+ * The decoded tokens of a `#/…` pointer. Most pointers have neither escapes nor percent-encoding, and their
+ * tokens are their segments as they stand: decoding those (one call and two regex passes each) is skipped.
+ */
+function pointerTokens(pointer: string): string[] {
+  const segments = pointer.slice(2).split("/");
+  return pointer.includes("~") || pointer.includes("%") ? segments.map(decodeToken) : segments;
 }
 
 function decodeToken(token: string): string {
@@ -90,6 +104,13 @@ export class UnitTable {
   unitsOf(refs: Iterable<string>): string[] {
     const units = new Set<string>();
     for (const ref of refs) units.add(this.unitOf(ref));
+    return [...units].sort();
+  }
+
+  /** `unitsOf(refsInJson(json))` for each text, merged, without the intermediate sets of refs. */
+  unitsIn(...texts: string[]): string[] {
+    const units = new Set<string>();
+    for (const json of texts) forEachRef(json, (ref) => units.add(this.unitOf(ref)));
     return [...units].sort();
   }
 
@@ -148,7 +169,7 @@ export class UnitTable {
 
   private findUnit(ref: string): string {
     if (!ref.startsWith("#")) throw new Unkeyable();
-    const tokens = ref === "#" || ref === "#/" ? [] : ref.slice(2).split("/").map(decodeToken);
+    const tokens = ref === "#" || ref === "#/" ? [] : pointerTokens(ref);
     if (tokens.length === 0 || tokens[0] === "paths") throw new Unkeyable();
     if (valueAt(this.document, tokens) === undefined) throw new Unkeyable();
     const depth = UNIT_DEPTH[tokens[0]!] ?? 1;
@@ -158,9 +179,8 @@ export class UnitTable {
   private info(unit: string): { hash: string; successors: string[] } {
     let known = this.own.get(unit);
     if (!known) {
-      const value = valueAt(this.document, unit.slice(2).split("/").map(decodeToken));
-      const json = JSON.stringify(value) ?? "undefined";
-      known = { hash: hash(json), successors: this.unitsOf(refsInJson(json)) };
+      const json = JSON.stringify(valueAt(this.document, pointerTokens(unit))) ?? "undefined";
+      known = { hash: hash(json), successors: this.unitsIn(json) };
       this.own.set(unit, known);
     }
     return known;
