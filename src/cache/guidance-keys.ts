@@ -21,6 +21,7 @@
  */
 import { createHash } from "node:crypto";
 import type { Diagnostic, ToolGuidance, ToolModel } from "../model/ir.js";
+import type { ExampleCache } from "./index.js";
 import type { ModelCache } from "./model-cache.js";
 import { hashContent } from "../write/hash.js";
 
@@ -44,6 +45,14 @@ function shapeOf(tool: ToolModel): string {
 
 /** Which operation cache entry each tool of this run was made from (see `recordToolOrigins`). */
 const origins = new WeakMap<ToolModel, string>();
+
+/** Keys the tools' input schemas in the example cache from their origins where it can (see `ExampleCache.prime`). */
+export function primeExampleKeys(cache: ExampleCache, tools: readonly ToolModel[]): void {
+  for (const tool of tools) {
+    const origin = origins.get(tool);
+    if (origin !== undefined) cache.prime(tool.inputSchema, origin);
+  }
+}
 
 /**
  * Records that these tools were assembled, in order, from the drafts of these outcomes, whose cache keys are

@@ -137,6 +137,31 @@ describe("model and guidance cache", () => {
     expect(keyedAsModels(tampered)).toBe(false);
   });
 
+  it("keys example outcomes by the schema key recorded for the tool's operation entry", async () => {
+    const dir = samplesCopy();
+    const spec = join(dir, "petstore.yaml");
+    const out = join(dir, "..", "out");
+    const first = await generate({ from: spec, out });
+    const tools = first.model.tools.length;
+    const file = join(out, CACHE_DIR, "examples.json");
+    const recorded = JSON.parse(readFileSync(file, "utf8")) as { origins: Record<string, string> };
+    expect(Object.keys(recorded.origins)).toHaveLength(tools);
+    editSpec(spec, editFirstSummary);
+    const { warm, warmFiles, coldFiles } = await warmAndCold(spec, out);
+    expect(warm.exampleCache).toEqual({ hits: tools, misses: 0 });
+    expect(warmFiles).toEqual(coldFiles);
+
+    // The recorded keys are read: a wrong one misses that tool's example, computed anew (the guidance cache removed,
+    // so that every tool's guidance asks for its example; the first operation's entry changed with the edit).
+    const [, origin] = Object.keys(recorded.origins);
+    recorded.origins[origin!] = "0".repeat(40);
+    writeFileSync(file, JSON.stringify(recorded));
+    rmSync(join(out, MODEL_CACHE_FILE));
+    const tampered = await generate({ from: spec, out });
+    expect(tampered.exampleCache).toEqual({ hits: tools - 1, misses: 1 });
+    expect(projectFiles(out, PROJECT_EXCEPT)).toEqual(warmFiles);
+  });
+
   it("recomputes the operations a changed component reaches, and only those (webhooks never count)", async () => {
     const dir = samplesCopy();
     const spec = join(dir, "petstore.yaml");
