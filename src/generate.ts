@@ -32,7 +32,7 @@ import {
   toolSeed,
   type GuidanceOptions,
 } from "./guidance/guide.js";
-import { guidanceCacheFor } from "./cache/guidance-keys.js";
+import { guidanceCacheFor, primeExampleKeys } from "./cache/guidance-keys.js";
 import { isUrl, operationCount } from "./load/index.js";
 import type { ApiModel, Diagnostic, GuidedApiModel } from "./model/ir.js";
 import { filterTools, type ToolFilter } from "../templates/server/src/runtime/shared/filter.js";
@@ -224,6 +224,7 @@ async function guidedModel(options: GenerateOptions, version: string, timed: Tim
   const outDir = resolve(options.out ?? `./${model.api.name}`);
   // Example outcomes of an earlier run of this generator on this project (see src/cache).
   const exampleCache = openExampleCache(outDir, version);
+  primeExampleKeys(exampleCache, model.tools);
   // Keyed when first asked, so a large run's worker gets its units before this thread hashes every tool.
   let keyed: ReturnType<typeof guidanceCacheFor> | undefined;
   const keyedCache = modelCache && (() => (keyed ??= guidanceCacheFor(modelCache, model.tools, seed)));

@@ -10,18 +10,25 @@
  *   - this tool's own model without its texts.
  * A summary edit thus reuses every tool's guidance; a changed input schema,
  * name or path recomputes all of them.
+ *
+ * A tool's model is its operation's cached outcome (its draft) with the name
+ * made unique across tools, and nothing else (src/model/openapi.ts
+ * `assembleOpenApiModel`; the generation choices only filter tools). So its
+ * shape hash — of the model without texts — is a function of the operation's
+ * cache entry and the name: it is kept in the model cache under those two, and
+ * a regeneration takes 1,222 of GitHub's 1,223 shapes from there instead of
+ * stringifying and hashing ≈ 5 MB of models.
  */
 import { createHash } from "node:crypto";
 import type { Diagnostic, ToolGuidance, ToolModel } from "../model/ir.js";
+import type { ExampleCache } from "./index.js";
 import type { ModelCache } from "./model-cache.js";
 import { hashContent } from "../write/hash.js";
 
-export function guidanceKeys(tools: ToolModel[], seed: number, code: string): string[] {
+export function guidanceKeys(tools: ToolModel[], seed: number, code: string, cache?: ModelCache): string[] {
   const all = createHash("sha256").update(`${code}\0${seed}\0`);
   const shapes = tools.map((tool) => {
-    const { description: _description, title: _title, annotations, ...rest } = tool;
-    const { title: _annotationTitle, ...flags } = annotations;
-    const shape = hashContent(JSON.stringify({ ...rest, annotations: flags }));
+    const shape = cache ? shapeCached(cache, tool) : shapeOf(tool);
     all.update(shape);
     return shape;
   });
@@ -29,9 +36,53 @@ export function guidanceKeys(tools: ToolModel[], seed: number, code: string): st
   return shapes.map((shape) => hashContent(context + shape).slice(0, 40));
 }
 
+/** The hash of a tool's model without its texts. */
+function shapeOf(tool: ToolModel): string {
+  const { description: _description, title: _title, annotations, ...rest } = tool;
+  const { title: _annotationTitle, ...flags } = annotations;
+  return hashContent(JSON.stringify({ ...rest, annotations: flags }));
+}
+
+/** Which operation cache entry each tool of this run was made from (see `recordToolOrigins`). */
+const origins = new WeakMap<ToolModel, string>();
+
+/** Keys the tools' input schemas in the example cache from their origins where it can (see `ExampleCache.prime`). */
+export function primeExampleKeys(cache: ExampleCache, tools: readonly ToolModel[]): void {
+  for (const tool of tools) {
+    const origin = origins.get(tool);
+    if (origin !== undefined) cache.prime(tool.inputSchema, origin);
+  }
+}
+
+/**
+ * Records that these tools were assembled, in order, from the drafts of these outcomes, whose cache keys are
+ * `keys` (one per outcome; an outcome without a draft makes no tool).
+ */
+export function recordToolOrigins(
+  tools: readonly ToolModel[],
+  outcomes: ReadonlyArray<{ draft?: unknown }>,
+  keys: ReadonlyArray<{ key: string }>,
+): void {
+  const made = outcomes.flatMap((outcome, index) => (outcome.draft ? [keys[index]!.key] : []));
+  // As assembled (one tool per draft), or not at all.
+  if (made.length !== tools.length || outcomes.length !== keys.length) return;
+  tools.forEach((tool, index) => origins.set(tool, made[index]!));
+}
+
+/** A tool's shape, from the cache when its operation's entry and name were hashed before (see the module comment). */
+function shapeCached(cache: ModelCache, tool: ToolModel): string {
+  const origin = origins.get(tool);
+  if (origin === undefined) return shapeOf(tool);
+  // The name as JSON: a cache key never holds a tab or newline.
+  const key = `${origin}:${JSON.stringify(tool.name)}`;
+  const shape = cache.get("shapes", key) ?? shapeOf(tool);
+  cache.keep("shapes", key, shape);
+  return shape;
+}
+
 /** The guidance stage's view of the cache (see `GuidanceOptions.guidanceCache`). */
 export function guidanceCacheFor(cache: ModelCache, tools: ToolModel[], seed: number) {
-  const keys = guidanceKeys(tools, seed, cache.code);
+  const keys = guidanceKeys(tools, seed, cache.code, cache);
   return {
     keys,
     lookup(toolIndex: number) {

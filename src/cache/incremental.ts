@@ -17,6 +17,7 @@ import type { ApiModel } from "../model/ir.js";
 import type { ModelOptions, OpenApiPrelude, OperationOutcome } from "../model/openapi.js";
 import type { SpecObject } from "../normalise/index.js";
 import type { ModelCache } from "./model-cache.js";
+import { recordToolOrigins } from "./guidance-keys.js";
 import { editSince, readPreviousKeys, saveKeys } from "./key-table.js";
 import { holdsObject, isSparseDocument, type Skeleton } from "./sparse-document.js";
 import { regenerationOf, withText, type Regeneration } from "./sparse-load.js";
@@ -187,10 +188,13 @@ async function fullPipeline(
       outcomes.push(outcome);
       return outcome;
     });
+    const model = openapi.assembleOpenApiModel(prelude, steps);
     // Stored only when every outcome stands on its own (see the module comment) and lines up with the keys.
-    if (aligned && outcomes.length === record.keys.operations.length)
+    if (aligned && outcomes.length === record.keys.operations.length) {
       keepAll(record.cache, record.keys, saved, outcomes);
-    return openapi.assembleOpenApiModel(prelude, steps);
+      recordToolOrigins(model.tools, outcomes, record.keys.operations);
+    }
+    return model;
   });
 }
 
@@ -274,7 +278,9 @@ async function prunedPipeline(
     return outcome;
   }
   if (!faithful || outcomes.length !== keys.operations.length) return undefined;
-  return { model: openapi.assembleOpenApiModel(prelude!, steps), prelude: saved, outcomes };
+  const model = openapi.assembleOpenApiModel(prelude!, steps);
+  recordToolOrigins(model.tools, outcomes, keys.operations);
+  return { model, prelude: saved, outcomes };
 }
 
 /**

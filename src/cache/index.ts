@@ -36,6 +36,8 @@ interface CacheFile {
   /** The code fingerprint the entries were made with (informational; it is part of every key too). */
   code: string;
   entries: Record<string, ExampleOutcome>;
+  /** Schema keys by the model cache entry of the operation whose tool has that input schema (see `ExampleCache.prime`). */
+  origins?: Record<string, string>;
 }
 
 export interface ExampleCache {
@@ -44,6 +46,12 @@ export interface ExampleCache {
   /** Whether `lookup` would hit (does not count as a use). */
   has(schema: JsonSchema, seed: number): boolean;
   store(schema: JsonSchema, seed: number, outcome: ExampleOutcome): void;
+  /**
+   * Keys `schema` as the last run keyed the input schema of the tool made from the same operation cache entry
+   * (`origin`, see src/cache/guidance-keys.ts `recordToolOrigins`): that entry fixes the tool's input schema, so its text
+   * need not be serialised and hashed again (GitHub: 1,222 of 1,223 schemas after a summary edit).
+   */
+  prime(schema: JsonSchema, origin: string): void;
   /** Keeps this schema's entry for the next run, as `lookup` would, without handing out a copy (a tool whose whole guidance was cached). */
   keep(schema: JsonSchema, seed: number): void;
   /** Outcomes reused from an earlier run (hits) and computed by this one (misses), for progress lines and the benchmark. */
@@ -66,21 +74,23 @@ export function openExampleCache(
     ["ajv", "ajv-formats", "json-schema-faker"],
   );
   const file = join(projectDir, CACHE_DIR, EXAMPLES_FILE);
-  const previous = readCacheFile(file, code);
+  const { entries: previous, origins: previousOrigins } = readCacheFile(file, code);
+  const origins: Record<string, string> = Object.create(null) as Record<string, string>;
   const used: Record<string, ExampleOutcome> = Object.create(null) as Record<string, ExampleOutcome>;
   const keys = new WeakMap<JsonSchema, string>();
   const computed = new Set<string>();
   let hits = 0;
   let misses = 0;
 
-  const keyFor = (schema: JsonSchema, seed: number): string => {
+  const schemaKeyOf = (schema: JsonSchema): string => {
     let schemaKey = keys.get(schema);
     if (!schemaKey) {
-      schemaKey = hashContent(`${code}\0${schemaText(schema)}`);
+      schemaKey = hashContent(`${code}\0${schemaText(schema)}`).slice(0, 40);
       keys.set(schema, schemaKey);
     }
-    return `${schemaKey.slice(0, 40)}:${seed}`;
+    return schemaKey;
   };
+  const keyFor = (schema: JsonSchema, seed: number): string => `${schemaKeyOf(schema)}:${seed}`;
 
   return {
     lookup(schema, seed) {
@@ -110,20 +120,27 @@ export function openExampleCache(
       computed.add(key);
       misses++;
     },
+    prime(schema, origin) {
+      const known = Object.hasOwn(previousOrigins, origin) ? previousOrigins[origin] : undefined;
+      if (typeof known === "string" && !keys.has(schema)) keys.set(schema, known);
+      origins[origin] = schemaKeyOf(schema);
+    },
     stats: () => ({ hits, misses }),
     async save(root = projectDir) {
       // Nothing computed and nothing dropped: the file already holds exactly these entries.
       const count = Object.keys(used).length;
       if (root === projectDir && computed.size === 0 && count > 0 && count === Object.keys(previous).length) return;
-      const content: CacheFile = { format: FORMAT, code, entries: used };
+      // Origins alone never rewrite the file: one the file lacks costs the next run one schema's hash.
+      const content: CacheFile = { format: FORMAT, code, entries: used, origins };
       const target = join(root, CACHE_DIR, EXAMPLES_FILE);
       await replaceFile(target, (temporary) => writeFile(temporary, JSON.stringify(content) + "\n"));
     },
   };
 }
 
-function readCacheFile(file: string, code: string): Record<string, ExampleOutcome> {
-  if (!existsSync(file)) return {};
+function readCacheFile(file: string, code: string): Pick<CacheFile, "entries"> & { origins: Record<string, string> } {
+  const empty = { entries: {}, origins: {} };
+  if (!existsSync(file)) return empty;
   try {
     const parsed = JSON.parse(readFileSync(file, "utf8")) as Partial<CacheFile>;
     if (
@@ -132,9 +149,10 @@ function readCacheFile(file: string, code: string): Record<string, ExampleOutcom
       typeof parsed.entries !== "object" ||
       parsed.entries === null
     )
-      return {};
-    return parsed.entries;
+      return empty;
+    const origins = typeof parsed.origins === "object" && parsed.origins !== null ? parsed.origins : {};
+    return { entries: parsed.entries, origins };
   } catch {
-    return {};
+    return empty;
   }
 }

@@ -21,20 +21,26 @@ import { codeFingerprint } from "./fingerprint.js";
 import { replaceFile, settleAll } from "./replace-file.js";
 
 export const MODEL_CACHE_FILE = ".guided-mcp/cache/model.json";
-/** Bump when the file layout changes (4: ASCII only, see `asciiJson`). */
-const FORMAT = 4;
+/** Bump when the file layout changes (4: ASCII only, see `asciiJson`; 5: the `shapes` section). */
+const FORMAT = 5;
 
-/** What the file holds, by key: the API-level prelude, each operation's model outcome, each tool's guidance. */
+/**
+ * What the file holds, by key: the API-level prelude, each operation's model outcome, each tool's guidance, and
+ * each tool's shape hash (src/cache/guidance-keys.ts) by the operation entry and name it was made from.
+ */
 export interface CacheSections {
   preludes: OpenApiPrelude;
   operations: OperationOutcome;
   guidance: { guidance: ToolGuidance; diagnostics: Diagnostic[] };
+  shapes: string;
 }
 type Section = keyof CacheSections;
-const SECTIONS: Section[] = ["preludes", "operations", "guidance"];
+const SECTIONS: Section[] = ["preludes", "operations", "guidance", "shapes"];
 
 /** Entries as JSON text: parsed only when used, and written back as they were read. */
 type Entries = Record<Section, Map<string, string>>;
+/** The sections whose reuse is counted (see `stats`). */
+type Counted = "operations" | "guidance";
 /** What this run keeps: JSON text, or a value serialised only when saved (see `keep`). */
 type Kept = Record<Section, Map<string, string | { value: unknown }>>;
 
@@ -49,7 +55,7 @@ export interface ModelCache {
   /** Records what this run used or computed; only these entries are saved. */
   keep<S extends Section>(section: S, key: string, value: CacheSections[S]): void;
   /** Operations' models / tools' guidance taken from an earlier run (hits) or computed (misses). */
-  stats(section: "operations" | "guidance"): { hits: number; misses: number };
+  stats(section: Counted): { hits: number; misses: number };
   /** Something else to write when the entries are saved, under the given project root (the document's keys, see src/cache/key-table.ts). */
   alsoSave(write: (root: string) => Promise<void>): void;
   /**
@@ -72,7 +78,7 @@ export function openModelCache(projectDir: string, generatorVersion: string): Mo
   const file = join(projectDir, MODEL_CACHE_FILE);
   const read = readCacheFile(file, code);
   const previous = read.entries;
-  const kept: Kept = { preludes: new Map(), operations: new Map(), guidance: new Map() };
+  const kept: Kept = emptyEntries();
   const counts = { operations: { hits: 0, misses: 0 }, guidance: { hits: 0, misses: 0 } };
   const alsoSaved: Array<(root: string) => Promise<void>> = [];
   return {
@@ -94,7 +100,8 @@ export function openModelCache(projectDir: string, generatorVersion: string): Mo
     keep(section: Section, key: string, value: unknown) {
       // A key stands for its value, so an entry read from the file is written back as it was.
       const known = previous[section].get(key);
-      if (section !== "preludes") counts[section][known === undefined ? "misses" : "hits"]++;
+      if (section === "operations" || section === "guidance")
+        counts[section][known === undefined ? "misses" : "hits"]++;
       // What this run computed waits for `save` as it is: a serialised copy would double Graph's ~100 MB for
       // the rest of the run. Nothing changes these values once made (later stages copy; see guidance-keys.ts).
       kept[section].set(key, known ?? { value });
@@ -208,7 +215,7 @@ function asciiJson(json: string): string {
 }
 
 function emptyEntries(): Entries {
-  return { preludes: new Map(), operations: new Map(), guidance: new Map() };
+  return { preludes: new Map(), operations: new Map(), guidance: new Map(), shapes: new Map() };
 }
 
 /** What the file held: its entries, how many entry lines (a replaced entry's earlier line counts), and whether lines can be appended to it. */

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
+import { guidanceKeys } from "../../src/cache/guidance-keys.js";
 import { CACHE_DIR } from "../../src/cache/index.js";
 import { MODEL_CACHE_FILE, openModelCache } from "../../src/cache/model-cache.js";
 import { documentKeys } from "../../src/cache/refs.js";
@@ -99,6 +100,66 @@ describe("model and guidance cache", () => {
     const again = await generate({ from: spec, out });
     expect(again.modelCache).toEqual({ hits: keyed ? tools : 0, misses: 0 });
     expect(again.write.plan.every((file) => file.action === "unchanged" || file.action === "keep-user")).toBe(true);
+  });
+
+  it("keys guidance from cached tool shapes exactly as from the models, a renamed tool's shape anew", async () => {
+    const dir = samplesCopy();
+    const spec = join(dir, "petstore.yaml");
+    const out = join(dir, "..", "out");
+    await generate({ from: spec, out });
+    /** Whether every tool's guidance was saved under the key its model gives (computed here without the cache). */
+    const keyedAsModels = (result: Awaited<ReturnType<typeof generate>>) => {
+      const cache = openModelCache(out, generatorVersion());
+      const tools = result.model.tools.map(({ guidance: _guidance, ...tool }) => tool);
+      return guidanceKeys(tools, 1, cache.code).every((key) => cache.get("guidance", key) !== undefined);
+    };
+    // An operation whose name takes `list_pets` from the first one (explicit names: the first by identity keeps it):
+    // the first's entry is reused, but its tool is now `list_pets_…`, so its shape is not the cached one.
+    editSpec(spec, (document) => {
+      document.paths["/a-pets"] = { get: { ...document.paths["/pets"]!["get"], operationId: "listPets" } };
+    });
+    const { warm, warmFiles, coldFiles } = await warmAndCold(spec, out);
+    expect(warm.model.tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(["list_pets", "list_pets_6b01"]));
+    expect(warm.model.tools[0]!.name).toBe("list_pets_6b01");
+    expect(warm.modelCache?.misses).toBe(1);
+    expect(warmFiles).toEqual(coldFiles);
+    expect(keyedAsModels(warm)).toBe(true);
+    expect(readFileSync(join(out, MODEL_CACHE_FILE), "utf8")).toMatch(/^shapes\t/m);
+
+    // The shapes are read: a wrong one gives a wrong key, so that tool's guidance is computed (and keyed) anew.
+    const file = join(out, MODEL_CACHE_FILE);
+    const lines = readFileSync(file, "utf8").split("\n");
+    const shape = lines.findIndex((line) => line.startsWith("shapes\t"));
+    lines[shape] = lines[shape]!.replace(/\t"[0-9a-f]+"$/, `\t"${"0".repeat(64)}"`);
+    writeFileSync(file, lines.join("\n"));
+    const tampered = await generate({ from: spec, out });
+    expect(tampered.guidanceCache?.misses).toBeGreaterThan(0);
+    expect(keyedAsModels(tampered)).toBe(false);
+  });
+
+  it("keys example outcomes by the schema key recorded for the tool's operation entry", async () => {
+    const dir = samplesCopy();
+    const spec = join(dir, "petstore.yaml");
+    const out = join(dir, "..", "out");
+    const first = await generate({ from: spec, out });
+    const tools = first.model.tools.length;
+    const file = join(out, CACHE_DIR, "examples.json");
+    const recorded = JSON.parse(readFileSync(file, "utf8")) as { origins: Record<string, string> };
+    expect(Object.keys(recorded.origins)).toHaveLength(tools);
+    editSpec(spec, editFirstSummary);
+    const { warm, warmFiles, coldFiles } = await warmAndCold(spec, out);
+    expect(warm.exampleCache).toEqual({ hits: tools, misses: 0 });
+    expect(warmFiles).toEqual(coldFiles);
+
+    // The recorded keys are read: a wrong one misses that tool's example, computed anew (the guidance cache removed,
+    // so that every tool's guidance asks for its example; the first operation's entry changed with the edit).
+    const [, origin] = Object.keys(recorded.origins);
+    recorded.origins[origin!] = "0".repeat(40);
+    writeFileSync(file, JSON.stringify(recorded));
+    rmSync(join(out, MODEL_CACHE_FILE));
+    const tampered = await generate({ from: spec, out });
+    expect(tampered.exampleCache).toEqual({ hits: tools - 1, misses: 1 });
+    expect(projectFiles(out, PROJECT_EXCEPT)).toEqual(warmFiles);
   });
 
   it("recomputes the operations a changed component reaches, and only those (webhooks never count)", async () => {
