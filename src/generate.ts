@@ -13,7 +13,7 @@ import { saveToolsIndex, toolTextKeys } from "./cache/tool-texts.js";
 import type { ShipTarget } from "./emit/ship.js";
 import { loadTemplateHelpers, packageRoot } from "./emit/templates.js";
 import { openExampleCache, type ExampleCache } from "./cache/index.js";
-import { buildModelCached, loadSpecCached } from "./cache/incremental.js";
+import { buildModelCached, loadSpecCached, modelKeysPending, settleModelKeys } from "./cache/incremental.js";
 import { openModelCache, type ModelCache } from "./cache/model-cache.js";
 import { settleAll } from "./cache/replace-file.js";
 import {
@@ -218,18 +218,27 @@ async function guidedModel(options: GenerateOptions, version: string, timed: Tim
   progress(
     `model: ${model.tools.length} tools${model.tools.length < built.tools.length ? ` (${built.tools.length - model.tools.length} filtered out)` : ""}`,
   );
-  const modelStats = modelCache?.stats("operations");
-  reportReuse(progress, modelStats, "operations' models");
+  reportReuse(progress, modelCache?.stats("operations"), "operations' models");
   const seed = options.seed ?? 1;
   const outDir = resolve(options.out ?? `./${model.api.name}`);
   // Example outcomes of an earlier run of this generator on this project (see src/cache).
   const exampleCache = openExampleCache(outDir, version);
-  primeExampleKeys(exampleCache, model.tools);
+  // A cold run's model-cache keys wait for a moment beside the example worker (src/cache/incremental.ts); the
+  // tools' origins, which priming reads, come with them.
+  let settled: Promise<void> | undefined;
+  const settle = () =>
+    (settled ??= (async () => {
+      if (modelKeysPending(built)) await timed("cache keys", () => settleModelKeys(built));
+      primeExampleKeys(exampleCache, model.tools);
+    })());
+  if (!modelKeysPending(built)) await settle();
   // Keyed when first asked, so a large run's worker gets its units before this thread hashes every tool.
   let keyed: ReturnType<typeof guidanceCacheFor> | undefined;
   const keyedCache = modelCache && (() => (keyed ??= guidanceCacheFor(modelCache, model.tools, seed)));
   const guidanceCache = keyedCache && lazyGuidanceCache(keyedCache);
-  const guided = await guideModel(model, seed, { exampleCache, guidanceCache, worker }, timed);
+  const guided = await guideModel(model, seed, { exampleCache, guidanceCache, worker, settle }, timed);
+  // Read after guidance: a cold run looks its operations up once their keys are known (see `settle`).
+  const modelStats = modelCache?.stats("operations");
   const guidanceStats = modelCache?.stats("guidance");
   reportReuse(progress, guidanceStats, "tools' guidance");
   reportReuse(progress, exampleCache.stats(), "tools' examples");
@@ -308,10 +317,15 @@ async function readModel(
 async function guideModel(
   model: ApiModel,
   seed: number,
-  caches: Pick<GuidanceOptions, "guidanceCache"> & { exampleCache: ExampleCache; worker?: ExampleWorker | undefined },
+  caches: Pick<GuidanceOptions, "guidanceCache"> & {
+    exampleCache: ExampleCache;
+    worker?: ExampleWorker | undefined;
+    /** Before anything reads the caches' keys (see `guidedModel`). */
+    settle: () => Promise<void>;
+  },
   timed: Timed,
 ): Promise<GuidedApiModel> {
-  const { exampleCache, guidanceCache, worker } = caches;
+  const { exampleCache, guidanceCache, worker, settle } = caches;
   const uncached = model.tools.filter((tool) => !exampleCache.has(tool.inputSchema, toolSeed(seed, tool.name)));
   if (shouldUseWorker(uncached.length)) {
     const positions = new Map(uncached.map((tool, index) => [index, tool]));
@@ -320,7 +334,10 @@ async function guideModel(
       computeOutcomesInParallel(
         uncached.map((tool, index) => ({ index, schema: tool.inputSchema, seed: toolSeed(seed, tool.name) })),
         worker,
-        () => timed("guidance without examples", () => prepareGuidance(model, { guidanceCache })),
+        async () => {
+          await settle();
+          return timed("guidance without examples", () => prepareGuidance(model, { guidanceCache }));
+        },
       ),
     );
     if (results.compileError)
@@ -332,6 +349,7 @@ async function guideModel(
     return timed("guidance", () => finishGuidance(model, prepared, { seed, exampleCache, guidanceCache }));
   }
   worker?.release();
+  await settle();
   // Every example is cached (a warm regeneration): nothing to check.
   if (uncached.length === 0) return timed("guidance", () => addGuidance(model, { seed, exampleCache, guidanceCache }));
   // The fail-closed check (see createCheckCompiler) judges each input schema with the example generator's
