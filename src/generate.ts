@@ -13,7 +13,7 @@ import { saveToolsIndex, toolTextKeys } from "./cache/tool-texts.js";
 import type { ShipTarget } from "./emit/ship.js";
 import { loadTemplateHelpers, packageRoot } from "./emit/templates.js";
 import { openExampleCache, type ExampleCache } from "./cache/index.js";
-import { buildModelCached, loadSpecCached, modelKeysPending, settleModelKeys } from "./cache/incremental.js";
+import { buildModelCached, loadSpecCached } from "./cache/incremental.js";
 import { openModelCache, type ModelCache } from "./cache/model-cache.js";
 import { settleAll } from "./cache/replace-file.js";
 import {
@@ -218,27 +218,18 @@ async function guidedModel(options: GenerateOptions, version: string, timed: Tim
   progress(
     `model: ${model.tools.length} tools${model.tools.length < built.tools.length ? ` (${built.tools.length - model.tools.length} filtered out)` : ""}`,
   );
-  reportReuse(progress, modelCache?.stats("operations"), "operations' models");
+  const modelStats = modelCache?.stats("operations");
+  reportReuse(progress, modelStats, "operations' models");
   const seed = options.seed ?? 1;
   const outDir = resolve(options.out ?? `./${model.api.name}`);
   // Example outcomes of an earlier run of this generator on this project (see src/cache).
   const exampleCache = openExampleCache(outDir, version);
-  // A cold run's model-cache keys wait for a moment beside the example worker (src/cache/incremental.ts); the
-  // tools' origins, which priming reads, come with them.
-  let settled: Promise<void> | undefined;
-  const settle = () =>
-    (settled ??= (async () => {
-      if (modelKeysPending(built)) await timed("cache keys", () => settleModelKeys(built));
-      primeExampleKeys(exampleCache, model.tools);
-    })());
-  if (!modelKeysPending(built)) await settle();
+  primeExampleKeys(exampleCache, model.tools);
   // Keyed when first asked, so a large run's worker gets its units before this thread hashes every tool.
   let keyed: ReturnType<typeof guidanceCacheFor> | undefined;
   const keyedCache = modelCache && (() => (keyed ??= guidanceCacheFor(modelCache, model.tools, seed)));
   const guidanceCache = keyedCache && lazyGuidanceCache(keyedCache);
-  const guided = await guideModel(model, seed, { exampleCache, guidanceCache, worker, settle }, timed);
-  // Read after guidance: a cold run looks its operations up once their keys are known (see `settle`).
-  const modelStats = modelCache?.stats("operations");
+  const guided = await guideModel(model, seed, { exampleCache, guidanceCache, worker }, timed);
   const guidanceStats = modelCache?.stats("guidance");
   reportReuse(progress, guidanceStats, "tools' guidance");
   reportReuse(progress, exampleCache.stats(), "tools' examples");
@@ -317,15 +308,10 @@ async function readModel(
 async function guideModel(
   model: ApiModel,
   seed: number,
-  caches: Pick<GuidanceOptions, "guidanceCache"> & {
-    exampleCache: ExampleCache;
-    worker?: ExampleWorker | undefined;
-    /** Before anything reads the caches' keys (see `guidedModel`). */
-    settle: () => Promise<void>;
-  },
+  caches: Pick<GuidanceOptions, "guidanceCache"> & { exampleCache: ExampleCache; worker?: ExampleWorker | undefined },
   timed: Timed,
 ): Promise<GuidedApiModel> {
-  const { exampleCache, guidanceCache, worker, settle } = caches;
+  const { exampleCache, guidanceCache, worker } = caches;
   const uncached = model.tools.filter((tool) => !exampleCache.has(tool.inputSchema, toolSeed(seed, tool.name)));
   if (shouldUseWorker(uncached.length)) {
     const positions = new Map(uncached.map((tool, index) => [index, tool]));
@@ -334,10 +320,7 @@ async function guideModel(
       computeOutcomesInParallel(
         uncached.map((tool, index) => ({ index, schema: tool.inputSchema, seed: toolSeed(seed, tool.name) })),
         worker,
-        async () => {
-          await settle();
-          return timed("guidance without examples", () => prepareGuidance(model, { guidanceCache }));
-        },
+        () => timed("guidance without examples", () => prepareGuidance(model, { guidanceCache })),
       ),
     );
     if (results.compileError)
@@ -349,7 +332,6 @@ async function guideModel(
     return timed("guidance", () => finishGuidance(model, prepared, { seed, exampleCache, guidanceCache }));
   }
   worker?.release();
-  await settle();
   // Every example is cached (a warm regeneration): nothing to check.
   if (uncached.length === 0) return timed("guidance", () => addGuidance(model, { seed, exampleCache, guidanceCache }));
   // The fail-closed check (see createCheckCompiler) judges each input schema with the example generator's

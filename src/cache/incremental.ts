@@ -22,8 +22,7 @@ import { editSince, readPreviousKeys, saveKeys } from "./key-table.js";
 import { holdsObject, isSparseDocument, scanSkeleton, type Skeleton } from "./sparse-document.js";
 import { mayEscapeRefKey, SpecBytes } from "./spec-bytes.js";
 import { regenerationOf, withText, type Regeneration } from "./sparse-load.js";
-import { documentKeys, keysAfterEdit, pathItemFields, recordedKeys, WEBHOOK_KEYS, type DocumentKeys } from "./refs.js";
-import { byteKeys } from "./byte-keys.js";
+import { documentKeys, keysAfterEdit, pathItemFields, WEBHOOK_KEYS, type DocumentKeys } from "./refs.js";
 import { HTTP_METHODS } from "../model/openapi.js";
 
 export { loadSpecCached } from "./sparse-load.js";
@@ -44,7 +43,7 @@ export async function buildModelCached(
     const model = await sparseRegeneration(loaded, regeneration, options, cache, timed).catch(() => undefined);
     if (model) return model;
     // As if the spec had been parsed in full to begin with.
-    loaded = parseSpecFile(regeneration.file, { layout: true });
+    loaded = parseSpecFile(regeneration.file);
   }
   const document = loaded.document as SpecObject;
   const openapi = isOpenApi(document);
@@ -52,8 +51,6 @@ export async function buildModelCached(
   const { bytes, skeleton } = loaded;
   delete loaded.bytes;
   delete loaded.skeleton;
-  const later = cache && openapi ? keysLater(loaded, bytes, skeleton, cache, options.name) : undefined;
-  if (later) return fullPipeline(loaded, options, timed, { cache: cache!, keys: later });
   const keys =
     cache && openapi
       ? await timed("cache keys", () =>
@@ -116,32 +113,6 @@ function keysOf(
   return keys;
 }
 
-/**
- * A cold run's keys, computed when asked (see `settleModelKeys`) from the spec's bytes and their layout, which
- * normalising does not change (src/cache/byte-keys.ts); undefined when this run must key its parsed document
- * now, before normalising changes it: a cache with entries to reuse, YAML, a `$ref` key that may be escaped.
- * Recorded for the next run, as `keysOf` does.
- */
-function keysLater(
-  loaded: LoadedSpec,
-  bytes: Buffer | undefined,
-  skeleton: Skeleton | undefined,
-  cache: ModelCache,
-  name: string | undefined,
-): (() => DocumentKeys | undefined) | undefined {
-  const { textHash } = loaded;
-  if (!cache.fresh || !bytes || !skeleton || !textHash || !isParsedJsonTree(loaded.document)) return undefined;
-  if (mayEscapeRefKey(bytes)) return undefined;
-  const salt = `${cache.code}\0${locationSalt(loaded)}\0${name ?? ""}`;
-  return () => {
-    const record = byteKeys(bytes, skeleton, salt);
-    if (!record) return undefined;
-    const keys = recordedKeys(record);
-    recordKeys(cache, salt, loaded.location, textHash, keys, skeleton);
-    return keys;
-  };
-}
-
 /** Saves the keys and a copy of the spec with the caches, for the next run (a local file's only). */
 function recordKeys(
   cache: ModelCache,
@@ -202,74 +173,39 @@ function isOpenApi(document: unknown): boolean {
   return typeof document === "object" && document !== null && ("openapi" in document || "swagger" in document);
 }
 
-/**
- * Normalise → dereference → model over the whole document, recording outcomes when asked (with keys computed
- * before, or taken once the model is done: see `keysLater`).
- */
+/** Normalise → dereference → model over the whole document, recording outcomes when asked. */
 async function fullPipeline(
   loaded: LoadedSpec,
   options: ModelOptions & DereferenceOptions,
   timed: Stage,
-  record: { cache: ModelCache; keys: DocumentKeys | (() => DocumentKeys | undefined) } | undefined,
+  record: { cache: ModelCache; keys: DocumentKeys } | undefined,
 ): Promise<ApiModel> {
   const dereferenced = await normaliseAndDereference(loaded, options, timed);
   const { buildModel } = await import("../model/index.js");
   const openapi = await import("../model/openapi.js");
   if (!record || dereferenced.kind !== "openapi")
     return timed("model", () => buildModel(dereferenced, modelOptions(options)));
-  const { model, saved, outcomes, walked } = await timed("model", () => {
+  return timed("model", () => {
     const prelude = openapi.openApiPrelude(dereferenced.document, dereferenced.location, modelOptions(options));
     const saved = structuredClone(prelude);
     const outcomes: OperationOutcome[] = [];
-    const walked: Array<{ path: string; method: string; standalone: boolean }> = [];
     const paths = isRecord(dereferenced.document.paths) ? dereferenced.document.paths : {};
+    let aligned = true;
     const steps = openapi.walkOperations(paths, (path, method, pathItem, operation, pathOverride) => {
       const outcome = openapi.modelOperation(prelude, path, method, pathItem, operation, pathOverride);
-      walked.push({ path, method, standalone: outcome.addedSchemes === 0 });
+      const key = record.keys.operations[outcomes.length];
+      if (key?.path !== path || key.method !== method || outcome.addedSchemes > 0) aligned = false;
       outcomes.push(outcome);
       return outcome;
     });
-    return { model: openapi.assembleOpenApiModel(prelude, steps), saved, outcomes, walked };
-  });
-  const given = record.keys;
-  const settle = () => {
-    const keys = typeof given === "function" ? given() : given;
+    const model = openapi.assembleOpenApiModel(prelude, steps);
     // Stored only when every outcome stands on its own (see the module comment) and lines up with the keys.
-    const aligned =
-      keys?.operations.length === walked.length &&
-      walked.every(({ path, method, standalone }, index) => {
-        const key = keys.operations[index]!;
-        return standalone && key.path === path && key.method === method;
-      });
-    // Looked up as any run's keys are (each a miss: the keys wait only where the cache is fresh), for its counts.
-    if (typeof given === "function") keys?.operations.forEach(({ key }) => record.cache.get("operations", key));
-    if (keys && aligned) {
-      keepAll(record.cache, keys, saved, outcomes);
-      recordToolOrigins(model.tools, outcomes, keys.operations);
+    if (aligned && outcomes.length === record.keys.operations.length) {
+      keepAll(record.cache, record.keys, saved, outcomes);
+      recordToolOrigins(model.tools, outcomes, record.keys.operations);
     }
-  };
-  if (typeof given === "function") unsettled.set(model, settle);
-  else settle();
-  return model;
-}
-
-/** Cold runs' models whose outcomes wait for their keys (see `keysLater`). */
-const unsettled = new WeakMap<ApiModel, () => void>();
-
-/** Whether `model`'s outcomes wait for their keys: then `settleModelKeys` must run before the tools' origins are read. */
-export function modelKeysPending(model: ApiModel): boolean {
-  return unsettled.has(model);
-}
-
-/**
- * Computes a cold run's keys and stores the model's outcomes under them, with each tool's origin (see
- * src/cache/guidance-keys.ts), if they wait (`keysLater`): at a moment of the run that the output does not wait on
- * as long (beside the example worker). Before the guidance keys and the example cache's origins are taken.
- */
-export function settleModelKeys(model: ApiModel): void {
-  const settle = unsettled.get(model);
-  unsettled.delete(model);
-  settle?.();
+    return model;
+  });
 }
 
 async function normaliseAndDereference(loaded: LoadedSpec, options: DereferenceOptions, timed: Stage) {

@@ -199,15 +199,8 @@ function operationKey(
   const mayHaveExtension = text.includes("x-mcp") || (typeof text !== "string" && text.includes("\\u"));
   if (mayHaveExtension && containsRefUnder(operationAt(units.document, path, method)["x-mcp"])) throw new Unkeyable();
   const direct = units.unitsIn(shared.json, text);
-  const described = units.describe(direct);
-  const key = hashParts([`${context}\0${path}\0${method}\0${shared.json}\0`, units.keyText(text), `\0${described}`]);
+  const key = hashParts([`${context}\0${path}\0${method}\0${shared.json}\0`, text, `\0${units.describe(direct)}`]);
   return { path, method, key, units: direct };
-}
-
-/** The keys a record holds (the key thread's answer: src/cache/key-thread.ts). */
-export function recordedKeys(record: KeyRecord): DocumentKeys {
-  const { units, ...keys } = record;
-  return keysOf(new UnitTable({}, units), keys);
 }
 
 function keysOf(units: UnitTable, record: Omit<KeyRecord, "units">): DocumentKeys {

@@ -47,16 +47,14 @@ export async function loadSpecCached(
   options: ModelOptions,
   cache: ModelCache | undefined,
 ): Promise<LoadedSpec> {
-  if (!cache || isUrl(source)) return loadSpec(source);
-  // The cache keys read where a JSON spec's members lie (src/cache/spec-bytes.ts).
-  if (cache.fresh) return loadSpec(source, { layout: true });
+  if (!cache || cache.fresh || isUrl(source)) return loadSpec(source);
   const file = readSpecFile(source);
   const salt = `${cache.code}\0file\0${options.name ?? ""}`;
   const previous = file.textHash ? readPreviousKeys(cache.projectDir, salt, file.textHash) : undefined;
   // A record whose unreached `$ref`s were never checked needs the whole document once (see `keysOf`).
   const edit = previous?.record.complete ? editSince(previous, file.bytes) : undefined;
   const skeleton = edit && withinNesting(file.bytes, edit) ? skeletonOf(file.bytes, previous!, edit) : undefined;
-  if (!previous || !edit || !skeleton) return parseSpecFile(file, { layout: true });
+  if (!previous || !edit || !skeleton) return parseSpecFile(file);
   const loaded = lazilyDecoded(file, sparseDocument(file.bytes, skeleton));
   regenerations.set(loaded, { file, previous, edit, salt, skeleton });
   return loaded;

@@ -69,30 +69,7 @@ export class SpecBytes {
     return true;
   }
 
-  /**
-   * The text a key hashes for a value's bytes: without the whitespace between tokens, so that a spec indented
-   * otherwise (or compacted by a tool that rewrites it) keeps its keys. The same tokens, so the same value.
-   */
-  keyText(text: Buffer): Buffer {
-    const out = Buffer.allocUnsafe(text.length);
-    let length = 0;
-    let inString = false;
-    // One pass, byte by byte: a call per string (to find its end and copy it) costs more than reading its bytes.
-    for (let index = 0; index < text.length; index++) {
-      const byte = text[index]!;
-      if (inString) {
-        out[length++] = byte;
-        if (byte === BACKSLASH) out[length++] = text[++index]!;
-        else if (byte === QUOTE) inString = false;
-      } else if (byte !== 32 && byte !== 10 && byte !== 13 && byte !== 9) {
-        out[length++] = byte;
-        inString = byte === QUOTE;
-      }
-    }
-    return out.subarray(0, length);
-  }
-
-  /** A path item's own fields (not its operations) as JSON text: each member's key and its bytes' key text. */
+  /** A path item's own fields (not its operations) as JSON text: each member's key and its bytes. */
   pathItemFields(path: string): string | undefined {
     const paths = this.lastMembers(this.skeleton).get("paths");
     const item = paths?.length === 2 ? this.lastMembers(paths[1]).get(path) : undefined;
@@ -101,7 +78,7 @@ export class SpecBytes {
     for (const [key, member] of this.lastMembers(item[1])) {
       if ((OPERATION_METHODS as readonly string[]).includes(key)) continue;
       if (member.length !== 3) return undefined;
-      fields.push(`${JSON.stringify(key)}:${this.keyText(this.bytes.subarray(member[1], member[2])).toString()}`);
+      fields.push(`${JSON.stringify(key)}:${this.bytes.toString("utf8", member[1], member[2])}`);
     }
     return `{${fields.join(",")}}`;
   }

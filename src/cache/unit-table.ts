@@ -31,8 +31,6 @@ export interface UnitBytes {
   holds(tokens: string[]): boolean | undefined;
   /** Each `$ref` string in a value's bytes. */
   forEachRef(text: Buffer, found: (ref: string) => void): void;
-  /** What a key hashes for a value's bytes. */
-  keyText(text: Buffer): Buffer;
 }
 
 /** `hash` of the parts' concatenation, without concatenating them. */
@@ -209,15 +207,10 @@ export class UnitTable {
     let known = this.own.get(unit);
     if (!known) {
       const text = this.textOf(unit);
-      known = { hash: hashParts([this.keyText(text)]), successors: this.unitsIn(text) };
+      known = { hash: hashParts([text]), successors: this.unitsIn(text) };
       this.own.set(unit, known);
     }
     return known;
-  }
-
-  /** What a key hashes for a text: JSON as it is, a spec's bytes as `UnitBytes.keyText` says. */
-  keyText(text: KeyText): KeyText {
-    return typeof text === "string" ? text : this.bytes!.keyText(text);
   }
 
   private forEachRef(text: KeyText, found: (ref: string) => void): void {

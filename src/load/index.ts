@@ -29,8 +29,6 @@ export interface LoadedSpec {
 
 export interface LoadOptions {
   fetchTimeoutMs?: number;
-  /** Lay out a JSON file's members (`LoadedSpec.skeleton`): only the cache keys read it. */
-  layout?: boolean;
   /** Refuse documents larger than this many bytes (default 200 MB). */
   maxBytes?: number;
 }
@@ -47,7 +45,7 @@ export async function loadSpec(source: string, options: LoadOptions = {}): Promi
     const read = await fetchText(source, options.fetchTimeoutMs ?? 30_000, maxBytes);
     return { source, ...read, document: parseSpecText(read.text, source) };
   }
-  return parseSpecFile(readSpecFile(source, maxBytes), options);
+  return parseSpecFile(readSpecFile(source, maxBytes));
 }
 
 /** A local spec's bytes, not decoded yet. */
@@ -60,15 +58,12 @@ export interface SpecFile {
 }
 
 /**
- * Decodes and parses a spec file. With `layout`, a JSON file's nesting is measured by the scan that lays out its
- * members for the cache keys (src/cache/spec-bytes.ts), instead of a scan of its text that would only measure it.
+ * Decodes and parses a spec file. A JSON file's nesting is measured by the scan that lays out its members for the
+ * cache keys (src/cache/spec-bytes.ts), instead of a scan of its text that would only measure it.
  */
-export function parseSpecFile(
-  file: SpecFile,
-  { layout: laidOut = false }: Pick<LoadOptions, "layout"> = {},
-): LoadedSpec {
+export function parseSpecFile(file: SpecFile): LoadedSpec {
   const { source, location, bytes, textHash } = file;
-  const layout = laidOut && textHash ? scanLayout(bytes) : undefined;
+  const layout = textHash ? scanLayout(bytes) : undefined;
   const text = bytes.toString("utf8");
   const read = textHash ? { text, location, textHash, bytes } : { text, location };
   const document = parseSpecText(text, source, layout && layout.depth <= MAX_NESTING);

@@ -37,9 +37,9 @@ describe("nesting limit", () => {
     // A file: its nesting is measured by the layout scan, and the limit holds the same.
     const paths = (text: string) => `{"openapi": "3.1.0", "paths": {"/a": {"get": ${text}}}}`;
     const fileWithin = paths(nested(MAX_NESTING - 3));
-    expect(parseSpecFile(jsonFile(fileWithin), { layout: true }).document).toEqual(JSON.parse(fileWithin));
-    expect(parseSpecFile(jsonFile(fileWithin), { layout: true }).skeleton).toBeDefined();
-    expect(() => parseSpecFile(jsonFile(paths(nested(MAX_NESTING - 2))), { layout: true })).toThrow(
+    expect(parseSpecFile(jsonFile(fileWithin)).document).toEqual(JSON.parse(fileWithin));
+    expect(parseSpecFile(jsonFile(fileWithin)).skeleton).toBeDefined();
+    expect(() => parseSpecFile(jsonFile(paths(nested(MAX_NESTING - 2))))).toThrow(
       /spec\.json#\/paths\/~1a\/get\/.+nested more than \d+ levels deep/,
     );
     expect(() => parseSpecText(`# yaml\n${over}`, "spec.yaml")).toThrow(/nested more than \d+ levels deep/);

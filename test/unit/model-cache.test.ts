@@ -23,25 +23,30 @@ import { projectFiles } from "../helpers/project.js";
 /** Compared files leave out the cache. and what records the run (the manifest holds the spec hash, the changelog the edit). */
 const PROJECT_EXCEPT = [CACHE_DIR, ".guided-mcp/manifest.json", "CHANGELOG.md"];
 
-/** A copy of the samples folder (external `$ref`s resolve inside it). */
+/**
+ * A copy of the samples folder (external `$ref`s resolve inside it), its JSON specs in the layout `editSpec` writes:
+ * a JSON spec's keys come from its bytes (src/cache/spec-bytes.ts), so a spec written in another layout is keyed anew.
+ */
 function samplesCopy(): string {
   const dir = mkdtempSync(join(tmpdir(), "cgm-model-cache-"));
   cpSync(SAMPLES, join(dir, "samples"), { recursive: true });
+  const json = join(dir, "samples", "inventory-swagger2.json");
+  writeFileSync(json, JSON.stringify(JSON.parse(readFileSync(json, "utf8")), null, 2));
   return join(dir, "samples");
 }
 
 type Document = { paths: Record<string, Record<string, Record<string, unknown>>> } & Record<string, unknown>;
 
-/**
- * Rewrites a spec after `edit`, in its own format: a JSON spec is keyed from its bytes and a YAML one from its parsed
- * objects (src/cache/spec-bytes.ts), so a YAML spec rewritten as JSON would be keyed anew.
- */
+/** Rewrites a spec after `edit`, in its own format (JSON compact or indented by 2, as it was). */
 function editSpec(spec: string, edit: (document: Document) => void): void {
   const text = readFileSync(spec, "utf8");
   const json = spec.endsWith(".json");
   const document = (json ? JSON.parse(text) : parseYaml(text)) as Document;
   edit(document);
-  writeFileSync(spec, json ? JSON.stringify(document, null, 2) : stringifyYaml(document));
+  writeFileSync(
+    spec,
+    json ? JSON.stringify(document, null, text.includes("\n") ? 2 : undefined) : stringifyYaml(document),
+  );
 }
 
 /** Appends to the first operation's summary (or description). */
