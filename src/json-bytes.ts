@@ -30,31 +30,17 @@ export function stringEnd(bytes: Buffer, start: number): number {
   return -1;
 }
 
-/** How deep a text nests: `deepest` is raised to `base` + the nesting of each container measured (itself counting 1). */
-export interface Nesting {
-  base: number;
-  deepest: number;
-}
-
-/**
- * The index just after the object or array whose opening bracket is at `start` (strings skipped whole), or -1.
- * `nesting`, when given, notes how deep the container nests.
- */
-export function containerEnd(bytes: Buffer, start: number, nesting?: Nesting): number {
+/** The index just after the object or array whose opening bracket is at `start` (strings skipped whole), or -1. */
+export function containerEnd(bytes: Buffer, start: number): number {
   let depth = 0;
-  let deepest = 0;
   const length = bytes.length;
   for (let index = start; index < length; index++) {
     const byte = bytes[index];
     if (byte === QUOTE) {
       index = stringEnd(bytes, index) - 1;
       if (index < 0) return -1;
-    } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
-      if (++depth > deepest) deepest = depth;
-    } else if ((byte === CLOSE_BRACE || byte === CLOSE_BRACKET) && --depth === 0) {
-      if (nesting && nesting.base + deepest > nesting.deepest) nesting.deepest = nesting.base + deepest;
-      return index + 1;
-    }
+    } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) depth++;
+    else if ((byte === CLOSE_BRACE || byte === CLOSE_BRACKET) && --depth === 0) return index + 1;
   }
   return -1;
 }

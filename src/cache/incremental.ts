@@ -19,8 +19,7 @@ import type { SpecObject } from "../normalise/index.js";
 import type { ModelCache } from "./model-cache.js";
 import { recordToolOrigins } from "./guidance-keys.js";
 import { editSince, readPreviousKeys, saveKeys } from "./key-table.js";
-import { holdsObject, isSparseDocument, scanSkeleton, type Skeleton } from "./sparse-document.js";
-import { mayEscapeRefKey, SpecBytes } from "./spec-bytes.js";
+import { holdsObject, isSparseDocument, type Skeleton } from "./sparse-document.js";
 import { regenerationOf, withText, type Regeneration } from "./sparse-load.js";
 import { documentKeys, keysAfterEdit, pathItemFields, WEBHOOK_KEYS, type DocumentKeys } from "./refs.js";
 import { HTTP_METHODS } from "../model/openapi.js";
@@ -47,14 +46,13 @@ export async function buildModelCached(
   }
   const document = loaded.document as SpecObject;
   const openapi = isOpenApi(document);
-  // Only the keys read the file's bytes and their layout: let them go with the keys (Graph's are tens of MB).
-  const { bytes, skeleton } = loaded;
+  // Only the keys read the file's bytes: let them go with the keys (Graph's are tens of MB).
+  const bytes = loaded.bytes;
   delete loaded.bytes;
-  delete loaded.skeleton;
   const keys =
     cache && openapi
       ? await timed("cache keys", () =>
-          keysOf(loaded, bytes, skeleton, `${cache.code}\0${locationSalt(loaded)}\0${options.name ?? ""}`, cache),
+          keysOf(loaded, bytes, `${cache.code}\0${locationSalt(loaded)}\0${options.name ?? ""}`, cache),
         )
       : undefined;
   if (!cache || !keys) return fullPipeline(loaded, options, timed, undefined);
@@ -87,7 +85,6 @@ export async function buildModelCached(
 function keysOf(
   loaded: LoadedSpec,
   bytes: Buffer | undefined,
-  scanned: Skeleton | undefined,
   salt: string,
   cache: ModelCache,
 ): DocumentKeys | undefined {
@@ -98,18 +95,13 @@ function keysOf(
   const json = bytes !== undefined && isParsedJsonTree(document);
   const previous = checkAll && json && readPreviousKeys(cache.projectDir, salt, loaded.textHash);
   const edit = previous && bytes ? editSince(previous, bytes) : undefined;
-  // Keyed by the bytes where they can be (src/cache/spec-bytes.ts), laid out by the load stage (or, rarely, here).
-  const skeleton = json ? (scanned ?? scanSkeleton(bytes)) : undefined;
-  const texts = skeleton && !mayEscapeRefKey(bytes!) ? new SpecBytes(bytes!, skeleton) : undefined;
-  const edited = edit === "unchanged" ? undefined : edit;
   const keys =
-    (previous && edit && keysAfterEdit(document, previous.record, edited, checkAll, texts)) ||
-    documentKeys(document, salt, { checkAll, bytes: texts });
+    (previous && edit && keysAfterEdit(document, previous.record, edit === "unchanged" ? undefined : edit, checkAll)) ||
+    documentKeys(document, salt, { checkAll });
   const { textHash } = loaded;
   // The same spec, keyed as completely as before: the record and the copy on disk stay as they are.
   const asRecorded = edit === "unchanged" && previous && (previous.record.complete || !checkAll);
-  if (keys && json && textHash && !asRecorded)
-    recordKeys(cache, salt, loaded.location, textHash, keys, skeleton || undefined);
+  if (keys && json && textHash && !asRecorded) recordKeys(cache, salt, loaded.location, textHash, keys);
   return keys;
 }
 
@@ -144,9 +136,7 @@ async function sparseRegeneration(
 ): Promise<ApiModel | undefined> {
   const document = loaded.document as SpecObject;
   const edited = edit === "unchanged" ? undefined : edit;
-  // Keyed as the record was: the rest of the spec is the one it was made for (the edited bytes are checked there).
-  const texts = previous.record.texts === "bytes" ? new SpecBytes(file.bytes, skeleton) : undefined;
-  const keys = await timed("cache keys", () => keysAfterEdit(document, previous.record, edited, true, texts));
+  const keys = await timed("cache keys", () => keysAfterEdit(document, previous.record, edited, true));
   if (!keys) return undefined;
   const prelude = cache.get("preludes", keys.prelude);
   const hits = keys.operations.map(({ key }) => cache.get("operations", key));

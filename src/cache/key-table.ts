@@ -34,7 +34,7 @@ import { operationInSkeleton, type Skeleton } from "./sparse-document.js";
 const KEYS_FILE = ".guided-mcp/cache/keys.json";
 const SPEC_COPY_FILE = ".guided-mcp/cache/spec.copy";
 /** Bump when the file layout changes. */
-const FORMAT = 2;
+const FORMAT = 1;
 
 interface KeysFile {
   format: number;

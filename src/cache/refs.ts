@@ -10,9 +10,6 @@
  * component its `$ref`s reach, transitively. Components are hashed one "unit"
  * at a time (`#/components/schemas/Pet`, `#/definitions/Pet`), each once, and
  * an operation's key is the hash of its own JSON plus the units it reaches.
- * For a JSON spec, "JSON" is the spec's own bytes of that operation or unit
- * (src/cache/spec-bytes.ts): no `JSON.stringify` of the parsed objects, and a
- * record says which kind of text its keys were made from.
  *
  * A document this cannot key faithfully (a `$ref` to another file or into
  * `paths`, a `$ref` that does not resolve, a path item that is itself a
@@ -20,19 +17,8 @@
  * pipeline, which also reports those problems as a cold run would.
  */
 import { isPlainObject } from "../../templates/server/src/runtime/shared/json.js";
-import { holdsObject } from "./sparse-document.js";
-import { OPERATION_METHODS as HTTP_METHODS, type OperationMethod as HttpMethod } from "../load/methods.js";
-import { mayEscapeRefKey, type SpecBytes } from "./spec-bytes.js";
-import {
-  hash,
-  hashParts,
-  refsInJson,
-  UnitTable,
-  UNIT_DEPTH,
-  Unkeyable,
-  type KeyText,
-  type UnitRecord,
-} from "./unit-table.js";
+import { HTTP_METHODS, type HttpMethod } from "../model/openapi.js";
+import { hash, refsInJson, UnitTable, UNIT_DEPTH, Unkeyable, type UnitRecord } from "./unit-table.js";
 
 export type { UnitRecord };
 
@@ -68,8 +54,6 @@ export interface KeyRecord {
   context: string;
   /** Whether every `$ref` of the document was checked (see `documentKeys`' `checkAll`). */
   complete: boolean;
-  /** "bytes" when operations and units were keyed by the spec's bytes (src/cache/spec-bytes.ts), else by their JSON. */
-  texts?: "bytes";
   operations: OperationKey[];
   units: Record<string, UnitRecord>;
 }
@@ -79,28 +63,24 @@ export interface KeyRecord {
  * `checkAll`: also check that the `$ref`s no operation reaches resolve (webhooks, unused components). Only a
  * run that may reuse entries needs that (a pruned run would not notice a broken one where a full run fails);
  * a run that takes the full pipeline anyway fails on them itself, and the keys are the same either way.
- * `bytes`: the document's own bytes, which then stand in for its operations' and units' JSON (src/cache/spec-bytes.ts).
  */
-export function documentKeys(
-  document: JsonObject,
-  salt: string,
-  { checkAll = true, bytes }: { checkAll?: boolean; bytes?: SpecBytes | undefined } = {},
-): DocumentKeys | undefined {
+export function documentKeys(document: JsonObject, salt: string, { checkAll = true } = {}): DocumentKeys | undefined {
   try {
-    return computeKeys(document, bytes ? `${salt}\0bytes` : salt, checkAll, bytes);
+    return computeKeys(document, salt, checkAll);
   } catch (error) {
     if (error instanceof Unkeyable) return undefined;
     throw error;
   }
 }
 
-function computeKeys(document: JsonObject, salt: string, checkAll: boolean, bytes?: SpecBytes): DocumentKeys {
-  const units = new UnitTable(document, {}, bytes);
-  const core = topLevelPart(document);
-  if (containsRefUnder(core["x-mcp"])) throw new Unkeyable();
+function computeKeys(document: JsonObject, salt: string, checkAll: boolean): DocumentKeys {
+  const units = new UnitTable(document);
+  const top = topLevelPart(document);
+  if (containsRefUnder(top["x-mcp"])) throw new Unkeyable();
   // Webhooks never become tools and no stage reads them: their `$ref`s must resolve (a cold run dereferences
   // them), but their content is no part of any key, so editing a component only webhooks use recomputes nothing.
-  if (checkAll) checkWebhooks(units, document, bytes);
+  if (checkAll) for (const key of WEBHOOK_KEYS) units.unitsOf(collectRefs(top[key]));
+  const core = withoutWebhooks(top);
   const coreJson = JSON.stringify(core);
   const coreUnits = units.unitsOf(refsInJson(coreJson));
   const prelude = hash(`${salt}\0${coreJson}\0${units.describe(coreUnits)}`);
@@ -116,56 +96,43 @@ function computeKeys(document: JsonObject, salt: string, checkAll: boolean, byte
   for (const [path, pathItem] of Object.entries(paths ?? {})) {
     if (!isPlainObject(pathItem)) continue;
     if ("$ref" in pathItem || containsRefUnder(pathItem["x-mcp"])) throw new Unkeyable();
-    const shared = sharedPart(pathItem, path, bytes);
-    for (const method of HTTP_METHODS)
-      if (holdsObject(pathItem, method)) operations.push(operationKey(units, context, path, method, shared, bytes));
+    const shared = sharedPart(pathItem);
+    for (const method of HTTP_METHODS) {
+      const operation = pathItem[method];
+      if (isPlainObject(operation)) operations.push(operationKey(units, context, path, method, shared, operation));
+    }
   }
   // A cold run dereferences every component, so a broken `$ref` anywhere fails it: check the unreached ones too.
   if (checkAll) units.checkUnreached();
-  const texts = bytes ? { texts: "bytes" as const } : {};
-  return keysOf(units, { prelude, preludeUnits, context, complete: checkAll, ...texts, operations });
-}
-
-/** Checks that the webhooks' `$ref`s resolve (see `computeKeys`). */
-function checkWebhooks(units: UnitTable, document: JsonObject, bytes: SpecBytes | undefined): void {
-  for (const key of WEBHOOK_KEYS) {
-    if (!Object.hasOwn(document, key)) continue;
-    const text = bytes?.valueBytes([key]);
-    if (text) units.unitsIn(text);
-    else units.unitsOf(collectRefs(document[key]));
-  }
+  return keysOf(units, { prelude, preludeUnits, context, complete: checkAll, operations });
 }
 
 /**
  * The keys of a document that differs from the one `previous` was recorded for in the `edited` operation only, or
  * not at all (the caller has made sure of that; see src/cache/key-table.ts): every other key, and every unit's
  * hashes, are the recorded ones, and the edited operation's key is computed again. `checkAll` as in `documentKeys` (a record made
- * without it had its unreached `$ref`s unchecked: they are checked now). `bytes` as in `documentKeys`: a record made
- * with the spec's bytes is used only with them, and one made without them only without. Undefined when it cannot be keyed.
+ * without it had its unreached `$ref`s unchecked: they are checked now). Undefined when it cannot be keyed.
  */
 export function keysAfterEdit(
   document: JsonObject,
   previous: KeyRecord,
   edited: { path: string; method: HttpMethod } | undefined,
   checkAll: boolean,
-  bytes?: SpecBytes,
 ): DocumentKeys | undefined {
-  if ((previous.texts === "bytes") !== (bytes !== undefined)) return undefined;
   try {
-    const units = new UnitTable(document, previous.units, bytes);
+    const units = new UnitTable(document, previous.units);
     const operations = [...previous.operations];
     if (edited) {
       const pathItem = isPlainObject(document.paths) ? document.paths[edited.path] : undefined;
+      const operation = isPlainObject(pathItem) ? pathItem[edited.method] : undefined;
       const index = operations.findIndex(({ path, method }) => path === edited.path && method === edited.method);
-      if (!isPlainObject(pathItem) || !holdsObject(pathItem, edited.method) || index < 0) return undefined;
-      // The rest of the document was read for the record (see src/cache/spec-bytes.ts); the edited bytes are new.
-      const editedBytes = bytes?.valueBytes(["paths", edited.path, edited.method]);
-      if (editedBytes && mayEscapeRefKey(editedBytes)) return undefined;
-      const shared = sharedPart(pathItem, edited.path, bytes);
-      operations[index] = operationKey(units, previous.context, edited.path, edited.method, shared, bytes);
+      if (!isPlainObject(pathItem) || !isPlainObject(operation) || index < 0) return undefined;
+      const shared = sharedPart(pathItem);
+      operations[index] = operationKey(units, previous.context, edited.path, edited.method, shared, operation);
     }
     if (checkAll && !previous.complete) {
-      checkWebhooks(units, document, bytes);
+      const top = topLevelPart(document);
+      for (const key of WEBHOOK_KEYS) units.unitsOf(collectRefs(top[key]));
       units.checkUnreached();
     }
     return keysOf(units, { ...previous, complete: previous.complete || checkAll, operations });
@@ -175,32 +142,24 @@ export function keysAfterEdit(
   }
 }
 
-/** A path item's own fields as keys read them: their JSON, or their bytes' (see `documentKeys`). */
-function sharedPart(pathItem: JsonObject, path: string, bytes: SpecBytes | undefined): { json: string } {
-  const json = bytes ? bytes.pathItemFields(path) : JSON.stringify(pathItemFields(pathItem));
-  if (json === undefined) throw new Unkeyable();
-  return { json };
+/** A path item's own fields as keys read them: their JSON. */
+function sharedPart(pathItem: JsonObject): { json: string } {
+  return { json: JSON.stringify(pathItemFields(pathItem)) };
 }
 
-/** The key of the operation object at `paths/<path>/<method>` (see `documentKeys`). */
 function operationKey(
   units: UnitTable,
   context: string,
   path: string,
   method: HttpMethod,
   shared: { json: string },
-  bytes: SpecBytes | undefined,
+  operation: JsonObject,
 ): OperationKey {
-  const text: KeyText | undefined = bytes
-    ? bytes.valueBytes(["paths", path, method])
-    : JSON.stringify(operationAt(units.document, path, method));
-  if (text === undefined) throw new Unkeyable();
-  // The operation is read only if it may have an `x-mcp` (a sparse document parses what is read; a key can be escaped).
-  const mayHaveExtension = text.includes("x-mcp") || (typeof text !== "string" && text.includes("\\u"));
-  if (mayHaveExtension && containsRefUnder(operationAt(units.document, path, method)["x-mcp"])) throw new Unkeyable();
-  const direct = units.unitsIn(shared.json, text);
-  const key = hashParts([`${context}\0${path}\0${method}\0${shared.json}\0`, text, `\0${units.describe(direct)}`]);
-  return { path, method, key, units: direct };
+  if (containsRefUnder(operation["x-mcp"])) throw new Unkeyable();
+  const operationJson = JSON.stringify(operation);
+  const direct = units.unitsIn(shared.json, operationJson);
+  const text = `${context}\0${path}\0${method}\0${shared.json}\0${operationJson}\0${units.describe(direct)}`;
+  return { path, method, key: hash(text), units: direct };
 }
 
 function keysOf(units: UnitTable, record: Omit<KeyRecord, "units">): DocumentKeys {
@@ -213,24 +172,14 @@ function keysOf(units: UnitTable, record: Omit<KeyRecord, "units">): DocumentKey
   };
 }
 
-function operationAt(document: JsonObject, path: string, method: HttpMethod): JsonObject {
-  return ((document.paths as JsonObject)[path] as JsonObject)[method] as JsonObject;
-}
-
-/**
- * The document without `paths`, webhooks and the component containers' entries (security schemes stay: every tool
- * reads them). Values are read only where kept (a sparse document parses what is read; webhooks can be large).
- */
+/** The document without `paths` and without the component containers' entries (security schemes stay: every tool reads them). */
 function topLevelPart(document: JsonObject): JsonObject {
   const top: JsonObject = {};
-  for (const key of Object.keys(document)) {
-    if (key === "paths" || WEBHOOK_KEYS.includes(key)) continue;
-    if (key === "components") {
-      const value = document[key];
-      if (isPlainObject(value))
-        top[key] = value.securitySchemes === undefined ? {} : { securitySchemes: value.securitySchemes };
-      else top[key] = value;
-    } else if (!(key in UNIT_DEPTH)) top[key] = document[key];
+  for (const [key, value] of Object.entries(document)) {
+    if (key === "paths") continue;
+    if (key === "components" && isPlainObject(value))
+      top[key] = value.securitySchemes === undefined ? {} : { securitySchemes: value.securitySchemes };
+    else if (!(key in UNIT_DEPTH)) top[key] = value;
   }
   return top;
 }
@@ -248,6 +197,10 @@ function withoutPreludeOnly(top: JsonObject): JsonObject {
 
 /** Top-level webhooks (3.1 `webhooks`, the `x-webhooks` of 3.0 specs such as GitHub's) never become tools. */
 export const WEBHOOK_KEYS = ["webhooks", "x-webhooks"];
+
+export function withoutWebhooks(top: JsonObject): JsonObject {
+  return Object.fromEntries(Object.entries(top).filter(([key]) => !WEBHOOK_KEYS.includes(key)));
+}
 
 /** A path item's own fields (everything but its operations, which are not read: see src/cache/sparse-document.ts). */
 export function pathItemFields(pathItem: JsonObject): JsonObject {

@@ -28,14 +28,13 @@ import {
   COLON,
   COMMA,
   containerEnd,
-  type Nesting,
   OPEN_BRACE,
   OPEN_BRACKET,
   QUOTE,
   stringEnd,
 } from "../json-bytes.js";
 import { UNIT_DEPTH } from "./unit-table.js";
-import { OPERATION_METHODS as HTTP_METHODS, type OperationMethod as HttpMethod } from "../load/methods.js";
+import { HTTP_METHODS, type HttpMethod } from "../model/openapi.js";
 
 type JsonObject = Record<string, unknown>;
 
@@ -57,23 +56,14 @@ class Unexpected extends Error {}
  * one JSON object as the scan expects.
  */
 export function scanSkeleton(bytes: Buffer): Skeleton | undefined {
-  return scanLayout(bytes)?.skeleton;
-}
-
-/**
- * `scanSkeleton`, and how deep the text nests (objects and arrays, the document counting 1, as the load stage's
- * nesting check counts them: the same scan measures it).
- */
-export function scanLayout(bytes: Buffer): { skeleton: Skeleton; depth: number } | undefined {
   try {
     // A byte order mark, as `parseSpecText` strips it.
     let start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
     start = skipSpace(bytes, start);
     if (bytes[start] !== OPEN_BRACE) return undefined;
     const skeleton: Skeleton = [];
-    const nesting: Nesting = { base: 1, deepest: 1 };
-    const end = scanObject(bytes, start, skeleton, (key) => structure(key), nesting);
-    return skipSpace(bytes, end) === bytes.length ? { skeleton, depth: nesting.deepest } : undefined;
+    const end = scanObject(bytes, start, skeleton, (key) => structure(key));
+    return skipSpace(bytes, end) === bytes.length ? skeleton : undefined;
   } catch (error) {
     if (error instanceof Unexpected) return undefined;
     throw error;
@@ -210,12 +200,8 @@ function structure(topKey: string): Plan | undefined {
   return undefined;
 }
 
-/**
- * Scans the object whose `{` is at `start` into `skeleton`; returns the index after its `}`. `nesting.base` is the
- * object's own depth.
- */
-function scanObject(bytes: Buffer, start: number, skeleton: Skeleton, plan: Plan, nesting: Nesting): number {
-  const depth = nesting.base;
+/** Scans the object whose `{` is at `start` into `skeleton`; returns the index after its `}`. */
+function scanObject(bytes: Buffer, start: number, skeleton: Skeleton, plan: Plan): number {
   let index = skipSpace(bytes, start + 1);
   if (bytes[index] === CLOSE_BRACE) return index + 1;
   for (;;) {
@@ -228,15 +214,12 @@ function scanObject(bytes: Buffer, start: number, skeleton: Skeleton, plan: Plan
     const valueStart = skipSpace(bytes, index + 1);
     const inner = plan(key);
     let valueEnd: number;
-    nesting.base = depth;
     if (inner && bytes[valueStart] === OPEN_BRACE) {
       const members: Skeleton = [];
-      nesting.base = depth + 1;
-      if (nesting.base > nesting.deepest) nesting.deepest = nesting.base;
-      valueEnd = scanObject(bytes, valueStart, members, inner, nesting);
+      valueEnd = scanObject(bytes, valueStart, members, inner);
       skeleton.push([key, members]);
     } else {
-      valueEnd = valueEndAt(bytes, valueStart, nesting);
+      valueEnd = valueEndAt(bytes, valueStart);
       skeleton.push([key, valueStart, valueEnd]);
     }
     index = skipSpace(bytes, valueEnd);
@@ -287,8 +270,8 @@ function decodeKey(bytes: Buffer, start: number, end: number): string {
   return bytes.toString("utf8", start + 1, end - 1);
 }
 
-/** The index just after the JSON value that starts at `start` (a member of an object at depth `nesting.base`). */
-function valueEndAt(bytes: Buffer, start: number, nesting: Nesting): number {
+/** The index just after the JSON value that starts at `start`. */
+function valueEndAt(bytes: Buffer, start: number): number {
   const first = bytes[start];
   if (first === QUOTE) {
     const end = stringEnd(bytes, start);
@@ -296,7 +279,7 @@ function valueEndAt(bytes: Buffer, start: number, nesting: Nesting): number {
     return end;
   }
   if (first === OPEN_BRACE || first === OPEN_BRACKET) {
-    const end = containerEnd(bytes, start, nesting);
+    const end = containerEnd(bytes, start);
     if (end < 0) throw new Unexpected();
     return end;
   }

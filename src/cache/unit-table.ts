@@ -3,7 +3,6 @@
  * (`#/components/schemas/Pet`, `#/definitions/Pet`) hashed once, with the
  * units its `$ref`s name, and the deep hash of each strongly connected group.
  */
-import { createHash } from "node:crypto";
 import { isPlainObject } from "../../templates/server/src/runtime/shared/json.js";
 import { hashContent } from "../write/hash.js";
 
@@ -19,26 +18,6 @@ export type UnitRecord = [own: string, deep: string | undefined, successors: str
 export class Unkeyable extends Error {}
 
 export const hash = (text: string): string => hashContent(text).slice(0, 40);
-
-/** A key's text: JSON text made by `JSON.stringify`, or a spec's own bytes of a value (src/cache/spec-bytes.ts). */
-export type KeyText = string | Buffer;
-
-/** A spec's own bytes, as the units' texts (src/cache/spec-bytes.ts `SpecBytes`). */
-export interface UnitBytes {
-  /** The bytes of the value at a pointer's tokens, when they stand alone in the spec. */
-  valueBytes(tokens: string[]): Buffer | undefined;
-  /** Whether the value at a pointer's tokens exists, when that is known without parsing. */
-  holds(tokens: string[]): boolean | undefined;
-  /** Each `$ref` string in a value's bytes. */
-  forEachRef(text: Buffer, found: (ref: string) => void): void;
-}
-
-/** `hash` of the parts' concatenation, without concatenating them. */
-export function hashParts(parts: KeyText[]): string {
-  const digest = createHash("sha256");
-  for (const part of parts) digest.update(part);
-  return digest.digest("hex").slice(0, 40);
-}
 
 /**
  * Every distinct `$ref` string in JSON text: the `"$ref":"…"` members. Inside a JSON
@@ -103,14 +82,10 @@ export class UnitTable {
   private readonly own = new Map<string, { hash: string; successors: string[] }>();
   private readonly deep = new Map<string, string>();
 
-  /**
-   * `known`: units recorded for a document whose units are all the same as this one's (see `keysAfterEdit`).
-   * `bytes`: the spec's bytes, whose members are the units' texts where they hold them (src/cache/spec-bytes.ts).
-   */
+  /** `known`: units recorded for a document whose units are all the same as this one's (see `keysAfterEdit`). */
   constructor(
-    readonly document: JsonObject,
+    private readonly document: JsonObject,
     known: Record<string, UnitRecord> = {},
-    private readonly bytes?: UnitBytes,
   ) {
     for (const [unit, [own, deep, successors]] of Object.entries(known)) {
       this.own.set(unit, { hash: own, successors });
@@ -133,9 +108,9 @@ export class UnitTable {
   }
 
   /** `unitsOf(refsInJson(json))` for each text, merged, without the intermediate sets of refs. */
-  unitsIn(...texts: KeyText[]): string[] {
+  unitsIn(...texts: string[]): string[] {
     const units = new Set<string>();
-    for (const text of texts) this.forEachRef(text, (ref) => units.add(this.unitOf(ref)));
+    for (const json of texts) forEachRef(json, (ref) => units.add(this.unitOf(ref)));
     return [...units].sort();
   }
 
@@ -175,9 +150,8 @@ export class UnitTable {
           : Object.entries(value).map(([name, member]): [string, unknown] => [encodeToken(name), member]);
       for (const [name, entry] of groups) {
         // A unit already hashed had its refs checked then.
-        const unit = `#/${container}/${name}`;
-        if (this.own.has(unit)) continue;
-        this.forEachRef(this.textOf(unit, entry), (ref) => this.unitOf(ref));
+        if (this.own.has(`#/${container}/${name}`)) continue;
+        for (const ref of refsInJson(JSON.stringify(entry) ?? "")) this.unitOf(ref);
       }
     }
   }
@@ -197,8 +171,7 @@ export class UnitTable {
     if (!ref.startsWith("#")) throw new Unkeyable();
     const tokens = ref === "#" || ref === "#/" ? [] : pointerTokens(ref);
     if (tokens.length === 0 || tokens[0] === "paths") throw new Unkeyable();
-    // Whether it resolves, from the skeleton where that says (a sparse document parses what is read).
-    if (!(this.bytes?.holds(tokens) ?? valueAt(this.document, tokens) !== undefined)) throw new Unkeyable();
+    if (valueAt(this.document, tokens) === undefined) throw new Unkeyable();
     const depth = UNIT_DEPTH[tokens[0]!] ?? 1;
     return "#/" + tokens.slice(0, depth).map(encodeToken).join("/");
   }
@@ -206,27 +179,11 @@ export class UnitTable {
   private info(unit: string): { hash: string; successors: string[] } {
     let known = this.own.get(unit);
     if (!known) {
-      const text = this.textOf(unit);
-      known = { hash: hashParts([text]), successors: this.unitsIn(text) };
+      const json = JSON.stringify(valueAt(this.document, pointerTokens(unit))) ?? "undefined";
+      known = { hash: hash(json), successors: this.unitsIn(json) };
       this.own.set(unit, known);
     }
     return known;
-  }
-
-  private forEachRef(text: KeyText, found: (ref: string) => void): void {
-    if (typeof text === "string") forEachRef(text, found);
-    else this.bytes!.forEachRef(text, found);
-  }
-
-  /**
-   * A unit's text: its bytes in the spec, when they are at hand, else its value's JSON. A unit whose pointer does
-   * not lead back to a value (a name with `%` in it is decoded once more) cannot be keyed by its content.
-   */
-  private textOf(unit: string, value?: unknown): KeyText {
-    const tokens = pointerTokens(unit);
-    const text = this.bytes?.valueBytes(tokens) ?? JSON.stringify(value ?? valueAt(this.document, tokens));
-    if (text === undefined) throw new Unkeyable();
-    return text;
   }
 
   /** Tarjan's algorithm, iterative; a group's hash is set once all groups it refers to have theirs. */

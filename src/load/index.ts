@@ -9,8 +9,6 @@ import { pathToFileURL } from "node:url";
 import { LineCounter, parseDocument } from "yaml";
 import { escapePointerToken, GeneratorError } from "../diagnostics.js";
 import { hashContent } from "../write/hash.js";
-import { OPERATION_METHODS } from "./methods.js";
-import { scanLayout, type Skeleton } from "../cache/sparse-document.js";
 
 export interface LoadedSpec {
   /** What the user passed: a path or URL. */
@@ -22,8 +20,6 @@ export interface LoadedSpec {
   textHash?: string;
   /** A local file's bytes, when valid UTF-8 (then `text` is their decoding): what a regeneration compares (src/cache/key-table.ts). */
   bytes?: Buffer;
-  /** Where the members of a JSON file's bytes lie (src/cache/sparse-document.ts), measured with its nesting. */
-  skeleton?: Skeleton;
   document: unknown;
 }
 
@@ -57,19 +53,12 @@ export interface SpecFile {
   textHash?: string;
 }
 
-/**
- * Decodes and parses a spec file. A JSON file's nesting is measured by the scan that lays out its members for the
- * cache keys (src/cache/spec-bytes.ts), instead of a scan of its text that would only measure it.
- */
+/** Decodes and parses a spec file. */
 export function parseSpecFile(file: SpecFile): LoadedSpec {
   const { source, location, bytes, textHash } = file;
-  const layout = textHash ? scanLayout(bytes) : undefined;
   const text = bytes.toString("utf8");
   const read = textHash ? { text, location, textHash, bytes } : { text, location };
-  const document = parseSpecText(text, source, layout && layout.depth <= MAX_NESTING);
-  // The layout of the very text JSON.parse read (a document from the YAML parser has none).
-  const skeleton = layout && isParsedJsonTree(document) ? { skeleton: layout.skeleton } : {};
-  return { source, ...read, document, ...skeleton };
+  return { source, ...read, document: parseSpecText(text, source) };
 }
 
 /** Reads a local spec file (refused with a located error when missing, unreadable or too large). */
@@ -154,9 +143,8 @@ export function isParsedJsonTree(document: unknown): boolean {
 /**
  * JSON is parsed with JSON.parse for speed (GitHub's spec is 13 MB); YAML, or
  * JSON that fails, goes through the YAML parser, whose errors carry line and column.
- * `nestingWithin`: the caller measured the JSON text's nesting within `MAX_NESTING` already.
  */
-export function parseSpecText(text: string, source: string, nestingWithin = false): unknown {
+export function parseSpecText(text: string, source: string): unknown {
   const trimmed = text.replace(/^\uFEFF/, "").trimStart();
   if (trimmed === "") throw new GeneratorError(source, "is empty", "pass an OpenAPI or JSON Schema document");
   if (trimmed.startsWith("{") || trimmed.startsWith("[")) {
@@ -172,7 +160,7 @@ export function parseSpecText(text: string, source: string, nestingWithin = fals
     }
     if (typeof parsed === "object" && parsed !== null) jsonTrees.add(parsed);
     // JSON has no aliases, so only the depth needs checking, and a scan of the text does that far faster than a walk.
-    return nestingWithin || jsonNestingWithin(trimmed, MAX_NESTING) ? parsed : checkStructure(parsed, source);
+    return jsonNestingWithin(trimmed, MAX_NESTING) ? parsed : checkStructure(parsed, source);
   }
   const lineCounter = new LineCounter();
   const document = parseDocument(trimmed, { lineCounter, uniqueKeys: false });
@@ -304,4 +292,4 @@ export function operationCount(document: unknown): number {
   return count;
 }
 
-const HTTP_METHODS = new Set<string>(OPERATION_METHODS);
+const HTTP_METHODS = new Set(["get", "put", "post", "delete", "options", "head", "patch", "trace"]);

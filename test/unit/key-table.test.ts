@@ -12,10 +12,7 @@ import { parse as parseYaml } from "yaml";
 import { CACHE_DIR } from "../../src/cache/index.js";
 import { readPreviousKeys, specEdit } from "../../src/cache/key-table.js";
 import { documentKeys, keysAfterEdit, type DocumentKeys } from "../../src/cache/refs.js";
-import { scanSkeleton, sparseDocument } from "../../src/cache/sparse-document.js";
-import { mayEscapeRefKey, SpecBytes } from "../../src/cache/spec-bytes.js";
-import { OPERATION_METHODS } from "../../src/load/methods.js";
-import { HTTP_METHODS } from "../../src/model/openapi.js";
+import { scanSkeleton } from "../../src/cache/sparse-document.js";
 import { generate } from "../../src/generate.js";
 import { SAMPLES } from "../helpers/pipeline.js";
 import { projectFiles } from "../helpers/project.js";
@@ -123,8 +120,6 @@ describe("keys from the last run's record", () => {
     const dir = mkdtempSync(join(tmpdir(), "cgm-key-table-"));
     cpSync(SAMPLES, join(dir, "samples"), { recursive: true });
     const spec = join(dir, "samples", "inventory-swagger2.json");
-    // In the layout the edits below write: keys come from the spec's bytes (src/cache/spec-bytes.ts).
-    writeFileSync(spec, JSON.stringify(JSON.parse(readFileSync(spec, "utf8")), null, 2));
     const out = join(dir, "project");
     await generate({ from: spec, out });
     const cache = join(out, CACHE_DIR);
@@ -146,105 +141,11 @@ describe("keys from the last run's record", () => {
       expect(readPreviousKeys(out, salted())?.record.complete).toBe(true);
     }
     expect(readPreviousKeys(out, "another salt")).toBeUndefined();
-    // The same document in another layout: keyed anew (every operation's bytes differ), and still a cold run's output.
-    writeFileSync(spec, JSON.stringify(JSON.parse(readFileSync(spec, "utf8"))));
-    expect((await generate({ from: spec, out })).modelCache).toEqual({ hits: 0, misses: 4 });
-    await generate({ from: spec, out: join(dir, "cold-compact") });
-    const except = [CACHE_DIR, ".guided-mcp/manifest.json", "CHANGELOG.md"];
-    expect(projectFiles(out, except)).toEqual(projectFiles(join(dir, "cold-compact"), except));
     // A YAML spec is keyed in full every time: nothing is recorded for it.
     const yamlOut = join(dir, "from-yaml");
     await generate({ from: join(dir, "samples", "petstore.yaml"), out: yamlOut });
     expect(existsSync(join(yamlOut, CACHE_DIR, "model.json"))).toBe(true);
     expect(existsSync(join(yamlOut, CACHE_DIR, "keys.json"))).toBe(false);
     expect(existsSync(join(yamlOut, CACHE_DIR, "spec.copy"))).toBe(false);
-  });
-});
-
-describe("keys from the spec's bytes (src/cache/spec-bytes.ts)", () => {
-  const github = JSON.parse(githubText) as Document;
-  const textsOf = (bytes: Buffer) => new SpecBytes(bytes, scanSkeleton(bytes)!);
-  const bytesKeys = (bytes: Buffer, checkAll = true) =>
-    documentKeys(JSON.parse(bytes.toString()) as Document, "salt", { checkAll, bytes: textsOf(bytes) });
-  /** Which operations' keys differ between two keyings of documents with the same operations. */
-  const changed = (before: DocumentKeys, after: DocumentKeys) =>
-    after.operations.flatMap(({ path, method, key }, index) =>
-      before.operations[index]!.key === key ? [] : [`${method} ${path}`],
-    );
-
-  it.each([undefined, 2])("change with what the keys from parsed objects change with (GitHub, indent %s)", (indent) => {
-    const before = edited(github, () => {}, indent);
-    const edits: Array<(document: Document) => void> = [
-      (document) => ((document["components"] as Document)["schemas"]!["simple-user"]!["title"] = "Edited"),
-      (document) => ((document["components"] as Document)["parameters"]!["per-page"]!["description"] = "Edited"),
-      (document) => (document.paths["/repos/{owner}/{repo}"]!["parameters"] = []),
-      (document) => (operationAt(document, 10)["x-extra"] = { $ref: "#/components/schemas/repository" }),
-      (document) => ((document["info"] as Record<string, unknown>)["version"] = "0.0.0"),
-      (document) => ((document["info"] as Record<string, unknown>)["title"] = "Edited"),
-    ];
-    const jsonBefore = documentKeys(JSON.parse(before.toString()) as Document, "salt")!;
-    const bytesBefore = bytesKeys(before)!;
-    expect(bytesBefore.operations.map(({ path, method }) => [path, method])).toEqual(
-      jsonBefore.operations.map(({ path, method }) => [path, method]),
-    );
-    for (const edit of edits) {
-      const after = edited(github, edit, indent);
-      const jsonAfter = documentKeys(JSON.parse(after.toString()) as Document, "salt")!;
-      const bytesAfter = bytesKeys(after)!;
-      expect(changed(bytesBefore, bytesAfter)).toEqual(changed(jsonBefore, jsonAfter));
-      expect(bytesAfter.prelude === bytesBefore.prelude).toBe(jsonAfter.prelude === jsonBefore.prelude);
-    }
-    // The two kinds of keys never meet: a record made one way is not used the other.
-    expect(keysAfterEdit(github, bytesBefore.record(), undefined, false)).toBeUndefined();
-    expect(keysAfterEdit(github, jsonBefore.record(), undefined, false, textsOf(before))).toBeUndefined();
-    expect(bytesBefore.operations[0]!.key).not.toBe(jsonBefore.operations[0]!.key);
-  });
-
-  it("are the same from a sparse document and from the record after one operation's edit (GitHub, compact)", () => {
-    const before = edited(github, () => {});
-    const record = bytesKeys(before, false)!.record();
-    expect(record.texts).toBe("bytes");
-    const edits: Array<(document: Document) => void> = [
-      (document) => (operationAt(document, 0)["summary"] += " (edited — café 🚀)"),
-      (document) => (operationAt(document, 1222)["x-extra"] = { $ref: "#/components/schemas/repository" }),
-      (document) => delete operationAt(document, 5)["parameters"],
-    ];
-    for (const edit of edits) {
-      const after = edited(github, edit);
-      const full = bytesKeys(after)!;
-      const sparse = sparseDocument(after, scanSkeleton(after)!);
-      expect(keysView(documentKeys(sparse, "salt", { bytes: textsOf(after) }))).toEqual(keysView(full));
-      const found = specEdit(before, after);
-      expect(found).toBeTypeOf("object");
-      const fromRecord = keysAfterEdit(
-        sparse,
-        record,
-        found as Exclude<typeof found, "unchanged" | undefined>,
-        true,
-        textsOf(after),
-      );
-      expect(keysView(fromRecord)).toEqual(keysView(full));
-    }
-  });
-
-  it("walk the operations the model walks, in its order", () => {
-    expect(OPERATION_METHODS).toEqual(HTTP_METHODS);
-  });
-
-  it("are not taken where a `$ref` key may be escaped, nor for a unit whose pointer does not lead back to it", () => {
-    expect(mayEscapeRefKey(Buffer.from(githubText))).toBe(false);
-    expect(mayEscapeRefKey(Buffer.from('{"a": {"\\u0024ref": "#/b"}}'))).toBe(true);
-    expect(mayEscapeRefKey(Buffer.from('{"a": {"$re\\u0066": "#/b"}}'))).toBe(true);
-    expect(mayEscapeRefKey(Buffer.from('{"a": "caf\\u00e9"}'))).toBe(false);
-    // A component named with `%`: its pointer decodes to another name, so its content cannot be keyed.
-    const percent = {
-      openapi: "3.0.3",
-      info: { title: "t", version: "1" },
-      paths: { "/a": { get: { responses: { "200": { $ref: "#/components/responses/a%2525b" } } } } },
-      components: { responses: { "a%25b": { description: "x" } } },
-    };
-    expect(documentKeys(percent, "salt")).toBeUndefined();
-    const bytes = Buffer.from(JSON.stringify(percent));
-    expect(documentKeys(percent, "salt", { bytes: textsOf(bytes) })).toBeUndefined();
   });
 });

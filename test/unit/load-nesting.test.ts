@@ -1,15 +1,7 @@
 /** The nesting limit holds the same for JSON (checked by a scan of the text) as for YAML (checked by a walk). */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { hashContent } from "../../src/write/hash.js";
-import { jsonNestingWithin, MAX_NESTING, parseSpecFile, parseSpecText } from "../../src/load/index.js";
-import { scanLayout } from "../../src/cache/sparse-document.js";
-
-/** A JSON file as `readSpecFile` gives it: the load stage measures its nesting with the scan of its members' layout. */
-const jsonFile = (text: string) => {
-  const bytes = Buffer.from(text);
-  return { source: "spec.json", location: "file:///spec.json", bytes, textHash: hashContent(bytes) };
-};
+import { jsonNestingWithin, MAX_NESTING, parseSpecText } from "../../src/load/index.js";
 
 /** The depth of a parsed value, the top level counting as 1 for a container. */
 function depthOf(value: unknown): number {
@@ -34,14 +26,6 @@ describe("nesting limit", () => {
 
     const over = nested(MAX_NESTING + 1);
     expect(() => parseSpecText(over, "spec.json")).toThrow(/spec\.json#\/.+nested more than \d+ levels deep/);
-    // A file: its nesting is measured by the layout scan, and the limit holds the same.
-    const paths = (text: string) => `{"openapi": "3.1.0", "paths": {"/a": {"get": ${text}}}}`;
-    const fileWithin = paths(nested(MAX_NESTING - 3));
-    expect(parseSpecFile(jsonFile(fileWithin)).document).toEqual(JSON.parse(fileWithin));
-    expect(parseSpecFile(jsonFile(fileWithin)).skeleton).toBeDefined();
-    expect(() => parseSpecFile(jsonFile(paths(nested(MAX_NESTING - 2))))).toThrow(
-      /spec\.json#\/paths\/~1a\/get\/.+nested more than \d+ levels deep/,
-    );
     expect(() => parseSpecText(`# yaml\n${over}`, "spec.yaml")).toThrow(/nested more than \d+ levels deep/);
   });
 
@@ -64,28 +48,6 @@ describe("nesting limit", () => {
       fc.property(value, fc.nat(6), fc.boolean(), (parsed, limit, pretty) => {
         const json = JSON.stringify(parsed, null, pretty ? 2 : undefined);
         expect(jsonNestingWithin(json, limit)).toBe(depthOf(parsed) <= limit);
-      }),
-      { numRuns: 3000 },
-    );
-  });
-
-  it("the layout scan measures the depth of a JSON object, wherever its members are laid out", () => {
-    const text = fc.string({ unit: fc.constantFrom("\\", '"', "[", "{", "]", "}", "a", "\\u0022") });
-    // Keys the scan lays out member by member (paths, path items, component groups) as well as any others.
-    const key = fc.oneof(text, fc.constantFrom("paths", "components", "definitions", "responses", "schemas", "get"));
-    const value = fc.letrec((tie) => ({
-      node: fc.oneof(
-        { depthSize: "small" },
-        text,
-        fc.integer(),
-        fc.array(tie("node"), { maxLength: 3 }),
-        fc.dictionary(key, tie("node"), { maxKeys: 3 }),
-      ),
-    })).node;
-    fc.assert(
-      fc.property(fc.dictionary(key, value, { maxKeys: 4 }), fc.boolean(), (parsed, pretty) => {
-        const json = JSON.stringify(parsed, null, pretty ? 2 : undefined);
-        expect(scanLayout(Buffer.from(json))?.depth).toBe(depthOf(parsed));
       }),
       { numRuns: 3000 },
     );

@@ -9,7 +9,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
+import { parse as parseYaml } from "yaml";
 import { guidanceKeys } from "../../src/cache/guidance-keys.js";
 import { CACHE_DIR } from "../../src/cache/index.js";
 import { MODEL_CACHE_FILE, openModelCache } from "../../src/cache/model-cache.js";
@@ -23,30 +23,21 @@ import { projectFiles } from "../helpers/project.js";
 /** Compared files leave out the cache. and what records the run (the manifest holds the spec hash, the changelog the edit). */
 const PROJECT_EXCEPT = [CACHE_DIR, ".guided-mcp/manifest.json", "CHANGELOG.md"];
 
-/**
- * A copy of the samples folder (external `$ref`s resolve inside it), its JSON specs in the layout `editSpec` writes:
- * a JSON spec's keys come from its bytes (src/cache/spec-bytes.ts), so a spec written in another layout is keyed anew.
- */
+/** A copy of the samples folder (external `$ref`s resolve inside it). */
 function samplesCopy(): string {
   const dir = mkdtempSync(join(tmpdir(), "cgm-model-cache-"));
   cpSync(SAMPLES, join(dir, "samples"), { recursive: true });
-  const json = join(dir, "samples", "inventory-swagger2.json");
-  writeFileSync(json, JSON.stringify(JSON.parse(readFileSync(json, "utf8")), null, 2));
   return join(dir, "samples");
 }
 
 type Document = { paths: Record<string, Record<string, Record<string, unknown>>> } & Record<string, unknown>;
 
-/** Rewrites a spec after `edit`, in its own format (JSON compact or indented by 2, as it was). */
+/** Rewrites a spec (as JSON, which the loader reads whatever the file is called) after `edit`. */
 function editSpec(spec: string, edit: (document: Document) => void): void {
   const text = readFileSync(spec, "utf8");
-  const json = spec.endsWith(".json");
-  const document = (json ? JSON.parse(text) : parseYaml(text)) as Document;
+  const document = (spec.endsWith(".json") ? JSON.parse(text) : parseYaml(text)) as Document;
   edit(document);
-  writeFileSync(
-    spec,
-    json ? JSON.stringify(document, null, text.includes("\n") ? 2 : undefined) : stringifyYaml(document),
-  );
+  writeFileSync(spec, JSON.stringify(document, null, 2));
 }
 
 /** Appends to the first operation's summary (or description). */

@@ -169,8 +169,8 @@ describe("a regeneration that parses only the edited operation", () => {
       edit(edited);
       writeFileSync(spec, JSON.stringify(edited));
       const cache = openModelCache(project, generatorVersion());
-      // Every run that parses the spec records where its members lie (the load stage's scan), so no edit needs a scan.
-      expect(readPreviousKeys(project, `${cache.code}\0file\0`)?.skeleton !== undefined, name).toBe(true);
+      // The first edit's run scans the spec; it records where the members lie, so the later ones need no scan.
+      expect(readPreviousKeys(project, `${cache.code}\0file\0`)?.skeleton !== undefined, name).toBe(name !== "summary");
       expect(isSparseDocument((await loadSpecCached(spec, {}, cache)).document), name).toBe(true);
       // The same regeneration, parsing the whole spec: without the record, the keys are computed in full.
       const full = join(dir, `full-${name}`);
