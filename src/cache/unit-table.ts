@@ -179,7 +179,10 @@ export class UnitTable {
   private info(unit: string): { hash: string; successors: string[] } {
     let known = this.own.get(unit);
     if (!known) {
-      const json = JSON.stringify(valueAt(this.document, pointerTokens(unit))) ?? "undefined";
+      // A unit whose pointer does not lead back to its value (a name holding `%`, decoded once more) cannot be
+      // keyed by its content: hashing "undefined" for it would let an edit of it reuse stale entries.
+      const json = JSON.stringify(valueAt(this.document, pointerTokens(unit)));
+      if (json === undefined) throw new Unkeyable();
       known = { hash: hash(json), successors: this.unitsIn(json) };
       this.own.set(unit, known);
     }

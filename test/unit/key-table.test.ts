@@ -105,6 +105,25 @@ describe("keys from the last run's record", () => {
     expect(documentKeys(JSON.parse(broken.toString()), "salt")).toBeUndefined();
   });
 
+  it("does not key a document with a component its pointer does not lead back to", () => {
+    // `#/components/responses/a%2525b` names the response `a%25b`; the unit's own pointer, `…/a%25b`, decodes to
+    // `a%b`. Its content was hashed as "undefined": editing it reused the stale model. Such a spec is not keyed.
+    const spec = (description: string) => ({
+      openapi: "3.0.3",
+      info: { title: "t", version: "1" },
+      paths: { "/a": { get: { responses: { "200": { $ref: "#/components/responses/a%2525b" } } } } },
+      components: { responses: { "a%25b": { description } } },
+    });
+    expect(documentKeys(spec("x"), "salt")).toBeUndefined();
+    expect(documentKeys(spec("x"), "salt", { checkAll: false })).toBeUndefined();
+    // A name without `%` is keyed, and its content counts.
+    const plain = (description: string) =>
+      JSON.parse(JSON.stringify(spec(description)).replaceAll("a%2525b", "a~1b").replace('"a%25b"', '"a/b"'));
+    expect(documentKeys(plain("x"), "salt")!.operations[0]!.key).not.toBe(
+      documentKeys(plain("y"), "salt")!.operations[0]!.key,
+    );
+  });
+
   it("checks the references a cold run's record left unchecked, once a run may reuse entries", () => {
     const document = parseYaml(readFileSync(join(SAMPLES, "petstore.yaml"), "utf8")) as Document;
     (document["components"] as { schemas: Record<string, unknown> }).schemas["Unused"] = {
