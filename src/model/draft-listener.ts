@@ -1,0 +1,23 @@
+/**
+ * Lets a run hear of each tool draft as the model stage makes it: a large cold run's example worker starts on
+ * their input schemas while this thread is still modelling (src/parallel/ahead.ts). At most one listener; it is
+ * only told, and what it does cannot change the model.
+ */
+import type { JsonSchema } from "./ir.js";
+
+export type DraftListener = (draft: { inputSchema: JsonSchema; baseName: string }) => void;
+
+let listener: DraftListener | undefined;
+
+/** Registers `next` until the returned function is called. */
+export function listenToDrafts(next: DraftListener): () => void {
+  listener = next;
+  return () => {
+    if (listener === next) listener = undefined;
+  };
+}
+
+/** Tells the listener, if any, of a draft the model stage has finished. */
+export function notifyDraft(draft: { inputSchema: JsonSchema; baseName: string } | undefined): void {
+  if (draft && listener) listener(draft);
+}
