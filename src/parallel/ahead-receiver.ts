@@ -8,7 +8,7 @@ import type { ExampleOutcome } from "../guidance/examples/index.js";
 import { exampleCompiler, type ExampleGenerator } from "../guidance/guide.js";
 import { interpretable } from "../model/interpret/index.js";
 import type { JsonSchema } from "../model/ir.js";
-import { BY_WORKER, CLAIMS, STOPPED, type AheadItem, type AheadSetup, type WorkerUnit } from "./ahead.js";
+import { BY_WORKER, CLAIMS, STOPPED, TAKEN, type AheadItem, type AheadSetup, type WorkerUnit } from "./ahead.js";
 import type { OutcomeUnit } from "./units.js";
 
 /** A unit computed ahead: its validator or the error the check gives, and the outcomes built by seed. */
@@ -41,7 +41,10 @@ export class AheadReceiver {
    */
   listen(): void {
     this.setup.port.on("message", (batch: AheadItem[]) => {
-      for (const item of batch) this.add(item);
+      for (const item of batch) {
+        this.add(item);
+        Atomics.add(this.setup.slots, TAKEN, 1);
+      }
     });
   }
 

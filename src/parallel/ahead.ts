@@ -36,9 +36,13 @@ export interface AheadSetup {
   slots: Int32Array;
 }
 
-/** Slots: [0] set once the units are final (the worker stops computing ahead), then one claim per schema. */
+/**
+ * Slots: [0] set once the units are final (the worker stops computing ahead), [1] how many drafts the worker has
+ * taken from its port, then one claim per schema.
+ */
 export const STOPPED = 0;
-export const CLAIMS = 1;
+export const TAKEN = 1;
+export const CLAIMS = 2;
 /** A claim slot's values: nobody's yet, the worker's, the main thread's. */
 export const BY_WORKER = 1;
 const BY_MAIN = 2;
@@ -64,6 +68,13 @@ export function openAhead(operationCount: number, seedOf: (toolName: string) => 
 
 /** Drafts per message: a message per draft would cost this thread more than it saves the worker. */
 const BATCH = 8;
+/**
+ * At most this many drafts sent and not yet taken by the worker: the model makes drafts faster than the worker
+ * computes them (GitHub: ≈ 8 against ≈ 2.5 a millisecond), and copying what the worker cannot reach before the
+ * units are final costs this thread as much as copying it then, and holds the copies in memory meanwhile
+ * (Microsoft Graph: thousands of schemas of up to 24 KB). A draft not sent is computed from the shared queue.
+ */
+const WINDOW = 8 * BATCH;
 
 /** The main thread's side: sends drafts as the model makes them, then hands out the units. */
 export class AheadSender {
@@ -71,6 +82,7 @@ export class AheadSender {
   private batch: AheadItem[] = [];
   private fresh: string[] = [];
   private broken = false;
+  private sent = 0;
 
   constructor(
     private readonly setup: AheadSetup,
@@ -78,7 +90,7 @@ export class AheadSender {
   ) {}
 
   readonly listener: DraftListener = (draft) => {
-    if (this.broken) return;
+    if (this.broken || this.sent - Atomics.load(this.setup.slots, TAKEN) >= WINDOW) return;
     const text = schemaText(draft.inputSchema);
     let id = this.ids.get(text);
     if (id === undefined) {
@@ -88,6 +100,7 @@ export class AheadSender {
       this.fresh.push(text);
       this.batch.push({ id, schema: draft.inputSchema, seed: this.seedOf(draft.baseName) });
     } else this.batch.push({ id, seed: this.seedOf(draft.baseName) });
+    this.sent++;
     if (this.batch.length >= BATCH) this.flush();
   };
 

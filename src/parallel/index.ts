@@ -141,9 +141,10 @@ export async function computeOutcomesInParallel<T>(
   let other: OutcomeResults;
   try {
     alongside = await meanwhile();
-    // Loaded once the worker has its units (≈ 10 ms: the example search's chunks), not before.
-    const { computeUnits } = await import("./outcomes.js");
-    local = computeUnits(shared, sharedQueue(slots));
+    // Loaded once the worker has its units (≈ 10 ms: the example search's chunks), and only when the worker has
+    // not taken every unit meanwhile (it often has, with the units it computed ahead).
+    const queue = sharedQueue(slots);
+    local = queue.left(shared.length) ? (await import("./outcomes.js")).computeUnits(shared, queue) : { outcomes: [] };
     other = await remote;
   } finally {
     worker.release();
