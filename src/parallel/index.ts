@@ -74,8 +74,20 @@ export function startExampleWorker(
   operationCount: number,
   seedOf: (toolName: string) => number,
 ): ExampleWorker | undefined {
-  return shouldUseWorker(operationCount) ? spawnWorker({ operationCount, seedOf }) : undefined;
+  if (!shouldUseWorker(operationCount)) return undefined;
+  return spawnWorker(operationCount <= MAX_OPERATIONS_AHEAD ? { operationCount, seedOf } : undefined);
 }
+
+/**
+ * Above this many operations the worker does not compute ahead. During the model stage the second core is not
+ * idle: V8's background threads compile the model's code and help its garbage collection there (Stripe, GitHub:
+ * ≈ 130–150 ms of their CPU in a ≈ 150 ms model stage), and a busy worker takes it from them, so the model itself
+ * takes longer. Up to GitHub's size (1,223 operations; autotask.net's 2,958 in the one quiet pair measured) the
+ * worker's head start is worth more (docs/benchmarks.md, session 8). On Microsoft Graph (11,422 operations) the
+ * main thread's model CPU grew from ≈ 0.8 to ≈ 1.3 s, the process's CPU by ≈ 0.6 s, the peak memory by 25–40 MB
+ * (past 700 MB: the worker's state is held while the dereferenced spec still is), and the run was no faster.
+ */
+const MAX_OPERATIONS_AHEAD = 5_000;
 
 function spawnWorker(options?: {
   operationCount: number;
