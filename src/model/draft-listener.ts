@@ -1,7 +1,9 @@
 /**
  * Lets a run hear of each tool draft as the model stage makes it: a large cold run's example worker starts on
  * their input schemas while this thread is still modelling (src/parallel/ahead.ts). At most one listener; it is
- * only told, and what it does cannot change the model.
+ * only told, and what it does cannot change the model. Should two runs in one process overlap, the later one's
+ * listener hears the other's drafts too, which costs its worker time only: an outcome computed ahead is used only
+ * for the same schema and seed.
  */
 import type { JsonSchema } from "./ir.js";
 
