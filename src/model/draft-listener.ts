@@ -19,7 +19,12 @@ export function listenToDrafts(next: DraftListener): () => void {
   };
 }
 
-/** Tells the listener, if any, of a draft the model stage has finished. */
+/** Tells the listener, if any, of a draft the model stage has finished; whatever it throws is not the model's. */
 export function notifyDraft(draft: { inputSchema: JsonSchema; baseName: string } | undefined): void {
-  if (draft && listener) listener(draft);
+  if (!draft || !listener) return;
+  try {
+    listener(draft);
+  } catch {
+    listener = undefined;
+  }
 }

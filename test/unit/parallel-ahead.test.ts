@@ -117,6 +117,22 @@ describe("example outcomes computed ahead while the model stage runs", () => {
     expect(byIndex([...worker.outcomes, ...main.outcomes])).toEqual(byIndex(alone.outcomes));
   }, 120_000);
 
+  it("never lets a failing listener fail the model", async () => {
+    let told = 0;
+    const stop = listenToDrafts(() => {
+      told++;
+      throw new Error("listener failed");
+    });
+    try {
+      const model = await modelFrom(join(SAMPLES, "petstore.yaml"));
+      expect(model.tools.length).toBeGreaterThan(1);
+      // Told once, then no more.
+      expect(told).toBe(1);
+    } finally {
+      stop();
+    }
+  });
+
   it("reports the first uncompilable tool in tool order when schemas were sent ahead", async () => {
     const model = await modelFrom(join(SAMPLES, "petstore.yaml"));
     const tasks = model.tools.map((tool, index) => ({ index, schema: tool.inputSchema, seed: toolSeed(1, tool.name) }));
