@@ -277,8 +277,9 @@ async function readModel(
 ): Promise<{ built: ApiModel; specHash: string; worker?: ExampleWorker }> {
   const loaded = await timed("load", () => loadSpecCached(options.from, options, modelCache));
   const specHash = loaded.textHash ?? hashContent(loaded.text);
-  // A cold run of a large API will want the example worker: start it now, so it loads while this thread models.
-  const worker = modelCache?.fresh === false ? undefined : startExampleWorker(operationCount(loaded.document));
+  // A cold run of a large API will want the example worker: started now, it works ahead while this thread models.
+  const seedOf = (toolName: string) => toolSeed(options.seed ?? 1, toolName);
+  const worker = modelCache?.fresh === false ? undefined : startExampleWorker(operationCount(loaded.document), seedOf);
   const build = () =>
     buildModelCached(
       loaded,

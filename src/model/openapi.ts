@@ -40,6 +40,7 @@ import { openApiPrelude, type ModelOptions, type OpenApiPrelude } from "./prelud
 export { apiIdentity, openApiPrelude } from "./prelude.js";
 export type { ModelOptions, OpenApiPrelude } from "./prelude.js";
 import { successResponse, type SuccessResponse } from "./responses.js";
+import { notifyDraft } from "./draft-listener.js";
 
 /** `info` and `read_response` are the generated server's own tools: an API tool with such a base name gets `_op`. */
 export function unreservedName(base: string): string {
@@ -99,7 +100,9 @@ export function walkOperations(
     for (const method of HTTP_METHODS) {
       const operation = pathItem[method];
       if (!isObject(operation)) continue;
-      steps.push({ outcome: visit(path, method, pathItem, operation, pathOverride) });
+      const outcome = visit(path, method, pathItem, operation, pathOverride);
+      notifyDraft(outcome.draft);
+      steps.push({ outcome });
     }
   }
   return steps;

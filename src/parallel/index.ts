@@ -14,9 +14,11 @@ import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
+import { listenToDrafts } from "../model/draft-listener.js";
+import { openAhead } from "./ahead.js";
 // Types only: ./outcomes.ts brings the example search (json-schema-faker, faker), loaded by a run that computes outcomes.
 import type { OutcomeResults, WorkerRequest } from "./outcomes.js";
-import { outcomeUnits, queueSlots, sharedQueue, type OutcomeTask } from "./units.js";
+import { outcomeUnits, queueSlots, sharedQueue, type OutcomeTask, type OutcomeUnit } from "./units.js";
 
 /**
  * Below this many tools to compute, one thread is as fast or faster than paying for a worker's start-up.
@@ -47,11 +49,16 @@ function workerFile(): URL | undefined {
 /**
  * A worker started ahead of its tasks: created as soon as a run knows it is
  * large (right after loading the spec), it loads Ajv and json-schema-faker on
- * the other core while this thread normalises, dereferences and models.
+ * the other core while this thread normalises and dereferences, and computes
+ * the tool drafts sent ahead while this thread models (./ahead.ts).
  * `release()` ends it when the run turns out not to need it.
  */
 export interface ExampleWorker {
-  run(request: WorkerRequest): Promise<OutcomeResults>;
+  /**
+   * Hands the worker the final units: those it computed ahead stay its own, the others are `shared` between it
+   * and this thread (in this order, through `slots`); `results` are the worker's outcomes.
+   */
+  run(units: OutcomeUnit[], slots: Int32Array): { shared: OutcomeUnit[]; results: Promise<OutcomeResults> };
   /**
    * Ends the worker without waiting for its thread to stop: tearing down its heap takes 20–40 ms (Stripe,
    * GitHub) on the other core, which the run's next stages need not wait for.
@@ -59,17 +66,40 @@ export interface ExampleWorker {
   release(): void;
 }
 
-/** Starts the worker when a run of `operationCount` operations will use one (same rule as `shouldUseWorker`). */
-export function startExampleWorker(operationCount: number): ExampleWorker | undefined {
-  return shouldUseWorker(operationCount) ? spawnWorker() : undefined;
+/**
+ * Starts the worker when a run of `operationCount` operations will use one (same rule as `shouldUseWorker`);
+ * the model stage's drafts are sent to it ahead, each with the seed `seedOf` gives its base name.
+ */
+export function startExampleWorker(
+  operationCount: number,
+  seedOf: (toolName: string) => number,
+): ExampleWorker | undefined {
+  if (!shouldUseWorker(operationCount)) return undefined;
+  return spawnWorker(operationCount <= MAX_OPERATIONS_AHEAD ? { operationCount, seedOf } : undefined);
 }
 
-function spawnWorker(): ExampleWorker | undefined {
+/**
+ * Above this many operations the worker does not compute ahead. During the model stage the second core is not
+ * idle: V8's background threads compile the model's code and help its garbage collection there (Stripe, GitHub:
+ * ≈ 130–150 ms of their CPU in a ≈ 150 ms model stage), and a busy worker takes it from them, so the model itself
+ * takes longer. Up to GitHub's size (1,223 operations; autotask.net's 2,958 in the one quiet pair measured) the
+ * worker's head start is worth more (docs/benchmarks.md, session 8). On Microsoft Graph (11,422 operations) the
+ * main thread's model CPU grew from ≈ 0.8 to ≈ 1.3 s, the process's CPU by ≈ 0.6 s, the peak memory by 25–40 MB
+ * (past 700 MB: the worker's state is held while the dereferenced spec still is), and the run was no faster.
+ */
+const MAX_OPERATIONS_AHEAD = 5_000;
+
+function spawnWorker(options?: {
+  operationCount: number;
+  seedOf: (toolName: string) => number;
+}): ExampleWorker | undefined {
   const url = workerFile();
   if (!url) return undefined;
-  const worker = new Worker(url);
+  const ahead = options && openAhead(options.operationCount, options.seedOf);
+  const worker = new Worker(url, ahead ? { workerData: ahead.setup, transferList: [ahead.setup.port] } : {});
   // Waiting for tasks, it must not keep a failed run's process alive.
   worker.unref();
+  const stopListening = ahead ? listenToDrafts(ahead.sender.listener) : () => {};
   // Until `run`, an error or exit is only remembered: a run that never uses the worker must not fail for it.
   const ended = new Promise<OutcomeResults>((_, reject) => {
     worker.once("error", reject);
@@ -77,13 +107,18 @@ function spawnWorker(): ExampleWorker | undefined {
   });
   ended.catch(() => {});
   return {
-    run(request) {
+    run(units, slots) {
+      stopListening();
+      const split = ahead?.sender.split(units) ?? { mine: [], shared: units, wire: units };
       worker.ref();
       const answer = new Promise<OutcomeResults>((resolve) => worker.once("message", resolve));
+      const request: WorkerRequest = { mine: split.mine, shared: split.wire, slots };
       worker.postMessage(request);
-      return Promise.race([answer, ended]);
+      return { shared: split.shared, results: Promise.race([answer, ended]) };
     },
     release: () => {
+      stopListening();
+      ahead?.close();
       worker.unref();
       void worker.terminate();
     },
@@ -95,7 +130,7 @@ function spawnWorker(): ExampleWorker | undefined {
  * every unit. Both threads take units from one shared queue, largest first,
  * so the work splits evenly whatever a unit costs; `meanwhile` (work of this
  * thread that does not need the outcomes) runs first, while the worker has
- * the queue to itself.
+ * the queue to itself. Units the worker computed ahead are its alone.
  */
 export async function computeOutcomesInParallel<T>(
   tasks: OutcomeTask[],
@@ -111,16 +146,17 @@ export async function computeOutcomesInParallel<T>(
     return { results: computeUnits(units, sharedQueue(queueSlots())), meanwhile: alongside };
   }
   const slots = queueSlots();
-  const remote = worker.run({ units, slots });
+  const { shared, results: remote } = worker.run(units, slots);
   remote.catch(() => {}); // awaited below, after this thread's share
   let alongside: T;
   let local: OutcomeResults;
   let other: OutcomeResults;
   try {
     alongside = await meanwhile();
-    // Loaded once the worker has its units (≈ 10 ms: the example search's chunks), not before.
-    const { computeUnits } = await import("./outcomes.js");
-    local = computeUnits(units, sharedQueue(slots));
+    // Loaded once the worker has its units (≈ 10 ms: the example search's chunks), and only when the worker has
+    // not taken every unit meanwhile (it often has, with the units it computed ahead).
+    const queue = sharedQueue(slots);
+    local = queue.left(shared.length) ? (await import("./outcomes.js")).computeUnits(shared, queue) : { outcomes: [] };
     other = await remote;
   } finally {
     worker.release();

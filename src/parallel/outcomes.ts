@@ -5,11 +5,14 @@
  * worker thread, or in both at once (see ./index.ts) with the same result:
  * a unit's outcomes depend on its schema and its tools' seeds only.
  */
+import type { ValidateFunction } from "ajv/dist/2020.js";
 import type { ExampleOutcome } from "../guidance/examples/index.js";
 import { createExampleGenerator } from "../guidance/examples/index.js";
 import { exampleCompiler, type ExampleGenerator } from "../guidance/guide.js";
 import type { JsonSchema } from "../model/ir.js";
 import { createCheckCompiler, type SchemaCompiler } from "../model/validators.js";
+import type { WorkerUnit } from "./ahead.js";
+import type { ComputedUnit } from "./ahead-receiver.js";
 import type { OutcomeUnit, UnitQueue } from "./units.js";
 
 export interface OutcomeResults {
@@ -19,39 +22,53 @@ export interface OutcomeResults {
 }
 
 /**
- * Computes the units this thread takes from `queue`. Each unit's schema is
- * compiled before its examples are built; once any compile has failed, the
- * units still taken are only compiled, so that the first failing tool in
- * tool order is found whichever thread meets it.
+ * Computes the units this thread takes from `queue`, after those it `computed` ahead (./ahead.ts; the worker's
+ * alone, so no other thread takes them). Each unit's schema is compiled before its examples are built; once any
+ * compile has failed, the units still taken are only compiled, so that the first failing tool in tool order is
+ * found whichever thread meets it.
  */
 export function computeUnits(
   units: OutcomeUnit[],
   queue: UnitQueue,
   generator: ExampleGenerator = createExampleGenerator(),
+  computed: ComputedUnit[] = [],
 ): OutcomeResults {
   const compile = checkCompiler(units, exampleCompiler(generator), queue);
   const outcomes: OutcomeResults["outcomes"] = [];
   let compileError: OutcomeResults["compileError"];
-  for (let position = queue.take(); position < units.length; position = queue.take()) {
-    const { schema, tools } = units[position]!;
-    let validate: ReturnType<typeof compile>;
+  const computeUnit = ({ schema, tools }: OutcomeUnit, validated: () => ValidateFunction, known?: ComputedUnit) => {
+    let validate: ValidateFunction;
     try {
-      validate = compile(schema);
+      validate = validated();
     } catch (error) {
       queue.fail();
       if (!compileError || tools[0]!.index < compileError.index)
         compileError = { index: tools[0]!.index, message: (error as Error).message };
-      continue;
+      return;
     }
-    if (queue.failed()) continue;
-    for (const { index, seed } of tools) outcomes.push({ index, outcome: generator.build(schema, seed, validate) });
+    if (queue.failed()) return;
+    for (const { index, seed } of tools)
+      outcomes.push({ index, outcome: known?.outcomes.get(seed) ?? generator.build(schema, seed, validate) });
+  };
+  for (const unit of computed) computeUnit(unit, () => unit.validate ?? failed(unit.error), unit);
+  for (let position = queue.take(); position < units.length; position = queue.take()) {
+    const unit = units[position]!;
+    computeUnit(unit, () => compile(unit.schema));
   }
   return compileError ? { outcomes: [], compileError } : { outcomes };
 }
 
-/** What the worker is sent: every unit, and the shared slots of the queue both threads take them from. */
+function failed(message: string | undefined): never {
+  throw new Error(message ?? "schema does not compile");
+}
+
+/**
+ * What the worker is sent: the units it computed ahead (its own), the units both threads take from the queue,
+ * and the queue's shared slots.
+ */
 export interface WorkerRequest {
-  units: OutcomeUnit[];
+  mine: WorkerUnit[];
+  shared: WorkerUnit[];
   slots: Int32Array;
 }
 

@@ -49,6 +49,8 @@ export function outcomeUnits(tasks: OutcomeTask[]): OutcomeUnit[] {
 export interface UnitQueue {
   /** The position of the next unit nobody has taken (past the end when all are taken). */
   take(): number;
+  /** Whether some of the first `count` units are still to be taken. */
+  left(count: number): boolean;
   /** Some thread met a schema that does not compile: examples are no longer worth building. */
   failed(): boolean;
   fail(): void;
@@ -64,6 +66,7 @@ const SLOTS = 3;
 export function sharedQueue(slots: Int32Array): UnitQueue {
   return {
     take: () => Atomics.add(slots, 0, 1),
+    left: (count) => Atomics.load(slots, 0) < count,
     failed: () => Atomics.load(slots, 1) !== 0,
     fail: () => void Atomics.store(slots, 1, 1),
     splits: () => [undefined, false, true][Atomics.load(slots, 2)],

@@ -1,23 +1,32 @@
 /**
  * Worker-thread entry: computes the example outcomes of the units it takes
  * from the queue it shares with the main thread (see ./index.ts). Started
- * before the units are known, so that loading its modules, and readying its
- * example generator, overlap the main thread's model stages; it answers one message.
+ * before the units are known, it loads its modules and readies its example
+ * generator while the main thread normalises and dereferences, computes the
+ * tool drafts sent ahead while the main thread models (./ahead.ts), then its
+ * units; it answers one message.
  */
-import { parentPort } from "node:worker_threads";
+import { parentPort, workerData } from "node:worker_threads";
+import { createExampleGenerator } from "../guidance/examples/index.js";
+import type { AheadSetup } from "./ahead.js";
+import { AheadReceiver } from "./ahead-receiver.js";
 import { computeUnits, warmedGenerator, type WorkerRequest } from "./outcomes.js";
-import { sharedQueue } from "./units.js";
+import { sharedQueue, type OutcomeUnit } from "./units.js";
 
 const generator = readyGenerator();
-parentPort?.once("message", ({ units, slots }: WorkerRequest) =>
-  parentPort?.postMessage(computeUnits(units, sharedQueue(slots), generator)),
-);
+const ahead = workerData ? new AheadReceiver(workerData as AheadSetup, generator) : undefined;
+ahead?.listen();
+parentPort?.once("message", ({ mine, shared, slots }: WorkerRequest) => {
+  // Without drafts sent ahead (a worker started late), every unit comes with its schema.
+  const units = ahead?.units(mine, shared) ?? { computed: [], shared: shared as OutcomeUnit[] };
+  parentPort?.postMessage(computeUnits(units.shared, sharedQueue(slots), generator, units.computed));
+});
 
 /** A failed warm-up must not fail the run: the units then get a fresh generator, as the main thread's do. */
-function readyGenerator(): ReturnType<typeof warmedGenerator> | undefined {
+function readyGenerator(): ReturnType<typeof warmedGenerator> {
   try {
     return warmedGenerator();
   } catch {
-    return undefined;
+    return createExampleGenerator();
   }
 }

@@ -84,6 +84,7 @@ describe("example outcomes over units shared by two threads", () => {
     const [a, b] = [sharedQueue(slots), sharedQueue(slots)];
     const taken = [a.take(), b.take(), b.take(), a.take()];
     expect(taken).toEqual([0, 1, 2, 3]);
+    expect([a.left(4), b.left(5)]).toEqual([false, true]);
     expect(a.splits()).toBeUndefined();
     b.setSplits(false);
     expect(a.splits()).toBe(false);
