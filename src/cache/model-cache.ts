@@ -52,8 +52,16 @@ export interface ModelCache {
   /** The project folder the cache belongs to. */
   readonly projectDir: string;
   get<S extends Section>(section: S, key: string): CacheSections[S] | undefined;
+  /**
+   * The entry's JSON text as the file holds it, unparsed: for a caller that parses only the part it reads (see
+   * src/cache/guidance-keys.ts). Every line read is whole (a last line without its end is dropped), so the text is
+   * the writer's, unless someone edited the file.
+   */
+  text(section: Section, key: string): string | undefined;
   /** Records what this run used or computed; only these entries are saved. */
   keep<S extends Section>(section: S, key: string, value: CacheSections[S]): void;
+  /** `keep` of the entry the file holds under `key`, as it is (a hit whose `text` the caller read). */
+  keepAsRead(section: Section, key: string): void;
   /** Operations' models / tools' guidance taken from an earlier run (hits) or computed (misses). */
   stats(section: Counted): { hits: number; misses: number };
   /** Something else to write when the entries are saved, under the given project root (the document's keys, see src/cache/key-table.ts). */
@@ -81,6 +89,14 @@ export function openModelCache(projectDir: string, generatorVersion: string): Mo
   const kept: Kept = emptyEntries();
   const counts = { operations: { hits: 0, misses: 0 }, guidance: { hits: 0, misses: 0 } };
   const alsoSaved: Array<(root: string) => Promise<void>> = [];
+  const keep = (section: Section, key: string, value: unknown) => {
+    // A key stands for its value, so an entry read from the file is written back as it was.
+    const known = previous[section].get(key);
+    if (section === "operations" || section === "guidance") counts[section][known === undefined ? "misses" : "hits"]++;
+    // What this run computed waits for `save` as it is: a serialised copy would double Graph's ~100 MB for
+    // the rest of the run. Nothing changes these values once made (later stages copy; see guidance-keys.ts).
+    kept[section].set(key, known ?? { value });
+  };
   return {
     code,
     fresh: SECTIONS.every((section) => previous[section].size === 0),
@@ -97,14 +113,11 @@ export function openModelCache(projectDir: string, generatorVersion: string): Mo
         return undefined;
       }
     },
-    keep(section: Section, key: string, value: unknown) {
-      // A key stands for its value, so an entry read from the file is written back as it was.
-      const known = previous[section].get(key);
-      if (section === "operations" || section === "guidance")
-        counts[section][known === undefined ? "misses" : "hits"]++;
-      // What this run computed waits for `save` as it is: a serialised copy would double Graph's ~100 MB for
-      // the rest of the run. Nothing changes these values once made (later stages copy; see guidance-keys.ts).
-      kept[section].set(key, known ?? { value });
+    text: (section, key) => previous[section].get(key),
+    keep,
+    keepAsRead(section, key) {
+      if (!previous[section].has(key)) throw new Error(`internal error: no ${section} entry ${key} to keep`);
+      keep(section, key, undefined);
     },
     stats: (section) => ({ ...counts[section] }),
     async save(root = projectDir) {
@@ -240,17 +253,18 @@ function readCacheFile(file: string, code: string): ReadFile {
     const lines = bytes.toString("latin1").split("\n");
     const header = JSON.parse(lines[0] ?? "") as { format?: unknown; code?: unknown };
     if (header.format !== FORMAT || header.code !== code) return empty;
+    // A file cut short (no final newline) is rewritten rather than appended to: its last line is incomplete. That
+    // line is left out, so that every entry holds the text its writer wrote whole (see `text`).
+    const whole = bytes.length === size && bytes[bytes.length - 1] === 0x0a;
     const entries = emptyEntries();
     let count = 0;
-    for (const line of lines.slice(1)) {
+    for (const line of lines.slice(1, whole ? undefined : -1)) {
       if (line === "") continue;
       const [section, key, json] = line.split("\t", 3) as [Section, string, string | undefined];
       if (json === undefined || !SECTIONS.includes(section)) return empty;
       entries[section].set(key, json);
       count++;
     }
-    // A file cut short (no final newline) is rewritten rather than appended to: its last line is incomplete.
-    const whole = bytes.length === size && bytes[bytes.length - 1] === 0x0a;
     return { entries, lines: count, ...(whole ? { appendable: { size, mtimeMs } } : {}) };
   } catch {
     return empty;
