@@ -358,7 +358,9 @@ describe("model and guidance cache", () => {
 
       // An index made for another file (here: any other hash) reuses nothing, and the output is the same.
       const index = join(out, CACHE_DIR, "tools-index.json");
-      const made = JSON.parse(readFileSync(index, "utf8")) as { file: string };
+      const made = JSON.parse(readFileSync(index, "utf8")) as { file: string; tools: Array<[string, number, number]> };
+      // Every tool was made from a model cache entry: its text key is the two keys, nothing hashed (tool-texts.ts).
+      expect(made.tools.every(([key]) => /^[0-9a-f]{40}:[0-9a-f]+$/.test(key))).toBe(true);
       writeFileSync(index, JSON.stringify({ ...made, file: "0".repeat(64) }));
       editSpec(spec, editFirstSummary);
       const again = await warmAndCold(spec, out);
