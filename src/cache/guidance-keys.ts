@@ -113,7 +113,7 @@ const NO_WARNINGS = ',"diagnostics":[]}';
 
 /**
  * A cached entry without warnings (every one of GitHub's), its guidance parsed only if something reads it: a
- * regeneration after a summary edit reads ≈ 30 tools' guidance of 1,223 (the tools whose JSON is not reused, the
+ * regeneration after a summary edit reads 65 tools' guidance of 1,223 (the tools whose JSON is not reused, the
  * test suite's sample, their producers), and parsing all of them was ≈ 12 ms, plus their collection. The text is
  * the writer's whole line (see `ModelCache.text`), so the guidance is the text between the two; any other layout is
  * parsed at once by the caller. Only a hand-edited cache file can fail to parse later, which is reported as such.
