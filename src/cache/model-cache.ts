@@ -258,11 +258,16 @@ function readCacheFile(file: string, code: string): ReadFile {
     const whole = bytes.length === size && bytes[bytes.length - 1] === 0x0a;
     const entries = emptyEntries();
     let count = 0;
-    for (const line of lines.slice(1, whole ? undefined : -1)) {
+    const end = whole ? lines.length : lines.length - 1;
+    for (let index = 1; index < end; index++) {
+      const line = lines[index]!;
       if (line === "") continue;
-      const [section, key, json] = line.split("\t", 3) as [Section, string, string | undefined];
-      if (json === undefined || !SECTIONS.includes(section)) return empty;
-      entries[section].set(key, json);
+      // `section <tab> key <tab> JSON`, found with two searches (`split` made an array per line: ≈ 2 ms on GitHub).
+      const keyAt = line.indexOf("\t") + 1;
+      const jsonAt = keyAt > 0 ? line.indexOf("\t", keyAt) + 1 : 0;
+      const section = line.slice(0, keyAt - 1) as Section;
+      if (jsonAt === 0 || !SECTIONS.includes(section)) return empty;
+      entries[section].set(line.slice(keyAt, jsonAt - 1), line.slice(jsonAt));
       count++;
     }
     return { entries, lines: count, ...(whole ? { appendable: { size, mtimeMs } } : {}) };
