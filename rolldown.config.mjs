@@ -32,29 +32,6 @@ const bundleAjv = {
 };
 
 /**
- * The default templates precompiled by the build (dist/precompiled-templates.cjs, written by `build:templates` just
- * before the bundle; see src/emit/templates.ts `loadPrecompiled`) are required from a computed path, which a bundler
- * cannot follow: every run compiled that 67 KB module from source, outside the V8 code cache (which covers dist/bin).
- * In the CLI bundle they are required by a literal path instead, so they are bundled (still evaluated only at first
- * use) and code-cached with the rest. Same module, same check that each template is the one it was compiled from.
- */
-const TEMPLATES_MODULE = /[\\/]dist[\\/]src[\\/]emit[\\/]templates\.js$/;
-const PRECOMPILED_REQUIRE = "return createRequire(import.meta.url)(file);";
-
-const bundlePrecompiledTemplates = {
-  name: "bundle-precompiled-templates",
-  transform(code, id) {
-    if (!TEMPLATES_MODULE.test(id)) return null;
-    if (!code.includes(PRECOMPILED_REQUIRE))
-      this.error(`${id}: expected "${PRECOMPILED_REQUIRE}" (see rolldown.config.mjs)`);
-    return {
-      code: code.replace(PRECOMPILED_REQUIRE, 'return require("../../precompiled-templates.cjs");'),
-      map: null,
-    };
-  },
-};
-
-/**
  * yargs' help layout (string-width, in three versions) makes an `Intl.Segmenter` and Unicode-property regexes
  * (`\\p{…}`) when its module is evaluated: the first segmenter loads ICU's break data and the regexes its
  * property tables, ≈ 10 ms each in every run, though a run that prints no help never measures a wide string.
@@ -112,7 +89,6 @@ export default {
   },
   plugins: [
     bundleAjv,
-    bundlePrecompiledTemplates,
     lazyTextLayout,
     {
       name: "commonjs-package",

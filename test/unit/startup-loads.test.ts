@@ -29,10 +29,6 @@ describe("what a small generation loads", () => {
     expect(loaded.files.filter((file) => /node_modules[\\/]ajv(-formats)?[\\/]/.test(file))).toEqual([]);
     // The ReDoS analysis (src/model/regex-safety.ts) loads only for a pattern that repeats a group around a choice.
     expect(loaded.files.filter((file) => /node_modules[\\/](scslre|refa)[\\/]/.test(file))).toEqual([]);
-    // The default templates' precompiled module is part of the code-cached bundle (rolldown.config.mjs), and it
-    // applies: Handlebars' compiler (not bundled) is never loaded.
-    expect(loaded.files.filter((file) => /precompiled-templates/.test(file))).toEqual([]);
-    expect(loaded.files.filter((file) => /node_modules[\\/]handlebars[\\/]/.test(file))).toEqual([]);
     // A cold run searches for examples: the bundle's example-search chunk (json-schema-faker, faker) is loaded.
     expect(loaded.files.filter((file) => EXAMPLE_CHUNK.test(file))).toHaveLength(1);
   });
