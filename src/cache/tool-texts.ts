@@ -15,8 +15,7 @@
  * only for that very file (its bytes hashed, as the manifest recorded them),
  * so an edited, replaced or damaged file, or a foreign index, reuses nothing.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { writeFile } from "node:fs/promises";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { toToolData } from "../emit/index.js";
 import { compactToolsFile } from "../emit/tools-file.js";
@@ -103,7 +102,8 @@ export async function saveToolsIndex(
     tools: keys.map((key, position) => [key, spans[position]![0], spans[position]![1]]),
   };
   const file = join(projectDir, INDEX_FILE);
-  await replaceFile(file, (temporary) => writeFile(temporary, JSON.stringify(index) + "\n"));
+  // Synchronously: see the example cache's `save` (src/cache/index.ts).
+  await replaceFile(file, async (temporary) => writeFileSync(temporary, JSON.stringify(index) + "\n"));
 }
 
 function readIndex(file: string): ToolsIndex | undefined {
