@@ -13,7 +13,6 @@
  */
 import { isAscii } from "node:buffer";
 import { closeSync, existsSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
-import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { Diagnostic, ToolGuidance } from "../model/ir.js";
 import type { OpenApiPrelude, OperationOutcome } from "../model/openapi.js";
@@ -142,7 +141,7 @@ async function writeEntries(file: string, read: ReadFile, code: string, kept: Ke
   const stale = read.lines - (total - computed);
   // Few stale lines: the file stays, and only what this run computed is appended (GitHub's cache is 7.5 MB
   // and a summary edit adds one entry); beyond a fifth, it is rewritten with exactly the kept entries.
-  if (read.appendable && stale * 5 <= read.lines && (await stillAsRead(file, read.appendable))) {
+  if (read.appendable && stale * 5 <= read.lines && stillAsRead(file, read.appendable)) {
     // A later line for a key replaces an earlier one when read, and a key always stands for the same value, so
     // appending never changes what an earlier entry means. A run cut short leaves a last line without its end:
     // its JSON does not parse (every value is an object), so that one entry misses, and the next save rewrites
@@ -207,9 +206,10 @@ function writeAll(descriptor: number, bytes: Buffer): void {
 }
 
 /** Whether the file is still the one this run read, so appending to it is safe (another run may have replaced it). */
-async function stillAsRead(path: string, read: { size: number; mtimeMs: number }): Promise<boolean> {
+function stillAsRead(path: string, read: { size: number; mtimeMs: number }): boolean {
   try {
-    const now = await stat(path);
+    // Synchronously: one short system call, where a trip through the thread pool waited behind its other work.
+    const now = statSync(path);
     return now.size === read.size && now.mtimeMs === read.mtimeMs;
   } catch {
     return false;
