@@ -68,7 +68,7 @@ export interface WriteOptions {
    * What the caller read of the project earlier in this run, so the write need not read it again: the manifest
    * (undefined: there was none), and files' bytes as they are now by path (GitHub's data/tools.json: 6 MB).
    */
-  read?: { manifest: Manifest | undefined; current?: Readonly<Record<string, Buffer>> };
+  read?: { manifest: Manifest | undefined; current?: Readonly<Record<string, Buffer>> | undefined };
 }
 
 export const CHANGELOG_PATH = "CHANGELOG.md";
