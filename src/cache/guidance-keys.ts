@@ -82,10 +82,14 @@ function shapeCached(cache: ModelCache, tool: ToolModel): string {
   if (origin === undefined) return shapeOf(tool);
   // The name as JSON: a cache key never holds a tab or newline.
   const key = `${origin}:${JSON.stringify(tool.name)}`;
-  const shape = cache.get("shapes", key) ?? shapeOf(tool);
+  // A shape is a SHA-256 in hex, stored as a JSON string: taken from the text, nothing to parse (Graph: 11,422).
+  const text = cache.text("shapes", key);
+  const shape = text !== undefined && SHAPE_TEXT.test(text) ? text.slice(1, -1) : shapeOf(tool);
   cache.keep("shapes", key, shape);
   return shape;
 }
+
+const SHAPE_TEXT = /^"[0-9a-f]{64}"$/;
 
 /** The guidance stage's view of the cache (see `GuidanceOptions.guidanceCache`). */
 export function guidanceCacheFor(cache: ModelCache, tools: ToolModel[], seed: number) {
