@@ -51,7 +51,7 @@ import {
   type Manifest,
   type WriteResult,
 } from "./write/index.js";
-import { readPreviousToolsText } from "./write/previous.js";
+import { readPreviousTools } from "./write/previous.js";
 import { recordedOptions, recordedSource, type RecordableOptions } from "./recorded-options.js";
 import { hashBytesOnce } from "./write/hash.js";
 import { BaseCompressor } from "./write/bases.js";
@@ -130,7 +130,8 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   );
   const helpers = await loadTemplateHelpers(options.templatesDir);
   const previousManifest = await readManifest(outDir);
-  const previousTools = previousManifest ? await readPreviousToolsText(outDir, previousManifest) : undefined;
+  const lastTools = previousManifest && readPreviousTools(outDir, previousManifest);
+  const previousTools = lastTools?.generated;
   const previous = previousTools && { bytes: previousTools, hash: previousManifest?.files[TOOLS_DATA_PATH]?.hash };
   const bases = options.check || options.dryRun ? undefined : new BaseCompressor();
   const { files, toolData, toolsFile } = await timed("emit", () =>
@@ -183,6 +184,8 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     writeProject(outDir, prepared, manifestBase, {
       force: options.force ?? false,
       dryRun: options.dryRun ?? false,
+      // What this run read of the project already: the manifest, and the tools file as it is now.
+      read: { manifest: previousManifest, current: lastTools?.current && { [TOOLS_DATA_PATH]: lastTools.current } },
       ...(reportText && report && report.changes.length > 0 ? { changelogEntry: reportText } : {}),
       // The caches are saved while the write waits for the bases' compression (see WriteOptions.alongside).
       alongside: (root) => saveCaches(root, toolsIndex),

@@ -4,8 +4,8 @@
  * Hashing the code itself (not just the version number) means an unreleased edit
  * invalidates every entry too.
  */
-import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { createHash, type Hash } from "node:crypto";
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -34,15 +34,32 @@ export function codeFingerprint(label: string, libraries: readonly string[]): st
 
 let digest: string | undefined;
 
-/** The hash of every code file, read once per process (each cache asks; the bundle is ≈ 2.5 MB). */
+/**
+ * The hash of every code file, read once per process (each cache asks; the bundle is ≈ 2.7 MB). Each file is read
+ * through one reused buffer: a buffer per file was ≈ 2.7 MB of fresh memory to fault in, about half the time.
+ */
 function codeDigest(): string {
   if (digest === undefined) {
     const hash = createHash("sha256");
+    const buffer = Buffer.allocUnsafe(READ_CHUNK);
     for (const root of codeRoots())
-      for (const path of filesUnder(root)) hash.update(path.slice(root.length)).update(readFileSync(path));
+      for (const path of filesUnder(root)) hashFile(hash.update(path.slice(root.length)), path, buffer);
     digest = hash.digest("hex");
   }
   return digest;
+}
+
+const READ_CHUNK = 256 << 10;
+
+/** Feeds the file's bytes to `hash` (the same digest as one `update` with the whole file). */
+function hashFile(hash: Hash, path: string, buffer: Buffer): void {
+  const descriptor = openSync(path, "r");
+  try {
+    let read: number;
+    while ((read = readSync(descriptor, buffer, 0, buffer.length, null)) > 0) hash.update(buffer.subarray(0, read));
+  } finally {
+    closeSync(descriptor);
+  }
 }
 
 function packageJsonOf(require: NodeJS.Require, name: string): string {

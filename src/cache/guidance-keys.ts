@@ -21,8 +21,10 @@
  */
 import { createHash } from "node:crypto";
 import type { Diagnostic, ToolGuidance, ToolModel } from "../model/ir.js";
-import type { ExampleCache } from "./index.js";
-import type { ModelCache } from "./model-cache.js";
+import { CACHE_DIR, type ExampleCache } from "./index.js";
+import { GeneratorError } from "../diagnostics.js";
+import type { CachedGuidance } from "../guidance/guide.js";
+import { MODEL_CACHE_FILE, type ModelCache } from "./model-cache.js";
 import { hashContent } from "../write/hash.js";
 
 export function guidanceKeys(tools: ToolModel[], seed: number, code: string, cache?: ModelCache): string[] {
@@ -45,6 +47,11 @@ function shapeOf(tool: ToolModel): string {
 
 /** Which operation cache entry each tool of this run was made from (see `recordToolOrigins`). */
 const origins = new WeakMap<ToolModel, string>();
+
+/** The key of the model cache entry `tool` was made from (its draft), if recorded (see `recordToolOrigins`). */
+export function toolOrigin(tool: ToolModel): string | undefined {
+  return origins.get(tool);
+}
 
 /** Keys the tools' input schemas in the example cache from their origins where it can (see `ExampleCache.prime`). */
 export function primeExampleKeys(cache: ExampleCache, tools: readonly ToolModel[]): void {
@@ -75,25 +82,60 @@ function shapeCached(cache: ModelCache, tool: ToolModel): string {
   if (origin === undefined) return shapeOf(tool);
   // The name as JSON: a cache key never holds a tab or newline.
   const key = `${origin}:${JSON.stringify(tool.name)}`;
-  const shape = cache.get("shapes", key) ?? shapeOf(tool);
+  // A shape is a SHA-256 in hex, stored as a JSON string: taken from the text, nothing to parse (Graph: 11,422).
+  const text = cache.text("shapes", key);
+  const shape = text !== undefined && SHAPE_TEXT.test(text) ? text.slice(1, -1) : shapeOf(tool);
   cache.keep("shapes", key, shape);
   return shape;
 }
+
+const SHAPE_TEXT = /^"[0-9a-f]{64}"$/;
 
 /** The guidance stage's view of the cache (see `GuidanceOptions.guidanceCache`). */
 export function guidanceCacheFor(cache: ModelCache, tools: ToolModel[], seed: number) {
   const keys = guidanceKeys(tools, seed, cache.code, cache);
   return {
     keys,
-    lookup(toolIndex: number) {
-      const hit = cache.get("guidance", keys[toolIndex]!);
-      if (hit) cache.keep("guidance", keys[toolIndex]!, hit);
+    lookup(toolIndex: number): CachedGuidance | undefined {
+      const key = keys[toolIndex]!;
+      const text = cache.text("guidance", key);
+      const hit = text === undefined ? undefined : (withoutWarnings(text) ?? cache.get("guidance", key));
+      if (hit) cache.keepAsRead("guidance", key);
       return hit;
     },
     store(toolIndex: number, guidance: ToolGuidance, diagnostics: Diagnostic[]) {
-      // Producer calls are completed in place across tools afterwards (completeProducerCalls): keep them as they are now.
+      // Producer calls are completed in place across tools afterwards (producerCallCompleter): keep them as they are now.
       const kept = guidance.producers ? { ...guidance, producers: structuredClone(guidance.producers) } : guidance;
       cache.keep("guidance", keys[toolIndex]!, { guidance: kept, diagnostics });
+    },
+  };
+}
+
+/** How the writer ends the text of a tool's guidance without warnings (JSON.stringify of `{ guidance, diagnostics }`). */
+const HEAD = '{"guidance":';
+const NO_WARNINGS = ',"diagnostics":[]}';
+
+/**
+ * A cached entry without warnings (every one of GitHub's), its guidance parsed only if something reads it: a
+ * regeneration after a summary edit reads 65 tools' guidance of 1,223 (the tools whose JSON is not reused, the
+ * test suite's sample, their producers), and parsing all of them was ≈ 12 ms, plus their collection. The text is
+ * the writer's whole line (see `ModelCache.text`), so the guidance is the text between the two; any other layout is
+ * parsed at once by the caller. Only a hand-edited cache file can fail to parse later, which is reported as such.
+ */
+function withoutWarnings(text: string): CachedGuidance | undefined {
+  if (!text.startsWith(HEAD) || !text.endsWith(NO_WARNINGS)) return undefined;
+  return {
+    diagnostics: [],
+    guidance: () => {
+      try {
+        return JSON.parse(text.slice(HEAD.length, -NO_WARNINGS.length)) as ToolGuidance;
+      } catch {
+        throw new GeneratorError(
+          MODEL_CACHE_FILE,
+          "a tool's cached guidance does not parse (the file was edited)",
+          `delete ${CACHE_DIR} and run again`,
+        );
+      }
     },
   };
 }

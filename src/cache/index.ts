@@ -16,8 +16,7 @@
  * A hit also stands for the fail-closed check: the same schema compiled with
  * the same Ajv and configuration when the entry was made.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { writeFile } from "node:fs/promises";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ExampleOutcome } from "../guidance/examples/index.js";
 import { codeFingerprint } from "./fingerprint.js";
@@ -25,18 +24,22 @@ import { hashContent } from "../write/hash.js";
 import type { JsonSchema } from "../model/ir.js";
 import { schemaText } from "../model/schema-text.js";
 import { replaceFile } from "./replace-file.js";
+import { GeneratorError } from "../diagnostics.js";
 
 export const CACHE_DIR = ".guided-mcp/cache";
 const EXAMPLES_FILE = "examples.json";
-/** Bump when the file layout changes. */
-const FORMAT = 1;
+/** Bump when the file layout changes (2: one line per entry, each parsed only when used). */
+const FORMAT = 2;
 
-interface CacheFile {
+/**
+ * The file's first line: the format, the code fingerprint the entries were made with (informational; it is part
+ * of every key too), and the schema keys by the model cache entry of the operation whose tool has that input schema
+ * (see `ExampleCache.prime`). Then one line per entry: `key <tab> outcome JSON` (JSON text never holds a raw tab
+ * or newline). A regeneration whose every tool's guidance is cached reads no outcome: it only keeps them.
+ */
+interface CacheHeader {
   format: number;
-  /** The code fingerprint the entries were made with (informational; it is part of every key too). */
   code: string;
-  entries: Record<string, ExampleOutcome>;
-  /** Schema keys by the model cache entry of the operation whose tool has that input schema (see `ExampleCache.prime`). */
   origins?: Record<string, string>;
 }
 
@@ -76,7 +79,8 @@ export function openExampleCache(
   const file = join(projectDir, CACHE_DIR, EXAMPLES_FILE);
   const { entries: previous, origins: previousOrigins } = readCacheFile(file, code);
   const origins: Record<string, string> = Object.create(null) as Record<string, string>;
-  const used: Record<string, ExampleOutcome> = Object.create(null) as Record<string, ExampleOutcome>;
+  /** This run's entries: an outcome, or an earlier run's JSON text, written back as it was. */
+  const used = new Map<string, ExampleOutcome | string>();
   const keys = new WeakMap<JsonSchema, string>();
   const computed = new Set<string>();
   let hits = 0;
@@ -95,28 +99,29 @@ export function openExampleCache(
   return {
     lookup(schema, seed) {
       const key = keyFor(schema, seed);
-      const hit = Object.hasOwn(used, key) ? used[key] : Object.hasOwn(previous, key) ? previous[key] : undefined;
-      if (!hit) return undefined;
+      const hit = used.get(key) ?? previous.get(key);
+      if (hit === undefined) return undefined;
+      const outcome = typeof hit === "string" ? parsedOutcome(file, hit) : structuredClone(hit);
       // Only entries from an earlier run count as reuse; this run's own stores do not.
       if (!computed.has(key)) hits++;
-      used[key] = hit;
-      // Callers own what they get: never hand out the cached object itself.
-      return structuredClone(hit);
+      used.set(key, hit);
+      // Callers own what they get: a parse, or a copy of what this run stored, never the kept object itself.
+      return outcome;
     },
     keep(schema, seed) {
       const key = keyFor(schema, seed);
-      if (Object.hasOwn(used, key)) return;
-      if (!Object.hasOwn(previous, key)) return;
+      const text = previous.get(key);
+      if (used.has(key) || text === undefined) return;
       hits++;
-      used[key] = previous[key]!;
+      used.set(key, text);
     },
     has(schema, seed) {
       const key = keyFor(schema, seed);
-      return key in used || Object.hasOwn(previous, key);
+      return used.has(key) || previous.has(key);
     },
     store(schema, seed, outcome) {
       const key = keyFor(schema, seed);
-      used[key] = structuredClone(outcome);
+      used.set(key, structuredClone(outcome));
       computed.add(key);
       misses++;
     },
@@ -128,30 +133,53 @@ export function openExampleCache(
     stats: () => ({ hits, misses }),
     async save(root = projectDir) {
       // Nothing computed and nothing dropped: the file already holds exactly these entries.
-      const count = Object.keys(used).length;
-      if (root === projectDir && computed.size === 0 && count > 0 && count === Object.keys(previous).length) return;
+      if (root === projectDir && computed.size === 0 && used.size > 0 && used.size === previous.size) return;
       // Origins alone never rewrite the file: one the file lacks costs the next run one schema's hash.
-      const content: CacheFile = { format: FORMAT, code, entries: used, origins };
+      const header: CacheHeader = { format: FORMAT, code, origins };
+      const lines = [JSON.stringify(header)];
+      for (const [key, entry] of used)
+        lines.push(`${key}\t${typeof entry === "string" ? entry : JSON.stringify(entry)}`);
       const target = join(root, CACHE_DIR, EXAMPLES_FILE);
-      await replaceFile(target, (temporary) => writeFile(temporary, JSON.stringify(content) + "\n"));
+      // Synchronously, like the model cache: a run waits for this file at its end, and a trip through the thread
+      // pool (whose threads run at the lowest priority, see src/thread-priority.ts) waited up to ≈ 200 ms under load.
+      await replaceFile(target, async (temporary) => writeFileSync(temporary, lines.join("\n") + "\n"));
     },
   };
 }
 
-function readCacheFile(file: string, code: string): Pick<CacheFile, "entries"> & { origins: Record<string, string> } {
-  const empty = { entries: {}, origins: {} };
+/**
+ * An entry's outcome. Every line read is whole (a last line without its end is left out), so only a hand-edited
+ * file fails here, which is reported as such: `has` already answered for the entry without parsing it.
+ */
+function parsedOutcome(file: string, text: string): ExampleOutcome {
+  try {
+    return JSON.parse(text) as ExampleOutcome;
+  } catch {
+    throw new GeneratorError(
+      file,
+      "a cached example outcome does not parse (the file was edited)",
+      `delete ${CACHE_DIR} and run again`,
+    );
+  }
+}
+
+/** The entries (as JSON text, by key) and origins of the file, if this code made it; else none. */
+function readCacheFile(file: string, code: string): { entries: Map<string, string>; origins: Record<string, string> } {
+  const empty = { entries: new Map<string, string>(), origins: {} };
   if (!existsSync(file)) return empty;
   try {
-    const parsed = JSON.parse(readFileSync(file, "utf8")) as Partial<CacheFile>;
-    if (
-      parsed.format !== FORMAT ||
-      parsed.code !== code ||
-      typeof parsed.entries !== "object" ||
-      parsed.entries === null
-    )
-      return empty;
-    const origins = typeof parsed.origins === "object" && parsed.origins !== null ? parsed.origins : {};
-    return { entries: parsed.entries, origins };
+    const text = readFileSync(file, "utf8");
+    const lines = text.split("\n");
+    const header = JSON.parse(lines[0]!) as Partial<CacheHeader>;
+    if (header.format !== FORMAT || header.code !== code) return empty;
+    const entries = new Map<string, string>();
+    // A file cut short (no final newline): its last line is incomplete, and left out.
+    for (const line of lines.slice(1, text.endsWith("\n") ? undefined : -1)) {
+      const tab = line.indexOf("\t");
+      if (tab > 0) entries.set(line.slice(0, tab), line.slice(tab + 1));
+    }
+    const origins = typeof header.origins === "object" && header.origins !== null ? header.origins : {};
+    return { entries, origins };
   } catch {
     return empty;
   }

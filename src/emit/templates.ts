@@ -22,7 +22,14 @@ export interface TemplateFile {
   content: string;
 }
 
+let root: string | undefined;
+
+/** The generator's package folder (found once per process: several stages ask, each walk is a few `existsSync`). */
 export function packageRoot(): string {
+  return (root ??= findPackageRoot());
+}
+
+function findPackageRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   // dist/ holds a compiled copy of templates/server/src/runtime, so look for package.json too.
   while (!existsSync(join(dir, "templates", "server")) || !existsSync(join(dir, "package.json"))) {

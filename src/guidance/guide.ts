@@ -28,7 +28,7 @@ import { identifierArgs } from "./identifiers.js";
 import { buildLinkIndex, buildLinks } from "./links.js";
 import { findListTool } from "./list-tool.js";
 import { detectPagination } from "./pagination.js";
-import { completeProducerCalls, nameSources } from "./producer-calls.js";
+import { nameSources, producerCallCompleter } from "./producer-calls.js";
 import { buildProducerIndex, findProducers, type ProducerIndex } from "./producers.js";
 import { hashString } from "./schema-util.js";
 
@@ -62,9 +62,19 @@ export interface GuidanceOptions {
    * completed across tools.
    */
   guidanceCache?: {
-    lookup(toolIndex: number): { guidance: ToolGuidance; diagnostics: Diagnostic[] } | undefined;
+    lookup(toolIndex: number): CachedGuidance | undefined;
     store(toolIndex: number, guidance: ToolGuidance, diagnostics: Diagnostic[]): void;
   };
+}
+
+/**
+ * A tool's cached guidance and warnings. The guidance may come as a function that reads it: it is then read when
+ * something first reads the guided tool's `guidance` (a regeneration reads few tools' guidance; see
+ * src/cache/guidance-keys.ts), and its producer calls are completed then.
+ */
+export interface CachedGuidance {
+  guidance: ToolGuidance | (() => ToolGuidance);
+  diagnostics: Diagnostic[];
 }
 
 /** A guidance cache made at its first use (its keys hash every tool: a large run's worker starts first). */
@@ -119,8 +129,6 @@ export interface PreparedGuidance {
   tools: Array<{ cached: CachedGuidance } | { own: OwnGuidance }>;
 }
 
-type CachedGuidance = { guidance: ToolGuidance; diagnostics: Diagnostic[] };
-
 interface OwnGuidance {
   guidance: Omit<ToolGuidance, "examples">;
   /** Warnings about the tool's links. */
@@ -166,13 +174,19 @@ export function finishGuidance(
     return tool.inputSchema;
   };
 
+  // Producer calls are completed once every tool has its examples: at once, or when a lazy tool's guidance is read.
+  const read = new Set<GuidedTool>();
   const tools: GuidedTool[] = model.tools.map((tool, position) => {
     const toolSeedValue = toolSeed(seed, tool.name);
     const entry = prepared.tools[position]!;
     if ("cached" in entry) {
       options.exampleCache?.keep(tool.inputSchema, toolSeedValue);
       diagnostics.push(...entry.cached.diagnostics);
-      return { ...tool, guidance: entry.cached.guidance };
+      const { guidance } = entry.cached;
+      if (typeof guidance === "function") return withGuidanceRead(tool, guidance, (value) => completeCalls(value));
+      const guided = { ...tool, guidance };
+      read.add(guided);
+      return guided;
     }
     const validate = options.validators?.get(tool.name);
     const outcome = exampleOutcome(tool, {
@@ -186,11 +200,37 @@ export function finishGuidance(
     const guidance = withExamples(entry.own.guidance, outcome);
     options.guidanceCache?.store(position, guidance, found);
     diagnostics.push(...found);
-    return { ...tool, guidance };
+    const guided = { ...tool, guidance };
+    read.add(guided);
+    return guided;
   });
-  completeProducerCalls(tools);
+  const completeCalls = producerCallCompleter(tools);
+  for (const tool of read) completeCalls(tool.guidance);
 
   return { ...model, tools, diagnostics: [...model.diagnostics, ...diagnostics] };
+}
+
+/**
+ * The guided tool whose `guidance` is read (then completed, see `producerCallCompleter`) when first asked for. A
+ * producer's own guidance read meanwhile sees this one's as read, which is all completion takes from it (its examples).
+ */
+function withGuidanceRead(
+  tool: ToolModel,
+  read: () => ToolGuidance,
+  complete: (guidance: ToolGuidance) => void,
+): GuidedTool {
+  let guidance: ToolGuidance | undefined;
+  return Object.defineProperty({ ...tool }, "guidance", {
+    enumerable: true,
+    configurable: true,
+    get(): ToolGuidance {
+      if (guidance === undefined) {
+        guidance = read();
+        complete(guidance);
+      }
+      return guidance;
+    },
+  }) as GuidedTool;
 }
 
 interface ExampleContext {

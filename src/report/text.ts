@@ -91,7 +91,6 @@ function differingTools(
   while (from < spans.length && spans[from]![1] <= prefix) from++;
   let index = from > 0 ? spans[from - 1]![1] : toolsStart(before);
   if (index < 0) return undefined;
-  const startsInNext = new Map(spans.map(([start], position) => [start, position]));
   const shift = after.length - before.length;
   const previous: Span[] = [];
   const ended = (at: number) => (isToolsEnd(before, at) ? { from, to: spans.length, previous } : undefined);
@@ -102,8 +101,8 @@ function differingTools(
   } else if (before[index] === CLOSE_BRACKET) return ended(index + 1);
   for (;;) {
     // Back in step: a tool starts here in both files, and everything from here on is the same bytes.
-    const inStep = index >= before.length - suffix ? startsInNext.get(index + shift) : undefined;
-    if (inStep !== undefined && inStep >= from) return { from, to: inStep, previous };
+    const inStep = index >= before.length - suffix ? toolStartingAt(spans, index + shift) : -1;
+    if (inStep >= from) return { from, to: inStep, previous };
     const end = valueEnd(before, index);
     if (end < 0) return undefined;
     previous.push([index, end]);
@@ -111,6 +110,20 @@ function differingTools(
     if (before[end] === CLOSE_BRACKET) return ended(index);
     if (before[end] !== COMMA) return undefined;
   }
+}
+
+/** The position of the tool whose JSON starts at `offset` (spans are in file order: a binary search), or -1. */
+function toolStartingAt(spans: Span[], offset: number): number {
+  let low = 0;
+  let high = spans.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >>> 1;
+    const start = spans[middle]![0];
+    if (start === offset) return middle;
+    if (start < offset) low = middle + 1;
+    else high = middle - 1;
+  }
+  return -1;
 }
 
 /** How many bytes `a` and `b` share at their start (compared natively, in large then small blocks). */

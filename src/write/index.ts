@@ -64,6 +64,11 @@ export interface WriteOptions {
    * when an earlier generation is updated. Its failure fails the write; the write's own failure comes first.
    */
   alongside?: (root: string) => Promise<void>;
+  /**
+   * What the caller read of the project earlier in this run, so the write need not read it again: the manifest
+   * (undefined: there was none), and files' bytes as they are now by path (GitHub's data/tools.json: 6 MB).
+   */
+  read?: { manifest: Manifest | undefined; current?: Readonly<Record<string, Buffer>> | undefined };
 }
 
 export const CHANGELOG_PATH = "CHANGELOG.md";
@@ -81,7 +86,7 @@ export async function writeProject(
   manifestBase: Omit<Manifest, "files">,
   options: WriteOptions = {},
 ): Promise<WriteResult> {
-  const previous = await readManifest(outDir);
+  const previous = options.read ? options.read.manifest : await readManifest(outDir);
   const fresh = !existsSync(outDir) || readdirSync(outDir).length === 0;
   if (!fresh && !previous && !options.force) {
     throw new GeneratorError(
@@ -97,7 +102,7 @@ export async function writeProject(
 
   const plan: PlannedFile[] = fresh
     ? files.map((file) => ({ path: file.path, action: "create" as const, owner: file.owner }))
-    : planUpdate(outDir, encoded, previous, options.force ?? false);
+    : planUpdate(outDir, encoded, previous, options.force ?? false, options.read?.current ?? {});
   // A conflict left unresolved keeps its old base, so the next merge still sees every change since.
   for (const entry of plan)
     if (entry.action === "conflict" && entry.content === undefined && previous?.files[entry.path])
@@ -109,7 +114,14 @@ export async function writeProject(
   return { outDir, fresh, plan: plan.map(({ content: _content, ...entry }) => entry), manifest };
 }
 
-function planUpdate(outDir: string, encoded: Encoded[], previous: Manifest | undefined, force: boolean): PlannedFile[] {
+function planUpdate(
+  outDir: string,
+  encoded: Encoded[],
+  previous: Manifest | undefined,
+  force: boolean,
+  /** Files' bytes as they are now, read earlier in this run (see `WriteOptions.read`). */
+  current: Readonly<Record<string, Buffer>>,
+): PlannedFile[] {
   const plan: PlannedFile[] = [];
   for (const { file, bytes, hash } of encoded) {
     const target = join(outDir, file.path);
@@ -117,7 +129,7 @@ function planUpdate(outDir: string, encoded: Encoded[], previous: Manifest | und
     else if (file.owner === "user") plan.push({ path: file.path, action: "keep-user", owner: file.owner });
     else
       plan.push(
-        planGenerated(outDir, file, readFileSync(target), {
+        planGenerated(outDir, file, (Object.hasOwn(current, file.path) && current[file.path]) || readFileSync(target), {
           bytes,
           next: hash,
           recorded: previous?.files[file.path]?.hash,

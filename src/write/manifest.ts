@@ -1,6 +1,5 @@
 /** The manifest of a generated project (`.guided-mcp/manifest.json`): what the last generation wrote, and how. */
-import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { GeneratorError } from "../diagnostics.js";
 import type { EmittedFile, FileOwner } from "../emit/index.js";
@@ -34,7 +33,7 @@ export async function unresolvedConflicts(outDir: string, manifest: Manifest): P
   const found: string[] = [];
   for (const [path, entry] of Object.entries(manifest.files)) {
     const target = join(outDir, path);
-    if (entry.owner === "generator" && existsSync(target) && hasConflictMarkers(await readFile(target, "utf8")))
+    if (entry.owner === "generator" && existsSync(target) && hasConflictMarkers(readFileSync(target, "utf8")))
       found.push(path);
   }
   return found.sort();
@@ -44,7 +43,9 @@ export async function readManifest(outDir: string): Promise<Manifest | undefined
   const path = join(outDir, MANIFEST_PATH);
   if (!existsSync(path)) return undefined;
   try {
-    return JSON.parse(await readFile(path, "utf8")) as Manifest;
+    // Read synchronously: an asynchronous read is four trips through the thread pool, which runs at the lowest
+    // priority (src/thread-priority.ts), and a regeneration reads the manifest twice before anything else can go on.
+    return JSON.parse(readFileSync(path, "utf8")) as Manifest;
   } catch (error) {
     throw new GeneratorError(
       path,

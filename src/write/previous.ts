@@ -1,18 +1,23 @@
 /** What a generated project holds from its last generation, read before this one is written. */
 import { existsSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { TOOLS_DATA_PATH } from "../emit/index.js";
 import { readBaseBytes } from "./bases.js";
 import { hashBytesOnce } from "./hash.js";
 import type { Manifest } from "./index.js";
 
 /**
- * The bytes of the last generation's tools file: its pristine base when kept, so the user's own edits are not
- * reported as API changes (src/report/text.ts reads only the tools that differ, and never decodes the rest).
+ * The bytes of the last generation's tools file (`generated`): its pristine base when kept, so the user's own edits
+ * are not reported as API changes (src/report/text.ts reads only the tools that differ, and never decodes the rest);
+ * and the project's file as it is now (`current`, which the write compares with the new one: GitHub's is 6 MB).
  */
-export async function readPreviousToolsText(outDir: string, manifest: Manifest): Promise<Buffer | undefined> {
+export function readPreviousTools(
+  outDir: string,
+  manifest: Manifest,
+): { generated: Buffer | undefined; current: Buffer | undefined } {
   const path = resolve(outDir, TOOLS_DATA_PATH);
-  return readGeneratedBase(outDir, manifest, TOOLS_DATA_PATH) ?? (existsSync(path) ? readFileSync(path) : undefined);
+  const current = existsSync(path) ? readFileSync(path) : undefined;
+  return { generated: readGeneratedBase(outDir, manifest, TOOLS_DATA_PATH, current) ?? current, current };
 }
 
 /** The version in the project's own package.json, when it has one (the owner's `npm version` bumps it). */
@@ -25,13 +30,11 @@ export function projectVersion(outDir: string): { version?: string } {
   }
 }
 
-/** The bytes the last generation wrote to `path` (before any user edit), if its base was kept. */
-function readGeneratedBase(outDir: string, manifest: Manifest, path: string): Buffer | undefined {
+/** The bytes the last generation wrote to `path` (before any user edit), if its base was kept; `current`: the project's file. */
+function readGeneratedBase(outDir: string, manifest: Manifest, path: string, current: Buffer | undefined) {
   const recorded = manifest.files[path]?.hash;
   if (!recorded) return undefined;
   // The project's own copy, when unedited, is that text: reading it is cheaper than decompressing the base.
-  const current = join(outDir, path);
-  const bytes = existsSync(current) ? readFileSync(current) : undefined;
-  if (bytes && hashBytesOnce(bytes) === recorded) return bytes;
+  if (current && hashBytesOnce(current) === recorded) return current;
   return readBaseBytes(outDir, path, recorded);
 }

@@ -96,6 +96,57 @@ describe("example cache", () => {
   });
 });
 
+describe("example cache file: one line per entry, parsed when used", () => {
+  const version = generatorVersion();
+  const schema = (name: string) => ({ type: "object", properties: { [name]: { type: "string" } } });
+  const outcome = (name: string) => ({ examples: { minimal: { [name]: "é" }, full: { [name]: "x" } }, problems: [] });
+
+  /** A project folder whose example cache holds entries for `a`, `b` and `c` (seed 1). */
+  async function saved() {
+    const dir = mkdtempSync(join(tmpdir(), "cgm-example-lines-"));
+    const cache = openExampleCache(dir, version);
+    for (const name of ["a", "b", "c"]) cache.store(schema(name), 1, outcome(name));
+    await cache.save();
+    return { dir, file: join(dir, CACHE_DIR, "examples.json") };
+  }
+
+  it("keeps an entry without parsing it, writes it back as it was, and parses it when looked up", async () => {
+    const { dir, file } = await saved();
+    const lines = readFileSync(file, "utf8").split("\n");
+    expect(lines).toHaveLength(5);
+    expect(lines.at(-1)).toBe("");
+    const cache = openExampleCache(dir, version);
+    cache.keep(schema("a"), 1);
+    expect(cache.lookup(schema("b"), 1)).toEqual(outcome("b"));
+    cache.store(schema("d"), 1, outcome("d"));
+    expect(cache.stats()).toEqual({ hits: 2, misses: 1 });
+    await cache.save();
+    // The kept line as it was; `c` was not used, so it is dropped.
+    const again = readFileSync(file, "utf8").split("\n");
+    expect(again.slice(1, 3)).toEqual([lines[1], lines[2]]);
+    expect(again).toHaveLength(5);
+    expect(openExampleCache(dir, version).lookup(schema("d"), 1)).toEqual(outcome("d"));
+  });
+
+  it("leaves out a last line cut short, and names the file when an edited entry does not parse", async () => {
+    const { dir, file } = await saved();
+    const text = readFileSync(file, "utf8");
+    writeFileSync(file, text.slice(0, -10));
+    const cut = openExampleCache(dir, version);
+    expect(cut.has(schema("b"), 1)).toBe(true);
+    expect(cut.has(schema("c"), 1)).toBe(false);
+
+    writeFileSync(file, text.replace('"minimal"', '"minimal" oops'));
+    const edited = openExampleCache(dir, version);
+    expect(edited.has(schema("a"), 1)).toBe(true);
+    expect(() => edited.lookup(schema("a"), 1)).toThrow(/examples\.json.*does not parse.*delete/);
+
+    // Another layout (the format before lines, or another generator's) is no cache at all.
+    writeFileSync(file, JSON.stringify({ format: 1, code: "x", entries: {} }));
+    expect(openExampleCache(dir, version).has(schema("a"), 1)).toBe(false);
+  });
+});
+
 describe("two threads (large APIs)", () => {
   const withWorkers = <T>(setting: string, run: () => T): T => {
     const before = process.env["GUIDED_MCP_WORKERS"];

@@ -144,7 +144,9 @@ describe("model and guidance cache", () => {
     const first = await generate({ from: spec, out });
     const tools = first.model.tools.length;
     const file = join(out, CACHE_DIR, "examples.json");
-    const recorded = JSON.parse(readFileSync(file, "utf8")) as { origins: Record<string, string> };
+    // The header line holds the origins; one line per entry follows.
+    const [headerLine, ...entryLines] = readFileSync(file, "utf8").split("\n");
+    const recorded = JSON.parse(headerLine!) as { origins: Record<string, string> };
     expect(Object.keys(recorded.origins)).toHaveLength(tools);
     editSpec(spec, editFirstSummary);
     const { warm, warmFiles, coldFiles } = await warmAndCold(spec, out);
@@ -155,7 +157,7 @@ describe("model and guidance cache", () => {
     // so that every tool's guidance asks for its example; the first operation's entry changed with the edit).
     const [, origin] = Object.keys(recorded.origins);
     recorded.origins[origin!] = "0".repeat(40);
-    writeFileSync(file, JSON.stringify(recorded));
+    writeFileSync(file, [JSON.stringify(recorded), ...entryLines].join("\n"));
     rmSync(join(out, MODEL_CACHE_FILE));
     const tampered = await generate({ from: spec, out });
     expect(tampered.exampleCache).toEqual({ hits: tools - 1, misses: 1 });
@@ -358,7 +360,9 @@ describe("model and guidance cache", () => {
 
       // An index made for another file (here: any other hash) reuses nothing, and the output is the same.
       const index = join(out, CACHE_DIR, "tools-index.json");
-      const made = JSON.parse(readFileSync(index, "utf8")) as { file: string };
+      const made = JSON.parse(readFileSync(index, "utf8")) as { file: string; tools: Array<[string, number, number]> };
+      // Every tool was made from a model cache entry: its text key is the two keys, nothing hashed (tool-texts.ts).
+      expect(made.tools.every(([key]) => /^[0-9a-f]{40}:[0-9a-f]+$/.test(key))).toBe(true);
       writeFileSync(index, JSON.stringify({ ...made, file: "0".repeat(64) }));
       editSpec(spec, editFirstSummary);
       const again = await warmAndCold(spec, out);
