@@ -94,7 +94,7 @@ export class SchemaMemo {
   private components = 0;
   /** What `toBoundedJsonSchema` kept, by its limits and schema object. */
   private readonly fitting = new Map<string, Map<object, Bounded>>();
-  /** JSON lengths of converted schemas, for the size budget of bounded schemas (see `jsonLengthUpTo`). */
+  /** JSON lengths of converted schemas, for the size check of bounded request bodies (see `jsonLengthUpTo`). */
   readonly lengths: KnownLengths = { exact: new Map(), atLeast: new Map() };
 
   /**

@@ -15,7 +15,6 @@ import {
   type Where,
 } from "./schema-keywords.js";
 import { ANY_DEPTH, makeConverted, SchemaMemo, type Converted } from "./schema-memo.js";
-import { chargeOwn, chargeReused, type SizeBudget } from "./schema-budget.js";
 import { jsonLengthUpTo } from "./schema-length.js";
 import { convertNode, stubFor } from "./schema-node.js";
 import { convertedLengthUpTo } from "./schema-fit.js";
@@ -29,8 +28,6 @@ export interface SchemaContext {
   diagnostics: Diagnostic[];
   /** Conversions shared by the tools of one model run (see schema-memo.ts); none: every schema is converted anew. */
   memo?: SchemaMemo;
-  /** Set while trying a depth in `toBoundedJsonSchema`: the conversion stops once certainly too long. */
-  budget?: SizeBudget;
 }
 
 /** A fresh top-level object: callers add to it (a parameter's description), while the sub-schemas may be shared. */
@@ -78,6 +75,12 @@ export function toSharedBoundedJsonSchema(
  * The bounded conversion, a top-level object of its own; with a memo, the one
  * kept by the first bounding of `schema` under these limits (its diagnostics
  * are pushed again, with this pointer, by the conversion at the kept depth).
+ *
+ * Only the depth kept is converted whenever lengths can pick it beforehand
+ * (schema-fit.ts): at once for a response (most are too long at first:
+ * GitHub 678 of 1,604 tries, Stripe 551 of 1,008), and for a request body
+ * after its first depth (they nearly always fit there, so walking first
+ * would only double the work).
  */
 function bounded(
   schema: unknown,
@@ -90,53 +93,43 @@ function bounded(
   const limits = `${context.direction} ${context.maxDepth} ${maxChars}`;
   // A schema bounded before (Stripe: 211 of 451 responses are shared) fits at the depth found then.
   const kept = memo && isObject(schema) ? memo.bounded(schema, limits) : undefined;
-  const budgeted = kept === undefined && worthBudgeting(schema, context);
-  // Without a budget, the depth that fits is found by lengths alone (schema-fit.ts), and only it is converted.
-  const fitted = kept === undefined && !budgeted && memo !== undefined && context.direction === "output";
-  const first = kept?.depth ?? (fitted ? fittingDepth(schema, context, maxChars, memo) : context.maxDepth);
-  for (let depth = first; ; depth--) {
+  let depth = kept?.depth ?? context.maxDepth;
+  let fits = kept !== undefined;
+  if (!fits && memo && context.direction === "output") {
+    depth = fittingDepth(schema, context.direction, depth, maxChars, memo);
+    fits = true;
+  }
+  for (; ; depth--) {
     const diagnostics: SchemaContext["diagnostics"] = [];
-    // The last depth is kept whatever its length, so it needs no budget.
-    const budget = budgeted && depth > 1 ? { limit: maxChars, left: maxChars } : undefined;
-    const converted = convert(
-      schema,
-      pointer,
-      { ...context, maxDepth: depth, diagnostics, budget },
-      0,
-      new Set(),
-    ).schema;
-    if (budget && budget.left < 0) continue;
-    if (kept !== undefined || fitted || depth <= 1 || jsonLengthUpTo(converted, maxChars, memo?.lengths) <= maxChars) {
-      context.diagnostics.push(...diagnostics);
-      if (depth < context.maxDepth) onReduced?.(depth);
-      if (kept) return kept.schema;
-      // A top-level object of its own: `converted` may also sit inside other schemas.
-      const top = { ...converted };
-      if (memo && isObject(schema)) memo.keepBounded(schema, limits, { depth, schema: top });
-      return top;
+    const converted = convert(schema, pointer, { ...context, maxDepth: depth, diagnostics }, 0, new Set()).schema;
+    if (!fits && depth > 1 && jsonLengthUpTo(converted, maxChars, memo?.lengths) > maxChars) {
+      if (memo) {
+        depth = fittingDepth(schema, context.direction, depth - 1, maxChars, memo) + 1;
+        fits = true;
+      }
+      continue;
     }
+    context.diagnostics.push(...diagnostics);
+    if (depth < context.maxDepth) onReduced?.(depth);
+    if (kept) return kept.schema;
+    // A top-level object of its own: `converted` may also sit inside other schemas.
+    const top = { ...converted };
+    if (memo && isObject(schema)) memo.keepBounded(schema, limits, { depth, schema: top });
+    return top;
   }
 }
 
-/** The first depth, from `context.maxDepth` down, at which the conversion is at most `maxChars` long; 1 at the least. */
-function fittingDepth(schema: unknown, context: SchemaContext, maxChars: number, memo: SchemaMemo): number {
-  let depth = context.maxDepth;
-  while (depth > 1 && convertedLengthUpTo(schema, context.direction, depth, maxChars, memo) > maxChars) depth--;
+/** The first depth, from `from` down, at which the conversion is at most `maxChars` long; 1 at the least. */
+function fittingDepth(
+  schema: unknown,
+  direction: SchemaDirection,
+  from: number,
+  maxChars: number,
+  memo: SchemaMemo,
+): number {
+  let depth = from;
+  while (depth > 1 && convertedLengthUpTo(schema, direction, depth, maxChars, memo) > maxChars) depth--;
   return depth;
-}
-
-/**
- * Whether a size budget saves more than charging it costs (see
- * schema-budget.ts). Not for request bodies: they nearly always fit at their
- * first depth (GitHub's 344 all do). Nor, with a memo, for a schema on no
- * cycle: its sub-conversions are kept by depth range, so what a rejected try
- * builds is reused by the next depth and by other tools, while in a cycle the
- * open schemas around each conversion make it nearly unique (Stripe: a
- * budget saves ~20 ms of model CPU; charging GitHub's acyclic responses cost as much).
- */
-function worthBudgeting(schema: unknown, context: SchemaContext): boolean {
-  if (context.direction !== "output") return false;
-  return !context.memo || !isObject(schema) || context.memo.onCycle(schema);
 }
 
 /** Shared, never changed: what most subtrees report. */
@@ -160,20 +153,14 @@ function convert(
   if (ancestors.has(schema)) return always(stubFor(schema, true));
   const remaining = context.maxDepth - depth;
   if (remaining <= 0) return makeConverted(stubFor(schema, false), -ANY_DEPTH, 0);
-  const { memo, direction, diagnostics, budget } = context;
-  // Certainly too long: the try will be dropped, so nothing further is built (nor kept).
-  if (budget && budget.left < 0) return always({});
+  const { memo, direction, diagnostics } = context;
   const around = memo?.openAround(schema, ancestors) ?? "";
   const reused = memo?.reuse(schema, direction, remaining, around, pointer, diagnostics);
-  if (reused) {
-    if (budget) chargeReused(budget, reused.schema, memo!.lengths);
-    return reused;
-  }
+  if (reused) return reused;
   const before = diagnostics.length;
   ancestors.add(schema);
   try {
     const converted = convertObject(schema, pointer, context, depth, ancestors);
-    if (budget && budget.left < 0) return converted;
     // Most subtrees find nothing: no empty copy per node.
     const found = diagnostics.length > before ? diagnostics.slice(before) : NO_DIAGNOSTICS;
     memo?.keep(schema, direction, around, converted, pointer, found);
@@ -200,7 +187,6 @@ function convertObject(
     return converted.schema;
   };
   const out = convertNode(schema, pointer, context.direction, context.diagnostics, sub);
-  if (context.budget) chargeOwn(context.budget, out);
   return makeConverted(out, low, high);
 }
 
