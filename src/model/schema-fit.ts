@@ -19,7 +19,7 @@
 import type { JsonSchema } from "./ir.js";
 import { isObject } from "../normalise/index.js";
 import { SCHEMA_KEYWORDS, SCHEMA_LIST_KEYWORDS, SCHEMA_MAP_KEYWORDS, type SchemaDirection } from "./schema-keywords.js";
-import type { SchemaMemo } from "./schema-memo.js";
+import { ANY_DEPTH, type SchemaMemo } from "./schema-memo.js";
 import { jsonLengthUpTo, jsonStringLength } from "./schema-length.js";
 import { convertNode, hasRepeats, isDropped, isHiddenInDirection, stubFor } from "./schema-node.js";
 
@@ -29,19 +29,28 @@ interface Shape {
   children: unknown[];
 }
 
-/** What the walks of one model run learn, per direction. */
-class FitState {
-  readonly shapes = new Map<object, Shape>();
-  /** By node, then remaining depth: an exact length, or `-1 - n` when it is at least `n`. */
-  readonly lengths = new Map<object, number[]>();
-  readonly stubs = new Map<object, number>();
+/**
+ * What the walks of one model run know of a schema object, per direction.
+ * One record per object, so a visit looks one up once.
+ */
+interface NodeFit {
+  /** On a cycle of sub-schema references (see `SchemaMemo.onCycle`): its length then depends on what is open above it. */
+  cyclic: boolean;
+  shape: Shape | undefined;
+  /** Its length at every remaining depth from `uncutFrom` up, where no part of it meets the depth limit; -1: unknown. */
+  full: number;
+  uncutFrom: number;
+  /** By remaining depth, below `uncutFrom`: an exact length, or `-1 - n` when it is at least `n`. */
+  cut: number[] | undefined;
+  /** The stub it becomes where the depth runs out; -1 until measured. */
+  depthStub: number;
 }
 
-const states = new WeakMap<SchemaMemo, Record<SchemaDirection, FitState>>();
+const states = new WeakMap<SchemaMemo, Record<SchemaDirection, Map<object, NodeFit>>>();
 
-function stateOf(memo: SchemaMemo, direction: SchemaDirection): FitState {
+function stateOf(memo: SchemaMemo, direction: SchemaDirection): Map<object, NodeFit> {
   let both = states.get(memo);
-  if (!both) states.set(memo, (both = { input: new FitState(), output: new FitState() }));
+  if (!both) states.set(memo, (both = { input: new Map(), output: new Map() }));
   return both[direction];
 }
 
@@ -68,9 +77,11 @@ export function convertedLengthUpTo(
 
 class LengthWalk {
   length = 0;
+  /** Depth stubs met so far (a node whose walk met none has the same length at any greater depth). */
+  private cuts = 0;
 
   constructor(
-    private readonly state: FitState,
+    private readonly fits: Map<object, NodeFit>,
     private readonly direction: SchemaDirection,
     private readonly limit: number,
     private readonly memo: SchemaMemo,
@@ -80,17 +91,27 @@ class LengthWalk {
     if (node === false) this.length += FALSE_LENGTH;
     else if (!isObject(node)) this.length += PLACEHOLDER_LENGTH;
     else if (ancestors.has(node)) this.length += stubLength(node, true);
-    else if (remaining <= 0) this.length += this.depthStubLength(node);
-    else if (this.memo.onCycle(node)) this.visitObject(node, remaining, ancestors);
-    else this.visitAcyclic(node, remaining, ancestors);
+    else {
+      const fit = this.fitOf(node);
+      if (remaining <= 0) {
+        this.cuts++;
+        if (fit.depthStub < 0) fit.depthStub = stubLength(node, false);
+        this.length += fit.depthStub;
+      } else if (fit.cyclic) this.visitObject(node, fit, remaining, ancestors);
+      else this.visitAcyclic(node, fit, remaining, ancestors);
+    }
   }
 
   /** A node on no cycle: its length at `remaining` depends on nothing else, so it is kept. */
-  private visitAcyclic(node: Record<string, unknown>, remaining: number, ancestors: Set<object>): void {
-    let known = this.state.lengths.get(node);
-    const kept = known?.[remaining];
+  private visitAcyclic(node: Record<string, unknown>, fit: NodeFit, remaining: number, ancestors: Set<object>): void {
+    if (remaining >= fit.uncutFrom) {
+      this.length += fit.full;
+      return;
+    }
+    const kept = fit.cut?.[remaining];
     if (kept !== undefined) {
       if (kept >= 0) {
+        this.cuts++;
         this.length += kept;
         return;
       }
@@ -101,15 +122,20 @@ class LengthWalk {
       }
     }
     const start = this.length;
-    this.visitObject(node, remaining, ancestors);
+    const cutsBefore = this.cuts;
+    this.visitObject(node, fit, remaining, ancestors);
     const measured = this.length - start;
-    if (!known) this.state.lengths.set(node, (known = []));
-    known[remaining] =
-      this.length <= this.limit ? measured : -1 - Math.max(measured, kept === undefined ? 0 : -1 - kept);
+    if (this.length > this.limit) {
+      // Stopped early: at least what was measured.
+      (fit.cut ??= [])[remaining] = -1 - Math.max(measured, kept === undefined ? 0 : -1 - kept);
+    } else if (this.cuts === cutsBefore) {
+      fit.full = measured;
+      fit.uncutFrom = remaining;
+    } else (fit.cut ??= [])[remaining] = measured;
   }
 
-  private visitObject(node: Record<string, unknown>, remaining: number, ancestors: Set<object>): void {
-    const shape = this.shapeOf(node);
+  private visitObject(node: Record<string, unknown>, fit: NodeFit, remaining: number, ancestors: Set<object>): void {
+    const shape = (fit.shape ??= plainShape(node, this.direction) ?? this.convertedShape(node));
     this.length += shape.own;
     ancestors.add(node);
     for (const child of shape.children) {
@@ -119,12 +145,20 @@ class LengthWalk {
     ancestors.delete(node);
   }
 
-  private shapeOf(node: Record<string, unknown>): Shape {
-    let shape = this.state.shapes.get(node);
-    if (shape) return shape;
-    shape = plainShape(node, this.direction) ?? this.convertedShape(node);
-    this.state.shapes.set(node, shape);
-    return shape;
+  private fitOf(node: Record<string, unknown>): NodeFit {
+    let fit = this.fits.get(node);
+    if (!fit) {
+      fit = {
+        cyclic: this.memo.onCycle(node),
+        shape: undefined,
+        full: -1,
+        uncutFrom: ANY_DEPTH,
+        cut: undefined,
+        depthStub: -1,
+      };
+      this.fits.set(node, fit);
+    }
+    return fit;
   }
 
   /** Any node's shape, from its conversion with placeholders for its sub-schemas. */
@@ -138,12 +172,6 @@ class LengthWalk {
     });
     const children = placedIn(out, placed);
     return { own: jsonLengthUpTo(out, Infinity) - PLACEHOLDER_LENGTH * children.length, children };
-  }
-
-  private depthStubLength(node: Record<string, unknown>): number {
-    let length = this.state.stubs.get(node);
-    if (length === undefined) this.state.stubs.set(node, (length = stubLength(node, false)));
-    return length;
   }
 }
 

@@ -93,6 +93,7 @@ describe("convertedLengthUpTo (the depth of a bounded schema, found without buil
             direction: fc.constantFrom<SchemaDirection>("input", "output"),
             maxDepth: fc.integer({ min: 0, max: 6 }),
             limit: fc.integer({ min: 0, max: 4000 }),
+            rising: fc.boolean(),
           }),
           { minLength: 1, maxLength: 10 },
         ),
@@ -100,13 +101,18 @@ describe("convertedLengthUpTo (the depth of a bounded schema, found without buil
           const nodes = buildGraph(specs);
           // One memo for all steps: what earlier walks learnt (exact lengths, lower bounds) must not change a later one.
           const memo = new SchemaMemo();
-          for (const { entry, direction, maxDepth, limit } of steps) {
+          for (const { entry, direction, maxDepth, limit, rising } of steps) {
             const source = nodes[entry % nodes.length];
-            const diagnostics: Diagnostic[] = [];
-            const expected = JSON.stringify(toJsonSchema(source, "#/s", { direction, maxDepth, diagnostics })).length;
-            const measured = convertedLengthUpTo(source, direction, maxDepth, limit, memo);
-            if (expected <= limit) expect(measured).toBe(expected);
-            else expect(measured).toBeGreaterThan(limit);
+            // Depths in both orders: a node's length learnt at one depth must not stand in for another.
+            for (let step = 0; step <= maxDepth; step++) {
+              const depth = rising ? step : maxDepth - step;
+              const diagnostics: Diagnostic[] = [];
+              const converted = toJsonSchema(source, "#/s", { direction, maxDepth: depth, diagnostics });
+              const expected = JSON.stringify(converted).length;
+              const measured = convertedLengthUpTo(source, direction, depth, limit, memo);
+              if (expected <= limit) expect(measured).toBe(expected);
+              else expect(measured).toBeGreaterThan(limit);
+            }
           }
         },
       ),
