@@ -87,18 +87,22 @@ class LengthWalk {
     private readonly memo: SchemaMemo,
   ) {}
 
+  /** `ancestors`: the schemas on a cycle open above (one on no cycle is never reached again below itself). */
   visit(node: unknown, remaining: number, ancestors: Set<object>): void {
     if (node === false) this.length += FALSE_LENGTH;
     else if (!isObject(node)) this.length += PLACEHOLDER_LENGTH;
-    else if (ancestors.has(node)) this.length += stubLength(node, true);
     else {
       const fit = this.fitOf(node);
-      if (remaining <= 0) {
+      if (fit.cyclic && ancestors.has(node)) this.length += stubLength(node, true);
+      else if (remaining <= 0) {
         this.cuts++;
         if (fit.depthStub < 0) fit.depthStub = stubLength(node, false);
         this.length += fit.depthStub;
-      } else if (fit.cyclic) this.visitObject(node, fit, remaining, ancestors);
-      else this.visitAcyclic(node, fit, remaining, ancestors);
+      } else if (fit.cyclic) {
+        ancestors.add(node);
+        this.visitObject(node, fit, remaining, ancestors);
+        ancestors.delete(node);
+      } else this.visitAcyclic(node, fit, remaining, ancestors);
     }
   }
 
@@ -137,12 +141,10 @@ class LengthWalk {
   private visitObject(node: Record<string, unknown>, fit: NodeFit, remaining: number, ancestors: Set<object>): void {
     const shape = (fit.shape ??= plainShape(node, this.direction) ?? this.convertedShape(node));
     this.length += shape.own;
-    ancestors.add(node);
     for (const child of shape.children) {
       if (this.length > this.limit) break;
       this.visit(child, remaining - 1, ancestors);
     }
-    ancestors.delete(node);
   }
 
   private fitOf(node: Record<string, unknown>): NodeFit {
