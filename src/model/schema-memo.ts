@@ -100,10 +100,12 @@ export class SchemaMemo {
   /**
    * What a conversion of `schema` depends on beyond itself, its direction and
    * the depth left: which members of its component are open further up.
+   * Undefined for a schema on no cycle: nothing, and it never meets itself
+   * below, so the conversion need not note it as open either.
    */
-  openAround(schema: object, ancestors: Set<object>): string {
+  openAround(schema: object, ancestors: Set<object>): string | undefined {
     const place = this.placeOf(schema);
-    if (place.component < 0) return "";
+    if (place.component < 0) return undefined;
     let open: number[] | undefined;
     for (const ancestor of ancestors) {
       const other = this.places.get(ancestor);

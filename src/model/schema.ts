@@ -154,20 +154,20 @@ function convert(
   const remaining = context.maxDepth - depth;
   if (remaining <= 0) return makeConverted(stubFor(schema, false), -ANY_DEPTH, 0);
   const { memo, direction, diagnostics } = context;
-  const around = memo?.openAround(schema, ancestors) ?? "";
+  // Without a memo every schema is noted as open; with one, only those on a cycle (see `openAround`).
+  const open = memo ? memo.openAround(schema, ancestors) : "";
+  const around = open ?? "";
   const reused = memo?.reuse(schema, direction, remaining, around, pointer, diagnostics);
   if (reused) return reused;
   const before = diagnostics.length;
-  ancestors.add(schema);
-  try {
-    const converted = convertObject(schema, pointer, context, depth, ancestors);
-    // Most subtrees find nothing: no empty copy per node.
-    const found = diagnostics.length > before ? diagnostics.slice(before) : NO_DIAGNOSTICS;
-    memo?.keep(schema, direction, around, converted, pointer, found);
-    return converted;
-  } finally {
-    ancestors.delete(schema);
-  }
+  // (An exception leaves `ancestors` as it is: it belongs to the one conversion the exception ends.)
+  if (open !== undefined) ancestors.add(schema);
+  const converted = convertObject(schema, pointer, context, depth, ancestors);
+  if (open !== undefined) ancestors.delete(schema);
+  // Most subtrees find nothing: no empty copy per node.
+  const found = diagnostics.length > before ? diagnostics.slice(before) : NO_DIAGNOSTICS;
+  memo?.keep(schema, direction, around, converted, pointer, found);
+  return converted;
 }
 
 function convertObject(
