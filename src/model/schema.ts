@@ -154,10 +154,11 @@ function convert(
   const remaining = context.maxDepth - depth;
   if (remaining <= 0) return makeConverted(stubFor(schema, false), -ANY_DEPTH, 0);
   const { memo, direction, diagnostics } = context;
+  const place = memo?.placeOf(schema);
   // Without a memo every schema is noted as open; with one, only those on a cycle (see `openAround`).
-  const open = memo ? memo.openAround(schema, ancestors) : "";
+  const open = place ? memo!.openAround(place, ancestors) : "";
   const around = open ?? "";
-  const reused = memo?.reuse(schema, direction, remaining, around, pointer, diagnostics);
+  const reused = place && memo!.reuse(place, direction, remaining, around, pointer, diagnostics);
   if (reused) return reused;
   const before = diagnostics.length;
   // (An exception leaves `ancestors` as it is: it belongs to the one conversion the exception ends.)
@@ -166,7 +167,7 @@ function convert(
   if (open !== undefined) ancestors.delete(schema);
   // Most subtrees find nothing: no empty copy per node.
   const found = diagnostics.length > before ? diagnostics.slice(before) : NO_DIAGNOSTICS;
-  memo?.keep(schema, direction, around, converted, pointer, found);
+  if (place) memo!.keep(place, direction, around, converted, pointer, found);
   return converted;
 }
 
