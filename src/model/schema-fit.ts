@@ -10,11 +10,14 @@
  * schema-node.ts) with each sub-schema replaced by that sub-schema's
  * conversion one level deeper, so its JSON length is its own part's length
  * plus its sub-schemas' lengths. Each node's own part is measured once per
- * direction, by converting it with a placeholder for every sub-schema. The
- * walk mirrors `convert`: stubs where the depth runs out or a schema is open
- * further up, and it stops once the length passes the limit. A node on no
- * cycle converts alike wherever it is reached (see schema-memo.ts), so its
- * length at each remaining depth is kept, exact or at least this much.
+ * direction: read off the node when the conversion only drops keywords and
+ * replaces sub-schemas (most nodes), else from its conversion with a
+ * placeholder for every sub-schema. The walk mirrors `convert`: stubs where
+ * the depth runs out or a schema is open further up, and it stops once the
+ * length passes the limit. A node on no cycle converts alike wherever it is
+ * reached (see schema-memo.ts), so its length at each remaining depth is
+ * kept, exact or at least this much; once met without a depth stub, for
+ * every greater depth too.
  */
 import type { JsonSchema } from "./ir.js";
 import { isObject } from "../normalise/index.js";

@@ -242,12 +242,9 @@ export class SchemaMemo {
 }
 
 /**
- * Where a schema object lies: its component (-1 when on no cycle; `OPEN`
- * while `markCycles` is at it) and its own number; and its conversions kept
- * per direction, in the order kept. One list per object, not a map by
- * `around` each (a Map per converted node was a good part of the memo's
- * cost, and most objects have one or two entries), held by its place: one
- * lookup per conversion finds both.
+ * Where a schema object lies (its component: -1 when on no cycle, `OPEN` while `markCycles` is at it; its own number),
+ * and its conversions kept per direction in the order kept: one list per object (a Map per node cost), found with its
+ * place by one lookup.
  */
 export interface Place {
   component: number;
