@@ -10,7 +10,6 @@ import {
   MAP_KEYWORD_COUNT,
   MAP_OR_LIST_KEYWORD_COUNT,
   SUB_SCHEMA_KEYWORDS,
-  subSchemaKeywordBits,
   type SchemaDirection,
   type Where,
 } from "./schema-keywords.js";
@@ -44,8 +43,9 @@ export function convertNode(
 ): JsonSchema {
   const keys = Object.keys(schema);
   const out = keptKeywords(schema, keys);
+  const present = keywordBits(keys);
   // Only the keywords present, in the fixed order (diagnostics come in that order).
-  const bits = subSchemaKeywordBits(keys);
+  const bits = present & SUB_SCHEMA_MASK;
   for (let index = 0; bits >>> index !== 0; index++) {
     if ((bits & (1 << index)) === 0) continue;
     const keyword = SUB_SCHEMA_KEYWORDS[index]!;
@@ -63,12 +63,44 @@ export function convertNode(
     }
   }
 
-  applyNullable(schema, out);
-  applyLegacyKeywords(schema, out);
-  dropHiddenRequired(schema, out, direction);
-  checkPattern(out, pointer, diagnostics);
-  if (schema.example !== undefined && out.examples === undefined) out.examples = [schema.example];
+  // Each rewrite only where its keywords are present: asking objects of thousands of shapes for absent keys costs.
+  if (present & NULLABLE) applyNullable(schema, out);
+  if (present & LEGACY) applyLegacyKeywords(schema, out, present);
+  if (present & REQUIRED) dropHiddenRequired(schema, out, direction);
+  if (present & PATTERNS) checkPattern(out, pointer, diagnostics);
+  if (present & EXAMPLE && schema.example !== undefined && out.examples === undefined) out.examples = [schema.example];
   return out;
+}
+
+/** Keywords a node's conversion may rewrite, as bits above the sub-schema keywords' (see `subSchemaKeywordBits`). */
+const NULLABLE = 1 << 20;
+const EXCLUSIVE = 1 << 21;
+const TYPE = 1 << 22;
+const REQUIRED = 1 << 23;
+const ENUM = 1 << 24;
+const PATTERNS = 1 << 25;
+const EXAMPLE = 1 << 26;
+const LEGACY = EXCLUSIVE | TYPE | REQUIRED | ENUM;
+const SUB_SCHEMA_MASK = (1 << SUB_SCHEMA_KEYWORDS.length) - 1;
+const KEYWORD_BITS = new Map<string, number>([
+  ...SUB_SCHEMA_KEYWORDS.map((keyword, index) => [keyword, 1 << index] as const),
+  ["nullable", NULLABLE],
+  ["x-nullable", NULLABLE],
+  ["exclusiveMinimum", EXCLUSIVE],
+  ["exclusiveMaximum", EXCLUSIVE],
+  ["type", TYPE],
+  ["required", REQUIRED],
+  ["enum", ENUM],
+  ["pattern", PATTERNS],
+  ["patternProperties", PATTERNS | (1 << SUB_SCHEMA_KEYWORDS.indexOf("patternProperties"))],
+  ["example", EXAMPLE],
+]);
+
+/** Which sub-schema and rewritten keywords are among `keys` (a node's own keys): one lookup per key. */
+function keywordBits(keys: string[]): number {
+  let bits = 0;
+  for (const key of keys) bits |= KEYWORD_BITS.get(key) ?? 0;
+  return bits;
 }
 
 /** A map of sub-schemas (`properties`…) converted; properties hidden in this direction left out. */
@@ -159,8 +191,16 @@ function applyNullable(source: Record<string, unknown>, out: JsonSchema): void {
   if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
 }
 
-function applyLegacyKeywords(source: Record<string, unknown>, out: JsonSchema): void {
-  // Draft-04 boolean exclusive bounds, which 3.0 documents still carry when not upgraded.
+/** `present`: the node's keyword bits (see `keywordBits`); each part runs only where its keyword is. */
+function applyLegacyKeywords(source: Record<string, unknown>, out: JsonSchema, present: number): void {
+  if (present & EXCLUSIVE) applyLegacyBounds(source, out);
+  if (present & TYPE) applyLegacyType(out);
+  if (present & REQUIRED && out.required !== undefined && !Array.isArray(out.required)) delete out.required;
+  if (present & ENUM && Array.isArray(out.enum) && out.enum.length === 0) delete out.enum;
+}
+
+/** Draft-04 boolean exclusive bounds, which 3.0 documents still carry when not upgraded. */
+function applyLegacyBounds(source: Record<string, unknown>, out: JsonSchema): void {
   if (source.exclusiveMinimum === true && typeof source.minimum === "number") {
     out.exclusiveMinimum = source.minimum;
     delete out.minimum;
@@ -169,6 +209,10 @@ function applyLegacyKeywords(source: Record<string, unknown>, out: JsonSchema): 
     out.exclusiveMaximum = source.maximum;
     delete out.maximum;
   } else if (typeof source.exclusiveMaximum === "boolean") delete out.exclusiveMaximum;
+}
+
+/** Swagger's `file` type, and type lists without repeats. */
+function applyLegacyType(out: JsonSchema): void {
   if (out.type === "file") {
     out.type = "string";
     out.format = "binary";
@@ -177,8 +221,6 @@ function applyLegacyKeywords(source: Record<string, unknown>, out: JsonSchema): 
     const types = (out.type as unknown[]).map((t) => (t === "file" ? "string" : t));
     out.type = [...new Set(types)];
   }
-  if (out.required !== undefined && !Array.isArray(out.required)) delete out.required;
-  if (Array.isArray(out.enum) && out.enum.length === 0) delete out.enum;
 }
 
 /** What a cut-off sub-schema becomes: its type and description, accepting any content. */
