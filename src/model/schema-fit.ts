@@ -24,7 +24,20 @@ import { isObject } from "../normalise/index.js";
 import { SCHEMA_KEYWORDS, SCHEMA_LIST_KEYWORDS, SCHEMA_MAP_KEYWORDS, type SchemaDirection } from "./schema-keywords.js";
 import { ANY_DEPTH, type SchemaMemo } from "./schema-memo.js";
 import { jsonLengthUpTo, jsonStringLength } from "./schema-length.js";
-import { convertNode, hasRepeats, isDropped, isHiddenInDirection, stubFor } from "./schema-node.js";
+import {
+  convertNode,
+  ENUM,
+  EXCLUSIVE,
+  hasRepeats,
+  isDropped,
+  isHiddenInDirection,
+  keywordBits,
+  NULLABLE,
+  PATTERNS,
+  REQUIRED,
+  stubFor,
+  TYPE,
+} from "./schema-node.js";
 
 /** One node's own part: its JSON length with every sub-schema left out, and its sub-schemas in order. */
 interface Shape {
@@ -216,11 +229,12 @@ const KINDS = new Map<string, "map" | "list" | "single">([
  * tuple `items`, hidden properties), and `convertedShape` measures it.
  */
 function plainShape(node: Record<string, unknown>, direction: SchemaDirection): Shape | undefined {
-  if (!plainOwnKeywords(node, direction)) return undefined;
+  const keys = Object.keys(node);
+  if (!plainOwnKeywords(node, direction, keywordBits(keys))) return undefined;
   const children: unknown[] = [];
   let own = 2;
   let members = 0;
-  for (const key of Object.keys(node)) {
+  for (const key of keys) {
     if (isDropped(key)) continue;
     const value = node[key];
     if (value === undefined || typeof value === "function" || typeof value === "symbol") continue;
@@ -256,14 +270,18 @@ function valueLength(value: unknown): number {
   return typeof value === "string" ? jsonStringLength(value) : jsonLengthUpTo(value, Infinity);
 }
 
-/** Whether `convertNode` leaves every own keyword of `node` as it is (those it keeps). */
-function plainOwnKeywords(node: Record<string, unknown>, direction: SchemaDirection): boolean {
-  if (node.nullable === true || node["x-nullable"] === true) return false;
-  if (typeof node.exclusiveMinimum === "boolean" || typeof node.exclusiveMaximum === "boolean") return false;
-  if (node.type !== undefined && !plainType(node.type)) return false;
-  if (node.pattern !== undefined || node.patternProperties !== undefined) return false;
-  if (Array.isArray(node.enum) && node.enum.length === 0) return false;
-  return node.required === undefined || plainRequired(node.required, node.properties, direction);
+/**
+ * Whether `convertNode` leaves every own keyword of `node` as it is (those it
+ * keeps); `present`: its keyword bits, so that only keywords it has are read.
+ */
+function plainOwnKeywords(node: Record<string, unknown>, direction: SchemaDirection, present: number): boolean {
+  if (present & PATTERNS) return false;
+  if (present & NULLABLE && (node.nullable === true || node["x-nullable"] === true)) return false;
+  if (present & EXCLUSIVE && (typeof node.exclusiveMinimum === "boolean" || typeof node.exclusiveMaximum === "boolean"))
+    return false;
+  if (present & TYPE && !plainType(node.type)) return false;
+  if (present & ENUM && Array.isArray(node.enum) && node.enum.length === 0) return false;
+  return (present & REQUIRED) === 0 || plainRequired(node.required, node.properties, direction);
 }
 
 /** A `type` kept as it is: a name other than Swagger's `file`, or a list of such names without repeats. */

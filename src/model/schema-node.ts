@@ -73,12 +73,12 @@ export function convertNode(
 }
 
 /** Keywords a node's conversion may rewrite, as bits above the sub-schema keywords' (see `subSchemaKeywordBits`). */
-const NULLABLE = 1 << 20;
-const EXCLUSIVE = 1 << 21;
-const TYPE = 1 << 22;
-const REQUIRED = 1 << 23;
-const ENUM = 1 << 24;
-const PATTERNS = 1 << 25;
+export const NULLABLE = 1 << 20;
+export const EXCLUSIVE = 1 << 21;
+export const TYPE = 1 << 22;
+export const REQUIRED = 1 << 23;
+export const ENUM = 1 << 24;
+export const PATTERNS = 1 << 25;
 const EXAMPLE = 1 << 26;
 const LEGACY = EXCLUSIVE | TYPE | REQUIRED | ENUM;
 const SUB_SCHEMA_MASK = (1 << SUB_SCHEMA_KEYWORDS.length) - 1;
@@ -97,7 +97,7 @@ const KEYWORD_BITS = new Map<string, number>([
 ]);
 
 /** Which sub-schema and rewritten keywords are among `keys` (a node's own keys): one lookup per key. */
-function keywordBits(keys: string[]): number {
+export function keywordBits(keys: string[]): number {
   let bits = 0;
   for (const key of keys) bits |= KEYWORD_BITS.get(key) ?? 0;
   return bits;
