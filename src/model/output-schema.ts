@@ -45,6 +45,12 @@ const SAME_VALUE = new Set(["allOf", "anyOf", "oneOf", "not", "if", "then", "els
  * (GitHub: 926 responses, 641 objects). Neither is changed after.
  */
 const stripped = new WeakMap<JsonSchema, JsonSchema>();
+/**
+ * Sub-schemas stripped, by the level they sit at (a result depends on nothing
+ * else): a component shared by many responses (GitHub's `simple-user`) is
+ * stripped once per level, not once per response.
+ */
+const strippedAt = Array.from({ length: OUTPUT_DEPTH }, () => new WeakMap<object, Record<string, unknown>>());
 
 export function validationOnlySchema(schema: JsonSchema): JsonSchema {
   let result = stripped.get(schema);
@@ -55,12 +61,18 @@ export function validationOnlySchema(schema: JsonSchema): JsonSchema {
 function strip(schema: unknown, depth: number): unknown {
   if (typeof schema !== "object" || schema === null || Array.isArray(schema)) return schema;
   if (depth >= OUTPUT_DEPTH) return {};
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(schema)) {
+  const known = strippedAt[depth]!;
+  let out = known.get(schema);
+  if (out) return out;
+  out = {};
+  const record = schema as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    const value = record[key];
     if (ANNOTATIONS.has(key)) continue;
     if (key === "format" && typeof value === "string" && !KNOWN_FORMATS.has(value)) continue;
     setOwn(out, key, keywordValue(key, value, SAME_VALUE.has(key) ? depth : depth + 1));
   }
+  known.set(schema, out);
   return out;
 }
 
@@ -68,7 +80,8 @@ function strip(schema: unknown, depth: number): unknown {
 function keywordValue(key: string, value: unknown, depth: number): unknown {
   if (MAP_KEYWORDS.has(key) && typeof value === "object" && value !== null) {
     const map: Record<string, unknown> = {};
-    for (const [name, sub] of Object.entries(value)) setOwn(map, name, strip(sub, depth));
+    const record = value as Record<string, unknown>;
+    for (const name of Object.keys(record)) setOwn(map, name, strip(record[name], depth));
     return map;
   }
   if (LIST_KEYWORDS.has(key) && Array.isArray(value)) return value.map((sub) => strip(sub, depth));

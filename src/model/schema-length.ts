@@ -62,6 +62,6 @@ export function jsonLengthUpTo(value: unknown, limit: number, known?: KnownLengt
 const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /** `JSON.stringify(text).length` without building the string for the many texts that need no escape. */
-function jsonStringLength(text: string): number {
+export function jsonStringLength(text: string): number {
   return ESCAPED.test(text) ? JSON.stringify(text).length : text.length + 2;
 }

@@ -78,32 +78,24 @@ export class SchemaMemo {
     return memo;
   }
 
-  /**
-   * Entries by direction and schema object, in the order kept. One list per
-   * object, not a map by `around` each: a Map per converted node was a good
-   * part of the memo's cost, and most objects have one or two entries.
-   */
-  private readonly entries: Record<SchemaDirection, Map<object, Entry[]>> = {
-    input: new Map(),
-    output: new Map(),
-  };
-  /** Each schema object's place (see `markCycles`). */
+  /** Each schema object's place (see `markCycles`), which also holds its entries. */
   private readonly places = new Map<object, Place>();
   /** Objects `markCycles` has numbered. */
   private visited = 0;
   private components = 0;
   /** What `toBoundedJsonSchema` kept, by its limits and schema object. */
   private readonly fitting = new Map<string, Map<object, Bounded>>();
-  /** JSON lengths of converted schemas, for the size budget of bounded schemas (see `jsonLengthUpTo`). */
+  /** JSON lengths of converted schemas, for the size check of bounded request bodies (see `jsonLengthUpTo`). */
   readonly lengths: KnownLengths = { exact: new Map(), atLeast: new Map() };
 
   /**
    * What a conversion of `schema` depends on beyond itself, its direction and
    * the depth left: which members of its component are open further up.
+   * Undefined for a schema on no cycle: nothing, and it never meets itself
+   * below, so the conversion need not note it as open either.
    */
-  openAround(schema: object, ancestors: Set<object>): string {
-    const place = this.placeOf(schema);
-    if (place.component < 0) return "";
+  openAround(place: Place, ancestors: Set<object>): string | undefined {
+    if (place.component < 0) return undefined;
     let open: number[] | undefined;
     for (const ancestor of ancestors) {
       const other = this.places.get(ancestor);
@@ -133,16 +125,16 @@ export class SchemaMemo {
     return this.placeOf(schema).component >= 0;
   }
 
-  /** The kept conversion of `schema` at `remaining` depth, its diagnostics pushed with its pointer in front. */
+  /** The kept conversion of the schema at `place` at `remaining` depth, its diagnostics pushed with its pointer in front. */
   reuse(
-    schema: object,
+    place: Place,
     direction: SchemaDirection,
     remaining: number,
     around: string,
     where: Where,
     diagnostics: Diagnostic[],
   ): Converted | undefined {
-    const list = this.entries[direction].get(schema);
+    const list = place[direction];
     if (!list) return undefined;
     let entry: Entry | undefined;
     for (const kept of list) {
@@ -158,9 +150,9 @@ export class SchemaMemo {
     return entry;
   }
 
-  /** Keeps a conversion made with `around` open; `found` are the diagnostics of its subtree. */
+  /** Keeps a conversion of the schema at `place` made with `around` open; `found` are the diagnostics of its subtree. */
   keep(
-    schema: object,
+    place: Place,
     direction: SchemaDirection,
     around: string,
     converted: Converted,
@@ -178,12 +170,13 @@ export class SchemaMemo {
     const entry: Entry = converted;
     entry.around = around;
     entry.diagnostics = diagnostics;
-    const list = this.entries[direction].get(schema);
+    const list = place[direction];
     if (list) list.push(entry);
-    else this.entries[direction].set(schema, [entry]);
+    else place[direction] = [entry];
   }
 
-  private placeOf(schema: object): Place {
+  /** Where `schema` lies among the sub-schema references (found with those it reaches on first asking). */
+  placeOf(schema: object): Place {
     const place = this.places.get(schema);
     if (place) return place;
     this.markCycles(schema);
@@ -203,7 +196,16 @@ export class SchemaMemo {
     const frames: Visit[] = [];
     const open = (node: object) => {
       const index = this.visited++;
-      const visit: Visit = { node, component: OPEN, id: index, low: index, children: subSchemas(node), next: 0 };
+      const visit: Visit = {
+        node,
+        component: OPEN,
+        id: index,
+        input: undefined,
+        output: undefined,
+        low: index,
+        children: subSchemas(node),
+        next: 0,
+      };
       this.places.set(node, visit);
       stack.push(visit);
       frames.push(visit);
@@ -239,10 +241,16 @@ export class SchemaMemo {
   }
 }
 
-/** Where a schema object lies: its component (-1 when on no cycle; `OPEN` while `markCycles` is at it) and its own number. */
-interface Place {
+/**
+ * Where a schema object lies (its component: -1 when on no cycle, `OPEN` while `markCycles` is at it; its own number),
+ * and its conversions kept per direction in the order kept: one list per object (a Map per node cost), found with its
+ * place by one lookup.
+ */
+export interface Place {
   component: number;
   id: number;
+  input: Entry[] | undefined;
+  output: Entry[] | undefined;
 }
 
 const OPEN = -2;

@@ -113,7 +113,11 @@ function upgradeObject(node: SpecObject, facts: PathFacts): SpecObject {
     const value = node[key];
     if (typeof value !== "object" || value === null) continue;
     if (Array.isArray(value)) upgradeItems(value, facts, key);
-    else node[key] = upgradeChild(value as SpecObject, childFacts(facts, key));
+    else {
+      // Most children come back as they were: no store (a keyed store on objects of thousands of shapes costs).
+      const upgraded = upgradeChild(value as SpecObject, childFacts(facts, key));
+      if (upgraded !== value) node[key] = upgraded;
+    }
   }
   return ruled ? applyRules(node, facts) : node;
 }
@@ -128,7 +132,8 @@ function upgradeItems(items: unknown[], parent: PathFacts, key: string): void {
     const item = items[index];
     if (typeof item === "object" && item !== null && !Array.isArray(item)) {
       facts ??= childFacts(parent, key);
-      items[index] = upgradeChild(item as SpecObject, childFacts(facts, String(index)));
+      const upgraded = upgradeChild(item as SpecObject, childFacts(facts, String(index)));
+      if (upgraded !== item) items[index] = upgraded;
     }
   }
 }

@@ -128,8 +128,8 @@ describe("SchemaMemo (conversions shared by the tools of one model run)", () => 
     });
   });
 
-  it("keeps the depth that trying every depth in full would keep, though it stops building a try once too long", () => {
-    // The reference: each depth converted in full (no memo, so no budget shortcut) and measured by JSON.stringify.
+  it("keeps the depth that trying every depth in full would keep, though it picks it by lengths alone", () => {
+    // The reference: each depth converted in full and measured by JSON.stringify (no memo: no length walk).
     const reference = (source: unknown, step: fc.Infer<typeof conversion>, pointer: string, maxChars: number) => {
       for (let depth = step.maxDepth; ; depth--) {
         const diagnostics: Diagnostic[] = [];

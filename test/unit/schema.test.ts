@@ -24,6 +24,19 @@ describe("schema conversion", () => {
       { type: "array", prefixItems: [{ type: "string" }] },
     ],
     ["drops xml and extensions", { type: "string", xml: { name: "x" }, "x-foo": 1 }, { type: "string" }],
+    ["an empty enum is dropped", { type: "string", enum: [] }, { type: "string" }],
+    ["a required that is no list is dropped", { type: "object", required: "a" }, { type: "object" }],
+    [
+      "boolean exclusiveMaximum",
+      { type: "number", maximum: 5, exclusiveMaximum: true },
+      { type: "number", exclusiveMaximum: 5 },
+    ],
+    ["file in a type list", { type: ["file", "string", "null"] }, { type: ["string", "null"] }],
+    [
+      "a nullable enum takes null",
+      { type: "string", enum: ["a"], nullable: true },
+      { type: ["string", "null"], enum: ["a", null] },
+    ],
     [
       "keeps constraints",
       { type: "string", minLength: 2, maxLength: 5, pattern: "^a", format: "email", enum: ["ab"], default: "ab" },
