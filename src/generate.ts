@@ -184,7 +184,6 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     writeProject(outDir, prepared, manifestBase, {
       force: options.force ?? false,
       dryRun: options.dryRun ?? false,
-      // What this run read of the project already: the manifest, and the tools file as it is now.
       read: { manifest: previousManifest, current: lastTools?.current && { [TOOLS_DATA_PATH]: lastTools.current } },
       ...(reportText && report && report.changes.length > 0 ? { changelogEntry: reportText } : {}),
       // The caches are saved while the write waits for the bases' compression (see WriteOptions.alongside).
