@@ -13,6 +13,7 @@ import { saveToolsIndex, toolTextKeys } from "./cache/tool-texts.js";
 import type { ShipTarget } from "./emit/ship.js";
 import { loadTemplateHelpers, packageRoot } from "./emit/templates.js";
 import { openExampleCache, type ExampleCache } from "./cache/index.js";
+import { withUndamagedCaches } from "./cache/damaged.js";
 import { buildModelCached, loadSpecCached } from "./cache/incremental.js";
 import { openModelCache, type ModelCache } from "./cache/model-cache.js";
 import { settleAll } from "./cache/replace-file.js";
@@ -110,8 +111,16 @@ export function generatorVersion(): string {
   return pkg.version;
 }
 
-export async function generate(options: GenerateOptions): Promise<GenerateResult> {
+export function generate(options: GenerateOptions): Promise<GenerateResult> {
   const progress = options.onProgress ?? (() => {});
+  return withUndamagedCaches((readCaches) => generateOnce(options, readCaches, progress), progress);
+}
+
+async function generateOnce(
+  options: GenerateOptions,
+  readCaches: boolean,
+  progress: (line: string) => void,
+): Promise<GenerateResult> {
   const timings: Record<string, number> = {};
   const timed = async <T>(stage: string, run: () => T | Promise<T>): Promise<T> => {
     const start = performance.now();
@@ -122,12 +131,8 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   };
 
   const version = generatorVersion();
-  const { guided, specHash, outDir, reuse, saveCaches, textKeys } = await guidedModel(
-    options,
-    version,
-    timed,
-    progress,
-  );
+  const caches = { readCaches, progress };
+  const { guided, specHash, outDir, reuse, saveCaches, textKeys } = await guidedModel(options, version, timed, caches);
   const helpers = await loadTemplateHelpers(options.templatesDir);
   const previousManifest = await readManifest(outDir);
   const lastTools = previousManifest && readPreviousTools(outDir, previousManifest);
@@ -154,6 +159,14 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     options: recordedOptions(options, outDir),
   };
 
+  const result = {
+    model: guided,
+    files,
+    diagnostics: guided.diagnostics,
+    timings,
+    ...reused,
+    ...(report ? { report, reportText } : {}),
+  };
   if (options.check) {
     if (!previousManifest)
       throw new GeneratorError(
@@ -165,17 +178,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     const conflicted = await unresolvedConflicts(outDir, previousManifest);
     const differing = [...new Set([...changed, ...conflicted])].sort();
     const write: WriteResult = { outDir, fresh: false, plan: [], manifest: { ...manifestBase, files: {} } };
-    return {
-      model: guided,
-      files,
-      write,
-      diagnostics: guided.diagnostics,
-      timings,
-      stale: differing,
-      conflicted,
-      ...reused,
-      ...(report ? { report, reportText } : {}),
-    };
+    return { ...result, write, stale: differing, conflicted };
   }
 
   // Indexed by the hash of what this run generated (a conflict keeps the previous hash in the manifest).
@@ -190,25 +193,22 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
       alongside: (root) => saveCaches(root, toolsIndex),
     }),
   );
-  return {
-    model: guided,
-    files,
-    write,
-    diagnostics: guided.diagnostics,
-    timings,
-    ...reused,
-    ...(report ? { report, reportText } : {}),
-  };
+  return { ...result, write };
 }
 
 /**
  * Load → model → validate → guidance, with the project's caches (see
  * src/cache); also what the run reuses and how to save the caches.
  */
-async function guidedModel(options: GenerateOptions, version: string, timed: Timed, progress: (line: string) => void) {
+async function guidedModel(
+  options: GenerateOptions,
+  version: string,
+  timed: Timed,
+  { readCaches, progress }: { readCaches: boolean; progress: (line: string) => void },
+) {
   // Without --out the folder is named after the API, known only after the model: no model cache then.
   const cacheDir = options.out ? resolve(options.out) : undefined;
-  const modelCache = cacheDir ? openModelCache(cacheDir, version) : undefined;
+  const modelCache = cacheDir ? openModelCache(cacheDir, version, readCaches) : undefined;
   const { built, specHash, worker } = await readModel(options, modelCache, timed);
   let model: ApiModel;
   try {
@@ -225,7 +225,7 @@ async function guidedModel(options: GenerateOptions, version: string, timed: Tim
   const seed = options.seed ?? 1;
   const outDir = resolve(options.out ?? `./${model.api.name}`);
   // Example outcomes of an earlier run of this generator on this project (see src/cache).
-  const exampleCache = openExampleCache(outDir, version);
+  const exampleCache = openExampleCache(outDir, version, { readExisting: readCaches });
   primeExampleKeys(exampleCache, model.tools);
   // Keyed when first asked, so a large run's worker gets its units before this thread hashes every tool.
   let keyed: ReturnType<typeof guidanceCacheFor> | undefined;

@@ -21,8 +21,8 @@
  */
 import { createHash } from "node:crypto";
 import type { Diagnostic, ToolGuidance, ToolModel } from "../model/ir.js";
-import { CACHE_DIR, type ExampleCache } from "./index.js";
-import { GeneratorError } from "../diagnostics.js";
+import type { ExampleCache } from "./index.js";
+import { DamagedCacheError } from "./damaged.js";
 import type { CachedGuidance } from "../guidance/guide.js";
 import { MODEL_CACHE_FILE, type ModelCache } from "./model-cache.js";
 import { hashContent } from "../write/hash.js";
@@ -120,7 +120,7 @@ const NO_WARNINGS = ',"diagnostics":[]}';
  * regeneration after a summary edit reads 65 tools' guidance of 1,223 (the tools whose JSON is not reused, the
  * test suite's sample, their producers), and parsing all of them was ≈ 12 ms, plus their collection. The text is
  * the writer's whole line (see `ModelCache.text`), so the guidance is the text between the two; any other layout is
- * parsed at once by the caller. Only a hand-edited cache file can fail to parse later, which is reported as such.
+ * parsed at once by the caller. Only an edited or damaged cache file can fail to parse later (see ./damaged.ts).
  */
 function withoutWarnings(text: string): CachedGuidance | undefined {
   if (!text.startsWith(HEAD) || !text.endsWith(NO_WARNINGS)) return undefined;
@@ -130,11 +130,7 @@ function withoutWarnings(text: string): CachedGuidance | undefined {
       try {
         return JSON.parse(text.slice(HEAD.length, -NO_WARNINGS.length)) as ToolGuidance;
       } catch {
-        throw new GeneratorError(
-          MODEL_CACHE_FILE,
-          "a tool's cached guidance does not parse (the file was edited)",
-          `delete ${CACHE_DIR} and run again`,
-        );
+        throw new DamagedCacheError(MODEL_CACHE_FILE, "a tool's cached guidance");
       }
     },
   };

@@ -24,7 +24,7 @@ import { hashContent } from "../write/hash.js";
 import type { JsonSchema } from "../model/ir.js";
 import { schemaText } from "../model/schema-text.js";
 import { replaceFile } from "./replace-file.js";
-import { GeneratorError } from "../diagnostics.js";
+import { DamagedCacheError } from "./damaged.js";
 
 export const CACHE_DIR = ".guided-mcp/cache";
 const EXAMPLES_FILE = "examples.json";
@@ -70,14 +70,16 @@ export interface ExampleCache {
 export function openExampleCache(
   projectDir: string,
   generatorVersion: string,
-  options: { exampleOptions?: unknown } = {},
+  /** `readExisting` false: the project's file is not read (see ./damaged.ts), and the save rewrites it. */
+  options: { exampleOptions?: unknown; readExisting?: boolean } = {},
 ): ExampleCache {
   const code = codeFingerprint(
     `format ${FORMAT}\0generator ${generatorVersion}\0options ${JSON.stringify(options.exampleOptions ?? {})}`,
     ["ajv", "ajv-formats", "json-schema-faker"],
   );
   const file = join(projectDir, CACHE_DIR, EXAMPLES_FILE);
-  const { entries: previous, origins: previousOrigins } = readCacheFile(file, code);
+  const { entries: previous, origins: previousOrigins } =
+    options.readExisting === false ? { entries: new Map<string, string>(), origins: {} } : readCacheFile(file, code);
   const origins: Record<string, string> = Object.create(null) as Record<string, string>;
   /** This run's entries: an outcome, or an earlier run's JSON text, written back as it was. */
   const used = new Map<string, ExampleOutcome | string>();
@@ -148,18 +150,14 @@ export function openExampleCache(
 }
 
 /**
- * An entry's outcome. Every line read is whole (a last line without its end is left out), so only a hand-edited
- * file fails here, which is reported as such: `has` already answered for the entry without parsing it.
+ * An entry's outcome. Every line read is whole (a last line without its end is left out), so only an edited or
+ * damaged file fails here, after `has` answered for the entry without parsing it (see ./damaged.ts).
  */
 function parsedOutcome(file: string, text: string): ExampleOutcome {
   try {
     return JSON.parse(text) as ExampleOutcome;
   } catch {
-    throw new GeneratorError(
-      file,
-      "a cached example outcome does not parse (the file was edited)",
-      `delete ${CACHE_DIR} and run again`,
-    );
+    throw new DamagedCacheError(file, "a cached example outcome");
   }
 }
 

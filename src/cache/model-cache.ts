@@ -77,13 +77,14 @@ export interface ModelCache {
  * line per entry: `section <tab> key <tab> JSON` (JSON text never holds a raw
  * tab or newline).
  */
-export function openModelCache(projectDir: string, generatorVersion: string): ModelCache {
+/** `readExisting` false: the project's file is not read (see ./damaged.ts), and the next save rewrites it. */
+export function openModelCache(projectDir: string, generatorVersion: string, readExisting = true): ModelCache {
   const code = codeFingerprint(`model-cache ${FORMAT}\0generator ${generatorVersion}`, [
     "@scalar/openapi-upgrader",
     "@apidevtools/json-schema-ref-parser",
   ]);
   const file = join(projectDir, MODEL_CACHE_FILE);
-  const read = readCacheFile(file, code);
+  const read = readExisting ? readCacheFile(file, code) : { entries: emptyEntries(), lines: 0 };
   const previous = read.entries;
   const kept: Kept = emptyEntries();
   const counts = { operations: { hits: 0, misses: 0 }, guidance: { hits: 0, misses: 0 } };
