@@ -161,6 +161,25 @@ describe("size limits, deadlines and cancellation (stdio)", () => {
   });
 });
 
+/**
+ * Starts a slow call on a raw socket and closes that socket once the upstream has the request (after `holdMs`
+ * more): "drops the connection" means exactly that, whatever a fetch implementation does with an aborted request
+ * whose response headers already came. The upstream must then see its request closed well before its answer.
+ */
+async function dropMidCall(url: string, id: string, holdMs = 0): Promise<void> {
+  const dropped = httpRequest(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+  });
+  dropped.on("error", () => {}); // the socket is destroyed on purpose
+  dropped.end(JSON.stringify(toolCall(7, "get_order", { id })));
+  await waitFor(() => arrived.has(id));
+  await sleep(holdMs);
+  dropped.destroy();
+  await waitFor(() => closed.has(id), CANCEL_WITHIN_MS);
+  expect(closed.get(id)! - arrived.get(id)!).toBeLessThan(CANCEL_WITHIN_MS);
+}
+
 describe("Streamable HTTP", () => {
   it("binds 127.0.0.1 by default and only answers requests addressed to loopback (DNS rebinding)", async () => {
     const server = await httpSession(project.dir, env);
@@ -241,21 +260,23 @@ describe("Streamable HTTP", () => {
   it("cancels the upstream request when the HTTP client drops the connection", async () => {
     const server = await httpSession(project.dir, env);
     try {
-      // A raw socket the test closes itself: "drops the connection" means exactly that, whatever a fetch
-      // implementation does with an aborted request whose response headers already came.
-      const dropped = httpRequest(server.url, {
-        method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
-      });
-      dropped.on("error", () => {}); // the socket is destroyed on purpose
-      dropped.end(JSON.stringify(toolCall(7, "get_order", { id: "slow-http-drop" })));
-      await waitFor(() => arrived.has("slow-http-drop"));
-      dropped.destroy();
-      await waitFor(() => closed.has("slow-http-drop"), CANCEL_WITHIN_MS);
-      expect(closed.get("slow-http-drop")! - arrived.get("slow-http-drop")!).toBeLessThan(CANCEL_WITHIN_MS);
+      await dropMidCall(server.url, "slow-http-drop");
       expect(dataOf(await call(await httpClient(server.url), "get_order", { id: "after-drop" }))).toMatchObject({
         id: "after-drop",
       });
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("still cancels it when garbage collection runs while the call is in flight", async () => {
+    // What made the test above flaky under load: the SDK serves a 2025-era request from `request.clone()`, whose
+    // signal follows the original only through a WeakRef (nodejs/undici#4068); a GC in between lost the abort.
+    // Here the server collects every 50 ms, so that loss is certain unless the runtime watches the connection.
+    const gcPressure = "--expose-gc --import=data:text/javascript,setInterval(()=>gc(),50).unref()";
+    const server = await httpSession(project.dir, { ...env, NODE_OPTIONS: gcPressure });
+    try {
+      await dropMidCall(server.url, "slow-http-drop-gc", 300);
     } finally {
       await server.stop();
     }

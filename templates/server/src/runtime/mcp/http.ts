@@ -27,6 +27,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { createMcpHandler, type AuthInfo, type McpServerFactory } from "@modelcontextprotocol/server";
 import { toNodeHandler } from "@modelcontextprotocol/node";
+import { watchingConnection } from "./server.js";
 
 export interface HttpServerOptions {
   host: string;
@@ -121,7 +122,7 @@ export async function startHttpServer(
       sendJsonRpcError(res, 405, -32000, "Method not allowed: this server is stateless, use POST");
       return;
     }
-    await handleMcpPost(req, res);
+    await watchingConnection(droppedSignal(res), () => handleMcpPost(req, res));
   }
 
   // Behind a load balancer: keep idle connections open longer than the balancer does (AWS ALB and nginx: 60 s), else
@@ -153,6 +154,18 @@ export async function startHttpServer(
       });
     },
   };
+}
+
+/**
+ * Aborts when the connection closes before the answer is complete: our own signal, held by the listener, because
+ * the SDK's (through the web Request it builds) can be lost to a GC before the drop (see watchingConnection).
+ */
+function droppedSignal(res: ServerResponse): AbortSignal {
+  const dropped = new AbortController();
+  res.once("close", () => {
+    if (!res.writableFinished) dropped.abort(new Error("The HTTP client closed the connection"));
+  });
+  return dropped.signal;
 }
 
 function isLoopbackRequest(req: IncomingMessage): boolean {

@@ -18,6 +18,7 @@
  * Schema from the data file, and validation is ours (Ajv, with guided errors
  * and corrective_params) — the SDK checks only that `arguments` is an object.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import {
   CLIENT_CAPABILITIES_META_KEY,
   Server,
@@ -65,6 +66,32 @@ export interface McpLayerOptions {
  * flags), so an hour; a restarted server is picked up on the next refresh.
  */
 export const LIST_TTL_MS = 3_600_000;
+
+/**
+ * The HTTP entry (mcp/http.ts) runs each POST under an AbortSignal of its own that aborts when the client's
+ * connection closes before the answer is sent; a tools/call joins it to `ctx.mcpReq.signal`. The SDK's own
+ * path does not reach a call reliably on Node's fetch Request: a 2025-era request is served from
+ * `request.clone()`, whose signal follows the original only through a WeakRef (nodejs/undici#4068), so a
+ * GC between the call's start and the drop loses the abort and the upstream request runs to its end.
+ */
+const connectionSignal = new AsyncLocalStorage<AbortSignal>();
+
+/** Runs `serve` (one HTTP request's MCP handling) with `signal` as the connection every tools/call in it watches. */
+export function watchingConnection<T>(signal: AbortSignal, serve: () => T): T {
+  return connectionSignal.run(signal, serve);
+}
+
+/** The MCP request's signal, also aborted when the HTTP connection it came on drops (plain listeners: held strongly). */
+function callSignal(request: AbortSignal): AbortSignal {
+  const connection = connectionSignal.getStore();
+  if (connection === undefined) return request;
+  const either = new AbortController();
+  for (const source of [request, connection]) {
+    if (source.aborted) either.abort(source.reason);
+    else source.addEventListener("abort", () => either.abort(source.reason), { once: true });
+  }
+  return either.signal;
+}
 
 /** The `input_required` key and form for a destructive call's confirmation. */
 const CONFIRM_KEY = "confirm";
@@ -131,7 +158,7 @@ export function createServerFromRuntime(source: ToolRuntime | DeferredRuntime, o
     const confirmation = modern ? modernConfirmation(ctx) : legacyConfirmation(server);
     const forwardedToken = options.forwardAuthorization ? ctx.http?.authInfo?.token : undefined;
     const session: CallSession = {
-      signal: ctx.mcpReq.signal,
+      signal: callSignal(ctx.mcpReq.signal),
       ...(forwardedToken !== undefined && { forwardedToken }),
       ...(confirmation.confirm && { confirm: confirmation.confirm }),
       ...progressReporter(request.params._meta?.progressToken, ctx),
