@@ -75,9 +75,9 @@ export interface ModelCache {
 /**
  * Opens the project's model cache. The file is one JSON header line, then one
  * line per entry: `section <tab> key <tab> JSON` (JSON text never holds a raw
- * tab or newline).
+ * tab or newline). With `readExisting` false the file is not read (see
+ * ./damaged.ts), and the next save rewrites it.
  */
-/** `readExisting` false: the project's file is not read (see ./damaged.ts), and the next save rewrites it. */
 export function openModelCache(projectDir: string, generatorVersion: string, readExisting = true): ModelCache {
   const code = codeFingerprint(`model-cache ${FORMAT}\0generator ${generatorVersion}`, [
     "@scalar/openapi-upgrader",
