@@ -7,7 +7,6 @@ import { assembleToolsFile, previousToolTexts } from "./cache/tool-texts.js";
 import { emitProject, toToolData, TOOLS_DATA_PATH, type EmitOptions, type EmittedFile } from "./emit/index.js";
 import { isCompactToolsFile } from "./emit/tools-file.js";
 import type { GuidedApiModel } from "./model/ir.js";
-import type { BaseCompressor } from "./write/bases.js";
 import type { PreparedWrite } from "./write/index.js";
 import { projectVersion } from "./write/previous.js";
 
@@ -20,8 +19,6 @@ export function emitFiles(
   options: Pick<EmitOptions, "generatorVersion" | "helpers" | "templatesDir" | "ship" | "mcpName"> & { outDir: string },
   textKeys: { code: string; keys: string[] } | undefined,
   previous: { bytes: Buffer; hash: string | undefined } | undefined,
-  /** Where a run that writes compresses the new merge bases (see `prepareWrite`). */
-  bases?: BaseCompressor,
 ) {
   const emitOptions: EmitOptions = {
     generatorVersion: options.generatorVersion,
@@ -40,9 +37,6 @@ export function emitFiles(
     ? previousToolTexts(options.outDir, textKeys.code, previous.bytes, previous.hash)
     : new Map<string, Buffer>();
   const toolsFile = assembleToolsFile(guided, textKeys.keys, texts);
-  // A changed file needs a new base: compressing it (≈ 45 ms for GitHub's, on the thread pool) starts now,
-  // before the other files are rendered, as it is what the write waits for last.
-  if (bases && !previous?.bytes.equals(toolsFile.bytes)) bases.start(TOOLS_DATA_PATH, toolsFile.bytes);
   const toolData = {
     length: guided.tools.length,
     slice: (from?: number, to?: number) => guided.tools.slice(from, to).map(toToolData),

@@ -55,7 +55,6 @@ import {
 import { readPreviousTools } from "./write/previous.js";
 import { recordedOptions, recordedSource, type RecordableOptions } from "./recorded-options.js";
 import { hashBytesOnce } from "./write/hash.js";
-import { BaseCompressor } from "./write/bases.js";
 
 export interface GenerateOptions {
   from: string;
@@ -138,16 +137,14 @@ async function generateOnce(
   const lastTools = previousManifest && readPreviousTools(outDir, previousManifest);
   const previousTools = lastTools?.generated;
   const previous = previousTools && { bytes: previousTools, hash: previousManifest?.files[TOOLS_DATA_PATH]?.hash };
-  const bases = options.check || options.dryRun ? undefined : new BaseCompressor();
   const { files, toolData, toolsFile } = await timed("emit", () =>
-    emitFiles(guided, { ...options, outDir, generatorVersion: version, helpers }, textKeys, previous, bases),
+    emitFiles(guided, { ...options, outDir, generatorVersion: version, helpers }, textKeys, previous),
   );
   reportReuse(progress, toolsFile?.stats, "tools' JSON");
   const reused = toolsFile ? { ...reuse, toolTexts: toolsFile.stats } : reuse;
 
-  // Large merge bases start compressing on the thread pool now, while the change report reads the last generation.
-  const last = previousTools && new Map([[TOOLS_DATA_PATH, previousTools]]);
-  const prepared = bases ? prepareWrite(outDir, files, previousManifest, true, last, bases) : files;
+  // Encoded once, for the change report and the write.
+  const prepared = options.check || options.dryRun ? files : prepareWrite(files);
   const report =
     previousTools !== undefined
       ? compareToolsText(previousTools, toolsBytes(prepared), toolData, toolsFile?.spans)
@@ -189,7 +186,7 @@ async function generateOnce(
       dryRun: options.dryRun ?? false,
       read: { manifest: previousManifest, current: lastTools?.current && { [TOOLS_DATA_PATH]: lastTools.current } },
       ...(reportText && report && report.changes.length > 0 ? { changelogEntry: reportText } : {}),
-      // The caches are saved while the write waits for the bases' compression (see WriteOptions.alongside).
+      // The caches are saved into the staging folder of a fresh project (see WriteOptions.alongside).
       alongside: (root) => saveCaches(root, toolsIndex),
     }),
   );

@@ -1,23 +1,40 @@
 /**
  * The merge bases: the pristine last generation of each generator-owned file,
- * gzipped under `.guided-mcp/base/`, so the next regeneration can merge a
- * user's edits three ways (see merge.ts).
+ * under `.guided-mcp/base/`, so the next regeneration can merge a user's edits
+ * three ways (see merge.ts). Small ones are gzipped (`<path>.gz`); large ones
+ * (GitHub's 6 MB data/tools.json) are kept as they are (`<path>`), see `RAW_BASE_SIZE`.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { EmittedFile } from "../emit/index.js";
-import { gunzipSync, gzip, gzipSync } from "node:zlib";
+import { gunzipSync, gzipSync } from "node:zlib";
 import { hashBytesOnce, hashContent } from "./hash.js";
 import { knownBase } from "./known-bases.js";
 
 export { hashContent };
 
 export const BASE_DIR = ".guided-mcp/base";
-/** Bases at least this large are compressed on libuv's thread pool, from the start of the write stage. */
-const POOL_THRESHOLD = 256 * 1024;
 
-export function basePath(root: string, path: string): string {
-  return join(root, BASE_DIR, `${path}.gz`);
+/**
+ * Bases at least this large are written uncompressed. Gzipping GitHub's 6 MB tools file took ≈ 45 ms of the
+ * thread pool in every run that changed it (a one-tool regeneration waited 30–45 ms for it, longer on a busy
+ * machine, the pool's threads running at the lowest priority), where writing its bytes takes a few. The cost is
+ * disk: the base is as large as the file (GitHub 6 MB instead of 0.5, Microsoft Graph 95 MB instead of 5); in git,
+ * which compresses and deltas text itself, an unedited file and its base are the same object.
+ */
+export const RAW_BASE_SIZE = 256 * 1024;
+
+/** Where the base of `path` goes, for a file of `size` bytes. */
+export function basePath(root: string, path: string, size: number): string {
+  return size >= RAW_BASE_SIZE ? join(root, BASE_DIR, path) : join(root, BASE_DIR, `${path}.gz`);
+}
+
+/** The base kept for `path`, whichever form it is in (an earlier version gzipped every one), if any. */
+export function existingBase(root: string, path: string): string | undefined {
+  const raw = join(root, BASE_DIR, path);
+  if (existsSync(raw)) return raw;
+  const gzipped = `${raw}.gz`;
+  return existsSync(gzipped) ? gzipped : undefined;
 }
 
 /** The base kept for `path`, if it is there and still what the manifest recorded (`recorded` is its hash). */
@@ -27,55 +44,27 @@ export function readBase(outDir: string, path: string, recorded: string): string
 
 /** `readBase`'s bytes, undecoded. */
 export function readBaseBytes(outDir: string, path: string, recorded: string): Buffer | undefined {
-  const file = basePath(outDir, path);
-  if (!existsSync(file)) return undefined;
+  const file = existingBase(outDir, path);
+  if (file === undefined) return undefined;
   try {
-    const bytes = gunzipSync(readFileSync(file));
+    const stored = readFileSync(file);
+    const bytes = file.endsWith(".gz") ? gunzipSync(stored) : stored;
     return hashContent(bytes) === recorded ? bytes : undefined;
   } catch {
     return undefined;
   }
 }
 
-/**
- * Compresses the large new bases (GitHub's 6 MB tools.json) on libuv's thread
- * pool, each started as soon as its bytes are known, so it overlaps the planning
- * and writing of the files (on another core) instead of following them; small
- * ones are compressed in place. Same zlib and options either way, so the same bytes.
- */
+/** The stored form of the new bases: large ones as they are, small ones known already or gzipped now. */
 export class BaseCompressor {
-  private readonly pending = new Map<string, Promise<Buffer>>();
-
   /** `known`: the base of a file by the hash of its bytes, when it is known already (the build's, see known-bases.ts). */
   constructor(private readonly known: (hash: string) => Buffer | undefined = knownBase) {}
 
-  start(path: string, bytes: Buffer): void {
-    // A small file compresses faster than a trip through the pool (each deflate stream allocates ≈ 300 KB).
-    if (bytes.length < POOL_THRESHOLD || this.pending.has(path)) return;
-    const compressed = new Promise<Buffer>((resolve, reject) =>
-      gzip(bytes, { chunkSize: outputChunk(bytes.length) }, (error, result) =>
-        error ? reject(error) : resolve(result),
-      ),
-    );
-    // A run that fails before awaiting it must not also report an unhandled rejection.
-    compressed.catch(() => {});
-    this.pending.set(path, compressed);
+  /** What to write at `basePath(…, bytes.length)` for a file of these bytes (`hash`: their hash). */
+  compressed(bytes: Buffer, hash: string): Buffer {
+    if (bytes.length >= RAW_BASE_SIZE) return bytes;
+    return this.known(hash) ?? gzipSync(bytes);
   }
-
-  /** The compressed bytes of `path` (`hash`: its bytes' hash): from the pool if `start` sent it there, else known or compressed now. */
-  compressed(path: string, bytes: Buffer, hash: string): Promise<Buffer> | Buffer {
-    return this.pending.get(path) ?? this.known(hash) ?? gzipSync(bytes);
-  }
-}
-
-/**
- * The output buffer of a pooled compression: large enough for the whole result (generated JSON and code compress
- * far better than 2:1). With zlib's default of 16 KB, each filled buffer went back to this thread to be collected
- * before the pool went on, so the compression advanced only while this thread was idle (GitHub's 6 MB tools.json:
- * ≈ 110 ms with the write busy beside it, against ≈ 50 ms in one go). The buffer's size does not change the bytes.
- */
-function outputChunk(inputLength: number): number {
-  return (inputLength >> 1) + (64 << 10);
 }
 
 /** An emitted file with its bytes and their hash, each computed once: GitHub's tools.json is 6 MB. */
@@ -85,37 +74,24 @@ export interface Encoded {
   hash: string;
 }
 
-/** The emitted files encoded and hashed, and the compression of their new merge bases under way. */
+/** The emitted files encoded and hashed, and what stores their new merge bases. */
 export interface PreparedWrite {
   encoded: Encoded[];
   bases: BaseCompressor;
 }
 
 /**
- * Encodes the files and starts compressing every new base a write will need (a
- * file generated as last time keeps its base). Called by `generate` as soon as
- * the files are emitted, so the compression runs while the change report reads the last generation.
+ * Encodes and hashes the files (GitHub's tools.json is 6 MB: once each). Called by `generate` as soon as the files
+ * are emitted, as the change report reads the new tools file's bytes too.
  */
 export function prepareWrite(
-  outDir: string,
   files: EmittedFile[],
-  /** The last generation's manifest, if any. */
-  previous: { files: Record<string, { hash: string }> } | undefined,
-  compress = true,
-  /** The last generation's bytes of some files, when the caller has read them already (data/tools.json). */
-  last?: ReadonlyMap<string, Buffer>,
-  /** A compressor some bases were already started on (see `BaseCompressor.start`). */
+  /** What stores the new bases (a file generated as last time keeps its base). */
   bases = new BaseCompressor(),
 ): PreparedWrite {
   const encoded = files.map((file): Encoded => {
     const bytes = file.bytes ?? Buffer.from(file.content, "utf8");
-    // Bytes unlike the last generation's need a new base: its compression starts before the hash is taken.
-    const lastBytes = last?.get(file.path);
-    if (compress && file.owner === "generator" && lastBytes && !lastBytes.equals(bytes)) bases.start(file.path, bytes);
-    const hash = hashBytesOnce(bytes);
-    const unchanged = previous?.files[file.path]?.hash === hash && existsSync(basePath(outDir, file.path));
-    if (compress && file.owner === "generator" && !unchanged) bases.start(file.path, bytes);
-    return { file, bytes, hash };
+    return { file, bytes, hash: hashBytesOnce(bytes) };
   });
   return { encoded, bases };
 }

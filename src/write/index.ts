@@ -20,6 +20,7 @@ import {
   type BaseCompressor,
   basePath,
   type Encoded,
+  existingBase,
   hashContent,
   prepareWrite,
   type PreparedWrite,
@@ -59,8 +60,7 @@ export interface WriteOptions {
   /** Text appended to CHANGELOG.md (created if missing) when an earlier generation is updated. */
   changelogEntry?: string;
   /**
-   * More to write under the project's root while the write waits for the merge bases' compression (the caches):
-   * `root` is a fresh project's staging folder, renamed into place with everything else, or the project itself
+   * More to write under the project's root while the project's files are written (the caches): `root` is a fresh project's staging folder, renamed into place with everything else, or the project itself
    * when an earlier generation is updated. Its failure fails the write; the write's own failure comes first.
    */
   alongside?: (root: string) => Promise<void>;
@@ -95,7 +95,7 @@ export async function writeProject(
       "choose another --out, or pass --force to generate into it anyway (existing user files are kept)",
     );
   }
-  const { encoded, bases } = Array.isArray(input) ? prepareWrite(outDir, input, previous, !options.dryRun) : input;
+  const { encoded, bases } = Array.isArray(input) ? prepareWrite(input) : input;
   const files = encoded.map(({ file }) => file);
   const manifest: Manifest = { ...manifestBase, files: {} };
   for (const { file, hash } of encoded) manifest.files[file.path] = { hash, owner: file.owner };
@@ -235,11 +235,11 @@ async function writeFresh(
   let saving: Promise<void> | undefined;
   try {
     for (const { file, bytes } of encoded) writer.write(join(staging, file.path), bytes);
-    // The caches go into the staging folder too, while the pool compresses, and move into place with the rest.
+    // The caches go into the staging folder too (their writes on the pool overlap the bases'), and move into place with the rest.
     saving = started(alongside, staging);
     for (const { file, bytes, hash } of encoded)
       if (file.owner === "generator")
-        writer.write(basePath(staging, file.path), await bases.compressed(file.path, bytes, hash));
+        writer.write(basePath(staging, file.path, bytes.length), bases.compressed(bytes, hash));
     await saving;
     writer.write(join(staging, MANIFEST_PATH), JSON.stringify(manifest, null, 2) + "\n");
     if (existsSync(outDir)) rmdirSync(outDir);
@@ -266,7 +266,7 @@ async function applyUpdate(
     const moves = stageFiles(outDir, join(staging, "files"), encoded, plan, writer);
     if (changelogEntry) moves.push(stageChangelog(outDir, join(staging, "files"), changelogEntry, writer));
     saving = started(alongside, outDir);
-    const bases = await stageBases(outDir, staging, encoded, plan, state, writer);
+    const bases = stageBases(outDir, staging, encoded, plan, state, writer);
     const stagedManifest = join(staging, MANIFEST_PATH);
     writer.write(stagedManifest, JSON.stringify(state.manifest, null, 2) + "\n");
     for (const [from, to] of [...moves, ...bases.moves]) {
@@ -328,22 +328,23 @@ function stageChangelog(outDir: string, staging: string, entry: string, writer: 
 
 /**
  * The bases of the next merge: each file as generated now. A file generated
- * exactly as last time keeps its compressed base where it is (same bytes, no
- * need to compress GitHub's 6 MB tools.json again, nor to copy it); so does a
- * file whose conflict is still unresolved, so the next merge still sees every
- * change since. New bases are staged, then renamed over the old ones: a run cut
- * short in between leaves bases that no longer match the manifest's hashes,
+ * exactly as last time keeps its base where it is, in whichever form it was
+ * stored (same bytes: no need to write GitHub's 6 MB tools.json again); so does
+ * a file whose conflict is still unresolved, so the next merge still sees every
+ * change since. New bases are staged, then renamed over the old ones (a base
+ * whose form changed leaves the old file behind for `removeStaleBases`): a run
+ * cut short in between leaves bases that no longer match the manifest's hashes,
  * which `readBase` treats as missing (the edit is kept and the new version
  * written beside it), never as a wrong base.
  */
-async function stageBases(
+function stageBases(
   outDir: string,
   staging: string,
   encoded: Encoded[],
   plan: PlannedFile[],
   { manifest, previous, bases }: { manifest: Manifest; previous: Manifest | undefined; bases: BaseCompressor },
   writer: FileWriter,
-): Promise<{ moves: Array<[string, string]>; kept: Set<string> }> {
+): { moves: Array<[string, string]>; kept: Set<string> } {
   const unresolved = new Set(
     plan.filter((entry) => entry.action === "conflict" && entry.content === undefined).map((entry) => entry.path),
   );
@@ -351,14 +352,15 @@ async function stageBases(
   const kept = new Set<string>();
   for (const { file, bytes, hash } of encoded) {
     if (file.owner !== "generator") continue;
-    const old = basePath(outDir, file.path);
     const keepOld = unresolved.has(file.path) || previous?.files[file.path]?.hash === manifest.files[file.path]?.hash;
-    if (keepOld && existsSync(old)) kept.add(old);
+    const old = keepOld ? existingBase(outDir, file.path) : undefined;
+    if (old !== undefined) kept.add(old);
     else if (!unresolved.has(file.path)) {
-      const staged = basePath(staging, file.path);
-      writer.write(staged, await bases.compressed(file.path, bytes, hash));
-      moves.push([staged, old]);
-      kept.add(old);
+      const target = basePath(outDir, file.path, bytes.length);
+      const staged = basePath(staging, file.path, bytes.length);
+      writer.write(staged, bases.compressed(bytes, hash));
+      moves.push([staged, target]);
+      kept.add(target);
     }
   }
   return { moves, kept };

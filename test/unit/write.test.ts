@@ -214,19 +214,68 @@ describe("data/tools.json merges structurally", () => {
 });
 
 describe("merge bases", () => {
-  it("a large base compressed on the thread pool has the bytes gzipSync gives, with this thread busy meanwhile", async () => {
-    // ~3 MB of JSON-like text: well above the pool threshold, and with a compressed size of many zlib output chunks.
-    const rows = Array.from({ length: 40_000 }, (_, i) => `{"name":"tool_${i}","n":${(i * 7919) % 10007}}`);
-    const bytes = Buffer.from(`[${rows.join(",")}]\n`, "utf8");
-    const compressor = new BaseCompressor();
-    compressor.start("data/tools.json", bytes);
-    const pending = compressor.compressed("data/tools.json", bytes, "(not used: started on the pool)");
-    expect(pending).toBeInstanceOf(Promise);
-    const busyUntil = performance.now() + 20;
-    while (performance.now() < busyUntil); // the pool must not need this thread to go on
-    const compressed = await pending;
-    expect(compressed.equals(gzipSync(bytes))).toBe(true);
-    expect(gunzipSync(compressed).equals(bytes)).toBe(true);
+  // ~3 MB of tools: well above the size from which a base is kept uncompressed.
+  const bigTools = (description: string) => {
+    const tools = Array.from({ length: 30_000 }, (_, i) => ({ name: `tool_${i}`, description: `Tool ${i}.` }));
+    tools[1]!.description = description;
+    return { version: 1, tools };
+  };
+  const bigFile = (description: string): EmittedFile[] => [
+    { path: "data/tools.json", content: JSON.stringify(bigTools(description)) + "\n", owner: "generator" },
+    { path: "src/server.ts", content: `// ${description}\n`, owner: "generator" },
+  ];
+  const raw = join(BASE_DIR, "data/tools.json");
+
+  it("a large one is kept as it is, a small one gzipped; merges work from either", async () => {
+    const out = join(mkdtempSync(join(tmpdir(), "cgm-bases-")), "project");
+    await writeProject(out, bigFile("One."), base);
+    expect(readFileSync(join(out, raw)).equals(readFileSync(join(out, "data/tools.json")))).toBe(true);
+    expect(existsSync(join(out, `${raw}.gz`))).toBe(false);
+    expect(gunzipSync(readFileSync(join(out, BASE_DIR, "src/server.ts.gz"))).toString()).toBe("// One.\n");
+    // The user edits tool_0; the spec changes tool_1: merged structurally from the raw base.
+    const edited = bigTools("One.");
+    edited.tools[0]!.description = "Mine.";
+    writeFileSync(join(out, "data/tools.json"), JSON.stringify(edited) + "\n");
+    const result = await writeProject(out, bigFile("Two."), base);
+    expect(result.plan.find((entry) => entry.path === "data/tools.json")?.action).toBe("merged");
+    const merged = JSON.parse(readFileSync(join(out, "data/tools.json"), "utf8"));
+    expect(merged.tools.slice(0, 2)).toEqual([
+      { name: "tool_0", description: "Mine." },
+      { name: "tool_1", description: "Two." },
+    ]);
+    expect(readFileSync(join(out, raw), "utf8")).toBe(JSON.stringify(bigTools("Two.")) + "\n");
+  });
+
+  it("one gzipped by an earlier version is still merged from, kept while unchanged, then replaced", async () => {
+    const out = join(mkdtempSync(join(tmpdir(), "cgm-bases-")), "project");
+    await writeProject(out, bigFile("One."), base);
+    // As an earlier version left it: every base gzipped.
+    writeFileSync(join(out, `${raw}.gz`), gzipSync(readFileSync(join(out, raw))));
+    rmSync(join(out, raw));
+    // Unchanged: the old base stays as it is.
+    await writeProject(out, bigFile("One."), base);
+    expect(existsSync(join(out, raw))).toBe(false);
+    expect(existsSync(join(out, `${raw}.gz`))).toBe(true);
+    const edited = bigTools("One.");
+    edited.tools[0]!.description = "Mine.";
+    writeFileSync(join(out, "data/tools.json"), JSON.stringify(edited) + "\n");
+    const result = await writeProject(out, bigFile("Two."), base);
+    expect(result.plan.find((entry) => entry.path === "data/tools.json")?.action).toBe("merged");
+    expect(JSON.parse(readFileSync(join(out, "data/tools.json"), "utf8")).tools[0].description).toBe("Mine.");
+    // The new base replaces the old one, in the new form.
+    expect(existsSync(join(out, `${raw}.gz`))).toBe(false);
+    expect(readFileSync(join(out, raw), "utf8")).toBe(JSON.stringify(bigTools("Two.")) + "\n");
+  });
+
+  it("a damaged large base is no base: the edit is kept and the new version written beside it", async () => {
+    const out = join(mkdtempSync(join(tmpdir(), "cgm-bases-")), "project");
+    await writeProject(out, bigFile("One."), base);
+    writeFileSync(join(out, raw), readFileSync(join(out, raw)).subarray(0, 1000));
+    writeFileSync(join(out, "data/tools.json"), JSON.stringify(bigTools("Mine.")) + "\n");
+    const result = await writeProject(out, bigFile("Two."), base);
+    expect(result.plan.find((entry) => entry.path === "data/tools.json")?.action).toBe("sidecar");
+    expect(JSON.parse(readFileSync(join(out, "data/tools.json"), "utf8")).tools[1].description).toBe("Mine.");
+    expect(existsSync(join(out, "data/tools.json.new"))).toBe(true);
   });
 });
 
@@ -278,17 +327,9 @@ describe("merge bases compressed by the build", () => {
       if (base) used++;
       return base;
     });
-    await writeProject(
-      join(root, "pack"),
-      prepareWrite(join(root, "pack"), emitted, undefined, true, undefined, fromPack),
-      base,
-    );
+    await writeProject(join(root, "pack"), prepareWrite(emitted, fromPack), base);
     const compressing = new BaseCompressor(() => undefined);
-    await writeProject(
-      join(root, "zlib"),
-      prepareWrite(join(root, "zlib"), emitted, undefined, true, undefined, compressing),
-      base,
-    );
+    await writeProject(join(root, "zlib"), prepareWrite(emitted, compressing), base);
     expect(used).toBeGreaterThan(50);
     for (const file of emitted.filter((candidate) => candidate.owner === "generator")) {
       const path = join(BASE_DIR, `${file.path}.gz`);
@@ -345,17 +386,17 @@ describe("writing alongside the project (the caches)", () => {
     const parent = mkdtempSync(join(tmpdir(), "cgm-along-"));
     const out = join(parent, "project");
     class Failing extends BaseCompressor {
-      override compressed(): Promise<Buffer> {
-        return Promise.reject(new Error("compression failed"));
+      override compressed(): Buffer {
+        throw new Error("compression failed");
       }
     }
-    const prepared = prepareWrite(out, files("v1"), undefined, true, undefined, new Failing());
+    const prepared = prepareWrite(files("v1"), new Failing());
     const failing = () => Promise.reject(new Error("cache failed"));
     await expect(writeProject(out, prepared, base, { alongside: failing })).rejects.toThrow("compression failed");
     expect(readdirSync(parent)).toEqual([]);
     // Updating: the same.
     await writeProject(out, files("v1"), base);
-    const update = prepareWrite(out, files("v2"), undefined, true, undefined, new Failing());
+    const update = prepareWrite(files("v2"), new Failing());
     await expect(writeProject(out, update, base, { alongside: failing })).rejects.toThrow("compression failed");
     expect(readFileSync(join(out, "src/server.ts"), "utf8")).toContain("server v1");
   });
