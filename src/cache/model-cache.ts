@@ -17,11 +17,15 @@ import { join } from "node:path";
 import type { Diagnostic, ToolGuidance } from "../model/ir.js";
 import type { OpenApiPrelude, OperationOutcome } from "../model/openapi.js";
 import { codeFingerprint } from "./fingerprint.js";
+import { outcomeText, parseOutcome } from "./lazy-outcome.js";
 import { replaceFile, settleAll } from "./replace-file.js";
 
 export const MODEL_CACHE_FILE = ".guided-mcp/cache/model.json";
-/** Bump when the file layout changes (4: ASCII only, see `asciiJson`; 5: the `shapes` section). */
-const FORMAT = 5;
+/**
+ * Bump when the file layout changes (4: ASCII only, see `asciiJson`; 5: the `shapes` section; 6: an operation's
+ * response schema after a tab, see lazy-outcome.ts).
+ */
+const FORMAT = 6;
 
 /**
  * What the file holds, by key: the API-level prelude, each operation's model outcome, each tool's guidance, and
@@ -106,7 +110,9 @@ export function openModelCache(projectDir: string, generatorVersion: string, rea
       const text = previous[section].get(key);
       if (text === undefined) return undefined;
       try {
-        return JSON.parse(text) as CacheSections[typeof section];
+        return (
+          section === "operations" ? parseOutcome(text, file) : JSON.parse(text)
+        ) as CacheSections[typeof section];
       } catch {
         // A damaged entry (say, a file cut short) is a miss, and is not written back.
         previous[section].delete(key);
@@ -169,7 +175,9 @@ function* entryLines(kept: Kept, onlyComputed: boolean): Generator<string> {
     for (const [key, json] of kept[section]) {
       if (onlyComputed && typeof json === "string") continue;
       yield `${section}\t${key}\t`;
-      yield typeof json === "string" ? json : asciiJson(JSON.stringify(json.value));
+      if (typeof json === "string") yield json;
+      else if (section === "operations") yield outcomeText(json.value as OperationOutcome, toJson);
+      else yield toJson(json.value);
       yield "\n";
     }
 }
@@ -216,6 +224,8 @@ function stillAsRead(path: string, read: { size: number; mtimeMs: number }): boo
     return false;
   }
 }
+
+const toJson = (value: unknown): string => asciiJson(JSON.stringify(value));
 
 /**
  * JSON text with every non-ASCII character escaped (`\u00e9`), which parses to the same value. A file of

@@ -9,6 +9,7 @@
  *   links.ts      — OpenAPI and inferred follow-up links, and the list tool;
  *   pagination.ts — how a list operation pages.
  */
+import { copyLazyTool, hasLazySchema } from "../model/lazy-schema.js";
 import type { ValidateFunction } from "ajv/dist/2020.js";
 import type {
   ApiModel,
@@ -184,7 +185,7 @@ export function finishGuidance(
       diagnostics.push(...entry.cached.diagnostics);
       const { guidance } = entry.cached;
       if (typeof guidance === "function") return withGuidanceRead(tool, guidance, (value) => completeCalls(value));
-      const guided = { ...tool, guidance };
+      const guided = hasLazySchema(tool) ? Object.assign(copyLazyTool(tool), { guidance }) : { ...tool, guidance };
       read.add(guided);
       return guided;
     }
@@ -220,7 +221,7 @@ function withGuidanceRead(
   complete: (guidance: ToolGuidance) => void,
 ): GuidedTool {
   let guidance: ToolGuidance | undefined;
-  return Object.defineProperty({ ...tool }, "guidance", {
+  return Object.defineProperty(hasLazySchema(tool) ? copyLazyTool(tool) : { ...tool }, "guidance", {
     enumerable: true,
     configurable: true,
     get(): ToolGuidance {

@@ -2,6 +2,7 @@
  * Stage 4 — model (OpenAPI): one tool per operation of a dereferenced
  * OpenAPI 3.1 document. Each spec object gets one small transform.
  */
+import { copyLazyTool, hasLazySchema } from "./lazy-schema.js";
 import type { DereferencedSpec } from "../dereference/index.js";
 import { childPointer, pointerOf } from "../diagnostics.js";
 import { isObject, type SpecObject } from "../normalise/index.js";
@@ -186,12 +187,7 @@ export function assembleOpenApiModel(prelude: OpenApiPrelude, steps: ModelStep[]
       explicit: draft.explicitName === true || draft.operationId !== undefined,
     })),
   );
-  const tools = drafts.map(
-    ({ baseName: _baseName, identity: _identity, explicitName: _explicit, ...draft }, index) => ({
-      ...draft,
-      name: names[index]!,
-    }),
-  );
+  const tools = drafts.map((draft, index) => toolOf(draft, names[index]!));
   warnAboutSigning(signing, diagnostics);
   const notes = [...credentialParameters.values()];
   return {
@@ -201,6 +197,17 @@ export function assembleOpenApiModel(prelude: OpenApiPrelude, steps: ModelStep[]
     diagnostics,
     ...(notes.length > 0 ? { credentialParameters: notes } : {}),
   };
+}
+
+/** The tool a draft makes under its unique name (a cached draft's lazy response schema stays lazy). */
+function toolOf(draft: ToolDraft, name: string): ToolModel {
+  if (hasLazySchema(draft)) {
+    const tool = copyLazyTool(draft, ["baseName", "identity", "explicitName"]) as unknown as ToolModel;
+    tool.name = name;
+    return tool;
+  }
+  const { baseName: _baseName, identity: _identity, explicitName: _explicit, ...rest } = draft;
+  return { ...rest, name };
 }
 
 /** A tool before names are made unique across the API. */
