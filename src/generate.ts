@@ -3,6 +3,7 @@
  * emit → write. Each stage is a function from one typed value to the next;
  * only load and write touch the outside world.
  */
+import { schemaRef } from "./model/lazy-schema.js";
 import { readFileSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { GeneratorError } from "./diagnostics.js";
@@ -312,7 +313,9 @@ async function guideModel(
   timed: Timed,
 ): Promise<GuidedApiModel> {
   const { exampleCache, guidanceCache, worker } = caches;
-  const uncached = model.tools.filter((tool) => !exampleCache.has(tool.inputSchema, toolSeed(seed, tool.name)));
+  const uncached = model.tools.filter(
+    (tool) => !exampleCache.has(schemaRef(tool, "inputSchema"), toolSeed(seed, tool.name)),
+  );
   if (shouldUseWorker(uncached.length)) {
     const positions = new Map(uncached.map((tool, index) => [index, tool]));
     // This thread prepares the guidance that needs no example while the worker starts on the examples.

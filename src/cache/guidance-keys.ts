@@ -21,6 +21,7 @@
  */
 import { createHash } from "node:crypto";
 import type { Diagnostic, ToolGuidance, ToolModel } from "../model/ir.js";
+import { schemaRef } from "../model/lazy-schema.js";
 import type { ExampleCache } from "./index.js";
 import { DamagedCacheError } from "./damaged.js";
 import type { CachedGuidance } from "../guidance/guide.js";
@@ -57,7 +58,7 @@ export function toolOrigin(tool: ToolModel): string | undefined {
 export function primeExampleKeys(cache: ExampleCache, tools: readonly ToolModel[]): void {
   for (const tool of tools) {
     const origin = origins.get(tool);
-    if (origin !== undefined) cache.prime(tool.inputSchema, origin);
+    if (origin !== undefined) cache.prime(schemaRef(tool, "inputSchema"), origin);
   }
 }
 

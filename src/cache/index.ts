@@ -22,6 +22,7 @@ import type { ExampleOutcome } from "../guidance/examples/index.js";
 import { codeFingerprint } from "./fingerprint.js";
 import { hashContent } from "../write/hash.js";
 import type { JsonSchema } from "../model/ir.js";
+import { readSchemaRef } from "../model/lazy-schema.js";
 import { schemaText } from "../model/schema-text.js";
 import { replaceFile } from "./replace-file.js";
 import { DamagedCacheError } from "./damaged.js";
@@ -46,17 +47,17 @@ interface CacheHeader {
 export interface ExampleCache {
   /** The stored outcome for this schema and seed, if this generator made one. */
   lookup(schema: JsonSchema, seed: number): ExampleOutcome | undefined;
-  /** Whether `lookup` would hit (does not count as a use). */
-  has(schema: JsonSchema, seed: number): boolean;
+  /** Whether `lookup` would hit (does not count as a use). `schema` may be a tool's `schemaRef` (src/model/lazy-schema.ts). */
+  has(schema: JsonSchema | object, seed: number): boolean;
   store(schema: JsonSchema, seed: number, outcome: ExampleOutcome): void;
   /**
    * Keys `schema` as the last run keyed the input schema of the tool made from the same operation cache entry
    * (`origin`, see src/cache/guidance-keys.ts `recordToolOrigins`): that entry fixes the tool's input schema, so its text
    * need not be serialised and hashed again (GitHub: 1,222 of 1,223 schemas after a summary edit).
    */
-  prime(schema: JsonSchema, origin: string): void;
+  prime(schema: JsonSchema | object, origin: string): void;
   /** Keeps this schema's entry for the next run, as `lookup` would, without handing out a copy (a tool whose whole guidance was cached). */
-  keep(schema: JsonSchema, seed: number): void;
+  keep(schema: JsonSchema | object, seed: number): void;
   /** Outcomes reused from an earlier run (hits) and computed by this one (misses), for progress lines and the benchmark. */
   stats(): { hits: number; misses: number };
   /** Writes the entries used by this run (unused ones are dropped); `root`: where the project is being written (see ModelCache.save). */
@@ -83,20 +84,21 @@ export function openExampleCache(
   const origins: Record<string, string> = Object.create(null) as Record<string, string>;
   /** This run's entries: an outcome, or an earlier run's JSON text, written back as it was. */
   const used = new Map<string, ExampleOutcome | string>();
-  const keys = new WeakMap<JsonSchema, string>();
+  // By schema, or by a tool's `schemaRef` while its schema is still text (a hash parses it; a primed key does not).
+  const keys = new WeakMap<object, string>();
   const computed = new Set<string>();
   let hits = 0;
   let misses = 0;
 
-  const schemaKeyOf = (schema: JsonSchema): string => {
+  const schemaKeyOf = (schema: object): string => {
     let schemaKey = keys.get(schema);
     if (!schemaKey) {
-      schemaKey = hashContent(`${code}\0${schemaText(schema)}`).slice(0, 40);
+      schemaKey = hashContent(`${code}\0${schemaText(readSchemaRef(schema) as JsonSchema)}`).slice(0, 40);
       keys.set(schema, schemaKey);
     }
     return schemaKey;
   };
-  const keyFor = (schema: JsonSchema, seed: number): string => `${schemaKeyOf(schema)}:${seed}`;
+  const keyFor = (schema: object, seed: number): string => `${schemaKeyOf(schema)}:${seed}`;
 
   return {
     lookup(schema, seed) {

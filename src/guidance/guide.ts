@@ -9,7 +9,7 @@
  *   links.ts      — OpenAPI and inferred follow-up links, and the list tool;
  *   pagination.ts — how a list operation pages.
  */
-import { copyLazyTool, hasLazySchema } from "../model/lazy-schema.js";
+import { copyLazyTool, hasLazySchema, schemaRef } from "../model/lazy-schema.js";
 import type { ValidateFunction } from "ajv/dist/2020.js";
 import type {
   ApiModel,
@@ -181,7 +181,7 @@ export function finishGuidance(
     const toolSeedValue = toolSeed(seed, tool.name);
     const entry = prepared.tools[position]!;
     if ("cached" in entry) {
-      options.exampleCache?.keep(tool.inputSchema, toolSeedValue);
+      options.exampleCache?.keep(schemaRef(tool, "inputSchema"), toolSeedValue);
       diagnostics.push(...entry.cached.diagnostics);
       const { guidance } = entry.cached;
       if (typeof guidance === "function") return withGuidanceRead(tool, guidance, (value) => completeCalls(value));

@@ -1,67 +1,103 @@
 /**
- * A tool's response schema parsed when first read. A tool made from a cached operation outcome holds its response
- * schema as JSON text until something reads it (src/cache/lazy-outcome.ts): a regeneration reads none of the
- * reused tools' (GitHub: 925 of them, 1.7 MB). The property stays in its place among the tool's keys, as an
- * accessor that every such tool shares (one accessor per object would give each its own hidden class), reading the
- * text from a non-enumerable cell. A spread would read it, so such tools are copied with `copyLazyTool`.
+ * A tool's input and response schemas parsed when first read. A tool made from a cached operation outcome holds
+ * them as JSON text until something reads them (src/cache/lazy-outcome.ts): a regeneration whose guidance is all
+ * cached reads none of the reused tools' (GitHub: 2.8 MB of the 4.8 MB of outcomes). Each property stays in its
+ * place among the tool's keys, as an accessor that every such tool shares (one accessor per object would give each
+ * its own hidden class), reading a non-enumerable cell. A spread would read them, so such tools are copied with
+ * `copyLazyTool`; what only needs a schema's identity (the example cache's keys) takes its cell (`schemaRef`).
  */
 
-const KEY = "responseSchema";
-const CELL = Symbol("lazy response schema");
+export const LAZY_SCHEMAS = ["inputSchema", "responseSchema"] as const;
+export type LazySchemaKey = (typeof LAZY_SCHEMAS)[number];
 
-interface Cell {
-  parse?: () => unknown;
-  value?: unknown;
-}
+/** A schema held as text until first read; copies of a tool share it. */
+export class LazySchema {
+  private parse: (() => unknown) | undefined;
+  private value: unknown;
 
-interface Lazy {
-  [CELL]: Cell;
-}
+  constructor(parse: () => unknown) {
+    this.parse = parse;
+  }
 
-const ACCESSOR: PropertyDescriptor = {
-  enumerable: true,
-  configurable: true,
-  get(this: Lazy): unknown {
-    const cell = this[CELL];
-    if (cell.parse) {
-      cell.value = cell.parse();
-      delete cell.parse;
+  read(): unknown {
+    if (this.parse) {
+      this.value = this.parse();
+      this.parse = undefined;
     }
-    return cell.value;
-  },
-  set(this: Lazy, value: unknown) {
-    const cell = this[CELL];
-    delete cell.parse;
-    cell.value = value;
-  },
+    return this.value;
+  }
+
+  replace(value: unknown): void {
+    this.parse = undefined;
+    this.value = value;
+  }
+}
+
+const CELLS: Record<LazySchemaKey, symbol> = {
+  inputSchema: Symbol("lazy inputSchema"),
+  responseSchema: Symbol("lazy responseSchema"),
 };
 
-function attach(target: object, cell: Cell): void {
-  Object.defineProperty(target, CELL, { value: cell, enumerable: false, configurable: true, writable: true });
-  Object.defineProperty(target, KEY, ACCESSOR);
+type Cells = Record<symbol, LazySchema | undefined>;
+
+function accessor(key: LazySchemaKey): PropertyDescriptor {
+  const cell = CELLS[key];
+  return {
+    enumerable: true,
+    configurable: true,
+    get(this: Cells): unknown {
+      return this[cell]!.read();
+    },
+    set(this: Cells, value: unknown) {
+      this[cell]!.replace(value);
+    },
+  };
 }
 
-/** Makes `target`'s response schema (already a property, holding a placeholder) the value `parse` gives when read. */
-export function defineLazySchema(target: object, parse: () => unknown): void {
-  attach(target, { parse });
+const ACCESSORS: Record<LazySchemaKey, PropertyDescriptor> = {
+  inputSchema: accessor("inputSchema"),
+  responseSchema: accessor("responseSchema"),
+};
+
+function attach(target: object, key: LazySchemaKey, cell: LazySchema): void {
+  Object.defineProperty(target, CELLS[key], { value: cell, enumerable: false, configurable: true, writable: true });
 }
 
-/** Whether `tool`'s response schema is still held as text (see the module comment). */
+/** Makes `target[key]` (already a property, holding a placeholder, so it keeps its place) what `parse` gives when read. */
+export function defineLazySchema(target: object, key: LazySchemaKey, parse: () => unknown): void {
+  attach(target, key, new LazySchema(parse));
+  Object.defineProperty(target, key, ACCESSORS[key]);
+}
+
+/** Whether some schema of `tool` is held as text (see the module comment). */
 export function hasLazySchema(tool: object): boolean {
-  return Object.hasOwn(tool, CELL);
+  return LAZY_SCHEMAS.some((key) => Object.hasOwn(tool, CELLS[key]));
 }
 
-/** `{ ...source }` without the keys in `omit`, for a `source` with a lazy response schema: it stays lazy, shared. */
+/** What identifies `tool[key]`: its cell while it is lazy (reading nothing), else the schema itself. */
+export function schemaRef<T extends object>(tool: T, key: LazySchemaKey): object {
+  return (tool as Cells)[CELLS[key]] ?? (tool as Record<string, object>)[key]!;
+}
+
+/** The schema a `schemaRef` stands for (parsing it if need be). */
+export function readSchemaRef(ref: object): unknown {
+  return ref instanceof LazySchema ? ref.read() : ref;
+}
+
+/** `{ ...source }` without the keys in `omit`; its lazy schemas stay lazy, shared with `source`. */
 export function copyLazyTool<T extends object>(source: T, omit: readonly string[] = []): T {
   const copy = {} as Record<string, unknown>;
-  for (const key of Object.keys(source))
-    if (key === KEY) Object.defineProperty(copy, KEY, ACCESSOR);
-    else if (!omit.includes(key)) copy[key] = (source as Record<string, unknown>)[key];
-  Object.defineProperty(copy, CELL, {
-    value: (source as unknown as Lazy)[CELL],
-    enumerable: false,
-    configurable: true,
-    writable: true,
-  });
+  const cells: Array<[LazySchemaKey, LazySchema]> = [];
+  for (const key of Object.keys(source)) {
+    if (omit.includes(key)) continue;
+    const cell = (LAZY_SCHEMAS as readonly string[]).includes(key)
+      ? (source as Cells)[CELLS[key as LazySchemaKey]]
+      : undefined;
+    if (cell) {
+      Object.defineProperty(copy, key, ACCESSORS[key as LazySchemaKey]);
+      cells.push([key as LazySchemaKey, cell]);
+    } else copy[key] = (source as Record<string, unknown>)[key];
+  }
+  for (const [key, cell] of cells) attach(copy, key, cell);
   return copy as T;
 }

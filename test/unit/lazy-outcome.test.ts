@@ -32,20 +32,24 @@ async function outcomes(): Promise<OperationOutcome[]> {
 const prelude = { api: { name: "x" }, diagnostics: [] } as unknown as OpenApiPrelude;
 
 describe("a cached operation outcome", () => {
-  it("reads back as stored, its response schema parsed only when read", async () => {
+  it("reads back as stored, its schemas parsed only when read", async () => {
     const all = await outcomes();
-    const withSchema = all.filter((outcome) => outcome.draft?.responseSchema !== undefined);
-    expect(withSchema.length).toBeGreaterThan(3);
-    expect(withSchema.length).toBeLessThan(all.length); // some without one: stored as plain JSON
+    const withResponse = all.filter((outcome) => outcome.draft?.responseSchema !== undefined);
+    expect(withResponse.length).toBeGreaterThan(3);
+    expect(withResponse.length).toBeLessThan(all.length); // some without one: only the input schema follows
     for (const outcome of all) {
       const text = outcomeText(outcome, JSON.stringify);
-      expect(text.includes("\t")).toBe(outcome.draft?.responseSchema !== undefined);
+      expect(text.split("\t")).toHaveLength(outcome.draft?.responseSchema === undefined ? 2 : 3);
       const read = parseOutcome(text, FILE);
-      expect(hasLazySchema(read.draft!)).toBe(outcome.draft?.responseSchema !== undefined);
+      expect(hasLazySchema(read.draft!)).toBe(true);
       // Same keys in the same order, same values: the same JSON.
       expect(JSON.stringify(read)).toBe(JSON.stringify(outcome));
       expect(read).toEqual(outcome);
     }
+    // Without a draft (a hidden operation): plain JSON.
+    const hidden: OperationOutcome = { diagnostics: [], credentialNotes: [], addedSchemes: 0 };
+    expect(outcomeText(hidden, JSON.stringify)).toBe(JSON.stringify(hidden));
+    expect(parseOutcome(JSON.stringify(hidden), FILE)).toEqual(hidden);
   });
 
   it("stays lazy through the model's assembly and shares one parse with its tool", async () => {
@@ -59,7 +63,7 @@ describe("a cached operation outcome", () => {
       prelude,
       read.map((outcome) => ({ outcome })),
     );
-    const index = lazy.tools.findIndex((tool) => hasLazySchema(tool));
+    const index = lazy.tools.findIndex((tool) => tool.responseSchema !== undefined);
     expect(index).toBeGreaterThanOrEqual(0);
     const tool = lazy.tools[index]!;
     expect(Object.keys(tool)).toEqual(Object.keys(plain.tools[index]!));
@@ -79,10 +83,13 @@ describe("a cached operation outcome", () => {
     const damaged = parseOutcome(`${text.slice(0, -1)} oops`, FILE);
     expect(damaged.draft!.name).toBeUndefined();
     expect(() => damaged.draft!.responseSchema).toThrow(DamagedCacheError);
-    expect(() => damaged.draft!.responseSchema).toThrow(/model\.json: an operation's cached response schema/);
+    expect(() => damaged.draft!.responseSchema).toThrow(/model\.json: an operation's cached responseSchema/);
+    expect(damaged.draft!.inputSchema).toEqual(outcome.draft!.inputSchema);
     expect(() => parseOutcome(`{${text}`, FILE)).toThrow(SyntaxError);
     // A tab but no placeholder where the schema belongs: not this writer's text.
     expect(() => parseOutcome(`${JSON.stringify(outcome)}\t{}`, FILE)).toThrow(SyntaxError);
+    expect(() => parseOutcome(`${text}\t{}`, FILE)).toThrow(SyntaxError);
+    expect(() => parseOutcome(text.slice(0, text.lastIndexOf("\t")), FILE)).toThrow(SyntaxError);
   });
 
   it("damaged in the cache file: a run that reads it starts again without the caches and writes what a cold run writes", async () => {
@@ -93,7 +100,7 @@ describe("a cached operation outcome", () => {
     const lines: string[] = [];
     await generate({ from: spec, out });
     const modelFile = join(out, MODEL_CACHE_FILE);
-    // Every response schema's text broken, the lines otherwise whole (as a hand edit leaves them).
+    // Every input schema's text broken, the lines otherwise whole (as a hand edit leaves them).
     const damaged = readFileSync(modelFile, "latin1").replace(/^(operations\t\w+\t[^\t\n]*\t)\{/gm, "$1{ oops ");
     expect(damaged).not.toBe(readFileSync(modelFile, "latin1"));
     writeFileSync(modelFile, damaged);
@@ -105,7 +112,7 @@ describe("a cached operation outcome", () => {
     expect(text).toContain("/health:");
     writeFileSync(spec, text);
     const warm = await generate({ from: spec, out, onProgress: (line) => lines.push(line) });
-    expect(lines.join("\n")).toMatch(/model\.json: an operation's cached response schema does not parse/);
+    expect(lines.join("\n")).toMatch(/model\.json: an operation's cached inputSchema does not parse/);
     expect(warm.modelCache).toEqual({ hits: 0, misses: warm.model.tools.length });
     const cold = join(dir, "cold");
     await generate({ from: spec, out: cold });
