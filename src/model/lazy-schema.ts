@@ -87,17 +87,14 @@ export function readSchemaRef(ref: object): unknown {
 /** `{ ...source }` without the keys in `omit`; its lazy schemas stay lazy, shared with `source`. */
 export function copyLazyTool<T extends object>(source: T, omit: readonly string[] = []): T {
   const copy = {} as Record<string, unknown>;
-  const cells: Array<[LazySchemaKey, LazySchema]> = [];
+  const input = (source as Cells)[CELLS.inputSchema];
+  const response = (source as Cells)[CELLS.responseSchema];
   for (const key of Object.keys(source)) {
-    if (omit.includes(key)) continue;
-    const cell = (LAZY_SCHEMAS as readonly string[]).includes(key)
-      ? (source as Cells)[CELLS[key as LazySchemaKey]]
-      : undefined;
-    if (cell) {
-      Object.defineProperty(copy, key, ACCESSORS[key as LazySchemaKey]);
-      cells.push([key as LazySchemaKey, cell]);
-    } else copy[key] = (source as Record<string, unknown>)[key];
+    if (key === "inputSchema" && input) Object.defineProperty(copy, key, ACCESSORS.inputSchema);
+    else if (key === "responseSchema" && response) Object.defineProperty(copy, key, ACCESSORS.responseSchema);
+    else if (omit.length === 0 || !omit.includes(key)) copy[key] = (source as Record<string, unknown>)[key];
   }
-  for (const [key, cell] of cells) attach(copy, key, cell);
+  if (input) attach(copy, "inputSchema", input);
+  if (response) attach(copy, "responseSchema", response);
   return copy as T;
 }
