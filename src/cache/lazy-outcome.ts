@@ -14,13 +14,23 @@ import { DamagedCacheError } from "./damaged.js";
 
 /** The outcome's text (`json`: how a value becomes the file's JSON; see model-cache.ts `asciiJson`). */
 export function outcomeText(outcome: OperationOutcome, json: (value: unknown) => string): string {
+  return [...outcomePieces(outcome, json)].join("");
+}
+
+/** `outcomeText` in pieces, for a writer that copies each into its buffer (joining them would copy every byte once more). */
+export function* outcomePieces(outcome: OperationOutcome, json: (value: unknown) => string): Generator<string> {
   const draft = outcome.draft as Record<string, unknown> | undefined;
   const lazy = draft ? LAZY_SCHEMAS.filter((key) => draft[key] !== undefined) : [];
-  if (lazy.length === 0) return json(outcome);
+  if (lazy.length === 0) {
+    yield json(outcome);
+    return;
+  }
   const placeholders = Object.fromEntries(lazy.map((key) => [key, 0]));
-  return [json({ ...outcome, draft: { ...draft, ...placeholders } }), ...lazy.map((key) => json(draft![key]))].join(
-    "\t",
-  );
+  yield json({ ...outcome, draft: { ...draft, ...placeholders } });
+  for (const key of lazy) {
+    yield "\t";
+    yield json(draft![key]);
+  }
 }
 
 /**

@@ -17,7 +17,7 @@ import { join } from "node:path";
 import type { Diagnostic, ToolGuidance } from "../model/ir.js";
 import type { OpenApiPrelude, OperationOutcome } from "../model/openapi.js";
 import { codeFingerprint } from "./fingerprint.js";
-import { outcomeText, parseOutcome } from "./lazy-outcome.js";
+import { outcomePieces, parseOutcome } from "./lazy-outcome.js";
 import { replaceFile, settleAll } from "./replace-file.js";
 
 export const MODEL_CACHE_FILE = ".guided-mcp/cache/model.json";
@@ -176,7 +176,7 @@ function* entryLines(kept: Kept, onlyComputed: boolean): Generator<string> {
       if (onlyComputed && typeof json === "string") continue;
       yield `${section}\t${key}\t`;
       if (typeof json === "string") yield json;
-      else if (section === "operations") yield outcomeText(json.value as OperationOutcome, toJson);
+      else if (section === "operations") yield* outcomePieces(json.value as OperationOutcome, toJson);
       else yield toJson(json.value);
       yield "\n";
     }
