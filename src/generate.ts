@@ -3,7 +3,6 @@
  * emit → write. Each stage is a function from one typed value to the next;
  * only load and write touch the outside world.
  */
-import { schemaRef } from "./model/lazy-schema.js";
 import { readFileSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { GeneratorError } from "./diagnostics.js";
@@ -56,6 +55,7 @@ import {
 import { readPreviousTools } from "./write/previous.js";
 import { recordedOptions, recordedSource, type RecordableOptions } from "./recorded-options.js";
 import { hashBytesOnce } from "./write/hash.js";
+import { schemaRef } from "./model/lazy-schema.js";
 
 export interface GenerateOptions {
   from: string;

@@ -1,7 +1,7 @@
 /**
  * A tool's input and response schemas parsed when first read. A tool made from a cached operation outcome holds
  * them as JSON text until something reads them (src/cache/lazy-outcome.ts): a regeneration whose guidance is all
- * cached reads none of the reused tools' (GitHub: 2.8 MB of the 4.8 MB of outcomes). Each property stays in its
+ * cached reads few of the reused tools' (GitHub after a summary edit: 40 of ≈ 2,150, of 2.8 MB). Each property stays in its
  * place among the tool's keys, as an accessor that every such tool shares (one accessor per object would give each
  * its own hidden class), reading a non-enumerable cell. A spread would read them, so such tools are copied with
  * `copyLazyTool`; what only needs a schema's identity (the example cache's keys) takes its cell (`schemaRef`).

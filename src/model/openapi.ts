@@ -199,7 +199,7 @@ export function assembleOpenApiModel(prelude: OpenApiPrelude, steps: ModelStep[]
   };
 }
 
-/** The tool a draft makes under its unique name (a cached draft's lazy response schema stays lazy). */
+/** The tool a draft makes under its unique name (a cached draft's lazy schemas stay lazy: a spread would parse them). */
 function toolOf(draft: ToolDraft, name: string): ToolModel {
   if (hasLazySchema(draft)) {
     const tool = copyLazyTool(draft, ["baseName", "identity", "explicitName"]) as unknown as ToolModel;
