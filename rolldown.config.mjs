@@ -119,7 +119,8 @@ const noDefaultVersion = {
 /**
  * Built-in modules that only some runs use, loaded at their first use instead of when the bundle is: spawning
  * (`--install`), worker threads (the example worker, for large APIs) and the promise API of the file system (the
- * record of a JSON spec's keys) each load up to a dozen more of Node's own modules (≈ 1–2 ms apiece). The bundle reads them only as `name.member`, which the stand-in forwards.
+ * record of a JSON spec's keys) each load up to a dozen more of Node's own modules (≈ 1–2 ms apiece). The bundle
+ * reads them only as `name.member`, which the stand-in forwards.
  */
 const LAZY_BUILTINS = /^let (\w+) = require\("(node:(?:child_process|worker_threads|fs\/promises))"\);$/gm;
 
@@ -141,6 +142,12 @@ const lazyBuiltinModules = {
 };
 
 /**
+ * Every character of the bundle's source one byte: a non-ASCII character anywhere (a "≈" in a comment) makes V8 hold
+ * the whole script as a two-byte string, twice the memory to read, hash and scan in every run. JSDoc goes too.
+ */
+const ASCII_WITHOUT_JSDOC = { charset: "ascii", comments: { legal: true, annotation: true, jsdoc: false } };
+
+/**
  * What the bin requires (src/start.ts with the code cache and the thread priorities): one CommonJS file outside
  * dist/bin, compiled by Node's own loader, so it keeps a real `import()` for the bundle's importer.
  */
@@ -149,7 +156,7 @@ const start = {
   platform: "node",
   transform: { define: { "import.meta.url": "__importMetaUrl" } },
   logLevel: "warn",
-  output: { file: "dist/start.cjs", format: "cjs", charset: "ascii", banner: BANNER },
+  output: { file: "dist/start.cjs", format: "cjs", banner: BANNER, ...ASCII_WITHOUT_JSDOC },
 };
 
 const bundle = {
@@ -165,8 +172,7 @@ const bundle = {
   output: {
     dir: "dist/bin",
     format: "cjs",
-    charset: "ascii",
-    comments: { legal: true, annotation: true, jsdoc: false },
+    ...ASCII_WITHOUT_JSDOC,
     banner: BANNER,
     cleanDir: true,
     // Scripts compiled with cached data cannot `import()` in Node 20: built-in modules are required instead, and

@@ -5,7 +5,8 @@
  * loaded only to fail, must pass and fail exactly as `assert`'s own.
  */
 import { notStrictEqual, strictEqual } from "node:assert";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { isAscii } from "node:buffer";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -123,5 +124,14 @@ describe("built-in modules loaded at first use in the CLI bundle", () => {
       spawnSync: unknown;
     };
     expect(members.spawnSync).toBe(createRequire(import.meta.url)("node:child_process").spawnSync);
+  });
+});
+
+describe("the CLI bundle's text", () => {
+  it("is ASCII, so that V8 keeps each script one byte per character (undici's licence comment aside)", () => {
+    const dir = join(REPO_ROOT, "dist", "bin");
+    const scripts = [...readdirSync(dir).filter((name) => name.endsWith(".js")), "../start.cjs"];
+    const wide = scripts.filter((name) => !name.startsWith("undici-") && !isAscii(readFileSync(join(dir, name))));
+    expect(wide).toEqual([]);
   });
 });
