@@ -15,7 +15,7 @@
  * An entry holds what V8 had compiled when it was made, at the end of a run:
  * what that kind of run calls. A run of another kind (a regeneration after a
  * cold run, a large API after a small one) compiles the rest of what it calls
- * anew each time (≈ 20 ms of a GitHub regeneration or a Stripe run). So the
+ * anew each time (≈ 7–20 ms of a GitHub regeneration or a Stripe run). So the
  * first run of each kind, told apart by the scripts it loaded (a record beside
  * the entries, `<installation>-runs.txt`), also rewrites each entry it used
  * whose data has grown: the entries come to hold what every kind of run calls.
@@ -43,7 +43,7 @@ type Compile = (this: Module, content: string, filename: string, ...rest: unknow
 
 export interface CachedLoad<T> {
   exports: T;
-  /** Writes the cache entries this run had to make (call it once the work is done: V8 includes what it compiled meanwhile). */
+  /** Writes the entries this run had to make, or grew (call it once the work is done: V8 includes what it compiled meanwhile). */
   save(): void;
 }
 
