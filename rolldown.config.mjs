@@ -68,7 +68,98 @@ const lazyTextLayout = {
   },
 };
 
-export default {
+/**
+ * yargs' platform shim imports Node's `assert` (≈ 2.5 ms to load with its dependencies) for two checks that pass in
+ * every run. Here each check is made inline (`assert`'s strict checks compare with `Object.is`), and `assert` is
+ * loaded only to throw its own error when one fails.
+ */
+const ASSERT_IMPORT = "import { notStrictEqual, strictEqual } from 'assert'";
+
+export function lazyAssert(code) {
+  return code.replace(
+    ASSERT_IMPORT,
+    [
+      "const notStrictEqual = (actual, expected, message) => {",
+      "  if (Object.is(actual, expected)) process.getBuiltinModule('assert').notStrictEqual(actual, expected, message)",
+      "}",
+      "const strictEqual = (actual, expected, message) => {",
+      "  if (!Object.is(actual, expected)) process.getBuiltinModule('assert').strictEqual(actual, expected, message)",
+      "}",
+    ].join("\n"),
+  );
+}
+
+const lazyYargsAssert = {
+  name: "lazy-yargs-assert",
+  transform(code, id) {
+    if (!/[\\/]node_modules[\\/]yargs[\\/]lib[\\/]platform-shims[\\/]esm\.mjs$/.test(id)) return null;
+    if (!code.includes(ASSERT_IMPORT)) this.error(`${id}: expected "${ASSERT_IMPORT}" (see rolldown.config.mjs)`);
+    return { code: lazyAssert(code), map: null };
+  },
+};
+
+/**
+ * yargs' factory gives every instance a default `--version`: the `version` of the nearest package.json above the
+ * working directory, found by listing every folder on the way up (a user's home, `/`: ≈ 1–6 ms, and when none is
+ * found, an AssertionError built and caught). The CLI always sets its own version (src/cli.ts), which replaces that
+ * default, so the factory leaves it out instead: the same option, described once, where the CLI defines it.
+ */
+const DEFAULT_VERSION = "yargs.version();";
+
+const noDefaultVersion = {
+  name: "no-default-version",
+  transform(code, id) {
+    if (!/[\\/]node_modules[\\/]yargs[\\/]build[\\/]lib[\\/]yargs-factory\.js$/.test(id)) return null;
+    if (code.split(DEFAULT_VERSION).length !== 2)
+      this.error(`${id}: expected one "${DEFAULT_VERSION}" (see rolldown.config.mjs)`);
+    return { code: code.replace(DEFAULT_VERSION, "yargs.version(false);"), map: null };
+  },
+};
+
+/**
+ * Built-in modules that only some runs use, loaded at their first use instead of when the bundle is: spawning
+ * (`--install`), worker threads (the example worker, for large APIs) and the promise API of the file system (the
+ * record of a JSON spec's keys) each load up to a dozen more of Node's own modules (≈ 1–2 ms apiece). The bundle
+ * reads them only as `name.member`, which the stand-in forwards.
+ */
+const LAZY_BUILTINS = /^let (\w+) = require\("(node:(?:child_process|worker_threads|fs\/promises))"\);$/gm;
+
+export function lazyBuiltins(code) {
+  return code.replace(
+    LAZY_BUILTINS,
+    (_, name, id) =>
+      `let ${name}Loaded;\nconst ${name} = new Proxy({}, { get: (_, key) => (${name}Loaded ??= require("${id}"))[key] });`,
+  );
+}
+
+const lazyBuiltinModules = {
+  name: "lazy-builtin-modules",
+  renderChunk(code, chunk) {
+    // The worker's own entry uses worker_threads from its first line.
+    if (chunk.fileName === "worker.js") return null;
+    return { code: lazyBuiltins(code), map: null };
+  },
+};
+
+/**
+ * Every character of the bundle's source one byte: a non-ASCII character anywhere (a "≈" in a comment) makes V8 hold
+ * the whole script as a two-byte string, twice the memory to read, hash and scan in every run. JSDoc goes too.
+ */
+const ASCII_WITHOUT_JSDOC = { charset: "ascii", comments: { legal: true, annotation: true, jsdoc: false } };
+
+/**
+ * What the bin requires (src/start.ts with the code cache and the thread priorities): one CommonJS file outside
+ * dist/bin, compiled by Node's own loader, so it keeps a real `import()` for the bundle's importer.
+ */
+const start = {
+  input: "dist/src/start.js",
+  platform: "node",
+  transform: { define: { "import.meta.url": "__importMetaUrl" } },
+  logLevel: "warn",
+  output: { file: "dist/start.cjs", format: "cjs", banner: BANNER, ...ASCII_WITHOUT_JSDOC },
+};
+
+const bundle = {
   input: ["dist/src/cli.js", "dist/src/parallel/worker.js"],
   platform: "node",
   transform: { define: { "import.meta.url": "__importMetaUrl" } },
@@ -81,6 +172,7 @@ export default {
   output: {
     dir: "dist/bin",
     format: "cjs",
+    ...ASCII_WITHOUT_JSDOC,
     banner: BANNER,
     cleanDir: true,
     // Scripts compiled with cached data cannot `import()` in Node 20: built-in modules are required instead, and
@@ -90,6 +182,9 @@ export default {
   plugins: [
     bundleAjv,
     lazyTextLayout,
+    lazyYargsAssert,
+    noDefaultVersion,
+    lazyBuiltinModules,
     {
       name: "commonjs-package",
       generateBundle() {
@@ -98,3 +193,5 @@ export default {
     },
   ],
 };
+
+export default [bundle, start];

@@ -13,17 +13,19 @@
  * This only works on Linux. There a process's threads are listed in
  * `/proc/self/task`, and `setpriority` applies to one thread id. Elsewhere,
  * or where a thread refuses, nothing changes. V8's pool exists from
- * start-up. So does libuv's (the ES module loader reads files through it), and
- * it is lowered too: it reads, writes and compresses while the main thread
- * waits for it or works beside it, and a lowered thread still has any idle
- * core. Worker threads made later are started by the main thread and keep its
- * priority.
+ * start-up. libuv's is made at the first task queued to it, so one is queued
+ * here first, and it is lowered too: it reads, writes and compresses while the
+ * main thread waits for it or works beside it, and a lowered thread still has
+ * any idle core. Worker threads made later are started by the main thread and
+ * keep its priority.
  */
-import { readdirSync } from "node:fs";
+import { readdirSync, stat } from "node:fs";
 import { constants, setPriority } from "node:os";
 
 export function yieldBackgroundThreads(): void {
   if (process.platform !== "linux") return;
+  // libuv starts all its pool's threads, and waits for them, when the first task is queued: then they are listed.
+  stat("/proc/self/task", () => {});
   let threads: string[];
   try {
     threads = readdirSync("/proc/self/task");

@@ -43,6 +43,43 @@ describe("the CLI's V8 code cache", () => {
     expect(entries(home)).toEqual(made);
   });
 
+  it("grows once with what a new kind of run compiles, and the runs are unaffected", () => {
+    const home = mkdtempSync(join(tmpdir(), "cgm-code-cache-"));
+    const dir = mkdtempSync(join(tmpdir(), "cgm-code-cache-kinds-"));
+    const spec = join(dir, "petstore.yaml");
+    const original = readFileSync(SPEC, "utf8");
+    writeFileSync(spec, original);
+    const out = join(dir, "petstore");
+    const run = (args: string[]) => {
+      const result = spawnSync(process.execPath, [CLI, ...args, "--quiet"], {
+        encoding: "utf8",
+        env: { ...process.env, XDG_CACHE_HOME: home },
+      });
+      expect(result.status, result.stderr).toBe(0);
+    };
+    run(["--from", spec, "--out", out]);
+    const cold = entries(home);
+    const record = [...cold.keys()].find((name) => name.endsWith("-runs.txt"))!;
+    // The build, then the scripts the cold run loaded.
+    expect(cold.get(record)!.bytes.toString().trim().split("\n")).toHaveLength(2);
+    // A regeneration (a kind of run the entries have not seen) loads fewer scripts and calls other functions.
+    const regenerate = (suffix: string) => {
+      writeFileSync(spec, original.replace(/summary: (.+)/, `summary: $1 ${suffix}`));
+      run(["regenerate", out, "--from", spec]);
+      expect(readFileSync(join(out, "data", "tools.json"), "utf8")).toContain(suffix);
+    };
+    regenerate("(edited)");
+    const grown = entries(home);
+    expect(grown.get(record)!.bytes.toString().trim().split("\n")).toHaveLength(3);
+    const cli = [...cold.keys()].find((name) => name.endsWith("-cli.bin"))!;
+    expect(grown.get(cli)!.bytes.length).toBeGreaterThan(cold.get(cli)!.bytes.length);
+    // Same script hash: only V8's data grew.
+    expect(grown.get(cli)!.bytes.subarray(0, 32)).toEqual(cold.get(cli)!.bytes.subarray(0, 32));
+    // A second regeneration is of a kind seen: nothing is rewritten.
+    regenerate("(edited again)");
+    expect(entries(home)).toEqual(grown);
+  });
+
   it("replaces corrupt, cut-short and foreign entries, and the run is unaffected", () => {
     const home = mkdtempSync(join(tmpdir(), "cgm-code-cache-"));
     const first = generate(home);
