@@ -255,13 +255,15 @@ function buildOperationTool(
     set.add(parameter.in);
     locationsByName.set(parameter.name, set);
   }
-  for (const { parameter, pointer: parameterPointer } of parameters) {
+  // Reached once (see `SchemaContext.once`): so are its own parameters, body and response, unless shared.
+  const once = context.schemaMemo.unsharedHolders(pathItem, operation);
+  for (const { parameter, pointer: parameterPointer, own } of parameters) {
     const shared = (locationsByName.get(parameter.name)?.size ?? 0) > 1;
     const arg = uniqueKey(
       argName(shared && parameter.in !== "path" ? `${parameter.in}_${parameter.name}` : parameter.name),
       properties,
     );
-    const { schema, json } = parameterSchema(parameter, parameterPointer, inputContext);
+    const { schema, json } = parameterSchema(parameter, parameterPointer, inputContext, own && once);
     if (!json) warnIfUnserialisable(parameter, schema, parameterPointer, context.diagnostics);
     properties[arg] = schema;
     const isRequired =
@@ -272,8 +274,6 @@ function buildOperationTool(
     parameterBindings.push(binding);
   }
 
-  // Reached once (see `SchemaContext.once`): so are its own body and response, unless shared.
-  const once = context.schemaMemo.unsharedHolders(pathItem, operation);
   const body = bodyAllowed(method, operation, pointer, context.diagnostics)
     ? buildBody(operation, pointer, properties, required, inputContext, once)
     : undefined;

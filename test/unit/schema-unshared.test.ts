@@ -94,10 +94,10 @@ const schemaSpec: fc.Arbitrary<SchemaSpec> = fc.record({
 const documentSpec = fc.record({
   components: fc.array(schemaSpec, { minLength: 1, maxLength: 6 }),
   inline: fc.array(schemaSpec, { minLength: 1, maxLength: 6 }),
-  operations: fc.array(fc.record({ body: child, response: child, sharedResponse: fc.boolean() }), {
-    minLength: 1,
-    maxLength: 4,
-  }),
+  operations: fc.array(
+    fc.record({ body: child, response: child, sharedResponse: fc.boolean(), parameter: child, pathParameter: child }),
+    { minLength: 1, maxLength: 4 },
+  ),
   outputChars: fc.integer({ min: 60, max: 2000 }),
   outputDepth: fc.integer({ min: 1, max: 6 }),
 });
@@ -143,8 +143,14 @@ function buildDocument(spec: fc.Infer<typeof documentSpec>): Record<string, unkn
     const response = { description: "ok", content: media(operation.response) };
     if (operation.sharedResponse) responses[`R${index}`] = response;
     paths[`/op${index}`] = {
+      // A path item's parameter is reached once per method; an operation's own, once; a component's, from several.
+      parameters: [{ name: "h", in: "header", schema: childOf(operation.pathParameter, 0) }],
       post: {
         operationId: `op${index}`,
+        parameters: [
+          { name: "q", in: "query", schema: childOf(operation.parameter, 0) },
+          { $ref: "#/components/parameters/P" },
+        ],
         requestBody: { content: media(operation.body) },
         responses: { "200": operation.sharedResponse ? { $ref: `#/components/responses/R${index}` } : response },
       },
@@ -156,6 +162,10 @@ function buildDocument(spec: fc.Infer<typeof documentSpec>): Record<string, unkn
     openapi: "3.1.0",
     info: { title: "Shared", version: "1" },
     paths,
-    components: { schemas, responses },
+    components: {
+      schemas,
+      responses,
+      parameters: { P: { name: "p", in: "query", schema: childOf({ inline: 0 }, 0) } },
+    },
   };
 }
