@@ -85,13 +85,14 @@ class Walk {
     let target = this.targets.get(ref);
     if (target === undefined) {
       target = this.resolve(ref);
+      // Held by this reference and by its own place: shared (marked once, at its first reference).
+      this.share(target);
       if (this.met.get(target) === true) this.circular = true;
       else this.crawl(target, depth + 1);
       // Like the parser's cache, filled once the target is crawled: a reference met inside it is followed again.
       this.targets.set(ref, target);
     }
     this.replacements.push([holder, key, target]);
-    this.share(target);
   }
 
   private share(node: object): void {

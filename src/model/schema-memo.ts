@@ -135,7 +135,17 @@ export class SchemaMemo {
    * nothing in the document.
    */
   unshared(schema: object): boolean {
-    return this.shared !== undefined && !this.shared.has(schema) && !this.places.has(schema);
+    return !this.isShared(schema) && !this.places.has(schema);
+  }
+
+  /** Whether the document holds `schema` in more than one place, or it is not known. */
+  isShared(schema: object): boolean {
+    return this.shared === undefined || this.shared.has(schema);
+  }
+
+  /** The place of `schema` when a search of cycles has reached it (see `placeOf`). */
+  placed(schema: object): Place | undefined {
+    return this.places.get(schema);
   }
 
   /** Whether none of `holders` (document objects that are not schemas: a path item, a media type) is shared. */

@@ -165,11 +165,15 @@ function convert(
   const remaining = context.maxDepth - depth;
   if (remaining <= 0) return makeConverted(stubFor(schema, false), -ANY_DEPTH, 0);
   const { memo, direction, diagnostics } = context;
-  // Converted once per conversion of its one parent, or once in the run: nothing to keep, nor any cycle to look for.
-  // (Below a root the memo keeps, every part was placed by the root's search of cycles.)
-  if (memo?.unshared(schema) && (depth > 0 || context.once === true))
-    return convertObject(schema, pointer, context, depth, ancestors);
-  const place = memo?.placeOf(schema);
+  // One lookup for a schema placed before (most of the memo's), as before the shared objects were known.
+  let place = memo?.placed(schema);
+  if (memo && !place) {
+    // Converted once per conversion of its one parent, or once in the run: nothing to keep, nor any cycle to look
+    // for (see `SchemaMemo.unshared`; below a root the memo keeps, every part was placed by the root's search).
+    if (!memo.isShared(schema) && (depth > 0 || context.once === true))
+      return convertObject(schema, pointer, context, depth, ancestors);
+    place = memo.placeOf(schema);
+  }
   // Without a memo every schema is noted as open; with one, only those on a cycle (see `openAround`).
   const open = place ? memo!.openAround(place, ancestors) : "";
   const around = open ?? "";
