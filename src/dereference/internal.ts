@@ -16,6 +16,7 @@
  * judged on the same numbers.
  */
 import type { SpecObject } from "../normalise/index.js";
+import { recordSharedObjects } from "./shared.js";
 
 /** The parser's `dereference.maxDepth` (see index.ts); documents nesting close to it are left to the parser. */
 const PARSER_MAX_DEPTH = 400;
@@ -31,6 +32,8 @@ export function dereferenceInternal(document: SpecObject): { circular: boolean }
     const walk = new Walk(document);
     walk.crawl(document, 0);
     for (const [holder, key, target] of walk.replacements) (holder as Record<string, unknown>)[key] = target;
+    // A list in two places makes its items reachable along two edges without being shared themselves: not tracked.
+    if (!walk.sharedList) recordSharedObjects(document, walk.shared);
     return { circular: walk.circular };
   } catch (error) {
     if (error instanceof NotSimple) return undefined;
@@ -41,6 +44,9 @@ export function dereferenceInternal(document: SpecObject): { circular: boolean }
 class Walk {
   readonly replacements: Array<[Node, string, Node]> = [];
   circular = false;
+  /** Objects reached along a second edge (see shared.ts), and whether one of them is a list. */
+  readonly shared = new Set<object>();
+  sharedList = false;
   /** Every object met: true while it is being crawled (open: a reference back to it is a cycle), then false. */
   private readonly met = new Map<object, boolean>();
   /** Targets by reference string: the parser follows each distinct reference once. */
@@ -63,8 +69,12 @@ class Walk {
       if (typeof child !== "object" || child === null) {
         if (depth + 1 > SAFE_DEPTH) throw new NotSimple();
       } else if (isReference(child)) this.follow(node, key, child as Record<string, unknown>, depth);
-      else if (this.met.get(child) !== true) this.crawl(child, depth + 1);
-      else this.circular = true;
+      else {
+        const open = this.met.get(child);
+        if (open !== undefined) this.share(child);
+        if (open !== true) this.crawl(child, depth + 1);
+        else this.circular = true;
+      }
     }
     this.met.set(node, false);
   }
@@ -75,12 +85,19 @@ class Walk {
     let target = this.targets.get(ref);
     if (target === undefined) {
       target = this.resolve(ref);
+      // Held by this reference and by its own place: shared (marked once, at its first reference).
+      this.share(target);
       if (this.met.get(target) === true) this.circular = true;
       else this.crawl(target, depth + 1);
       // Like the parser's cache, filled once the target is crawled: a reference met inside it is followed again.
       this.targets.set(ref, target);
     }
     this.replacements.push([holder, key, target]);
+  }
+
+  private share(node: object): void {
+    this.shared.add(node);
+    if (Array.isArray(node)) this.sharedList = true;
   }
 
   /** The object a `#/…` reference names, reached through plain own keys only. */

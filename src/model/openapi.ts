@@ -19,8 +19,8 @@ import type {
 } from "./ir.js";
 import { argName, assignUniqueNames, baseToolName, uniqueKey } from "./names.js";
 import { RESERVED_TOOL_NAMES } from "../../templates/server/src/runtime/call/types.js";
-import { SchemaMemo, toSharedBoundedJsonSchema, type SchemaContext } from "./schema.js";
-import { withoutRepeats } from "./schema-memo.js";
+import { SchemaMemo, type SchemaContext } from "./schema.js";
+import { withoutRepeats } from "./schema-repeats.js";
 import { describeOperation, htmlToMarkdown } from "./spec-cleanup.js";
 import { parameterKey, parsePathKey, planDiscriminators, type PathKey } from "./fragments.js";
 import { planCredentials, warnAboutSigning } from "./credentials.js";
@@ -36,11 +36,11 @@ import {
 import { bodyAllowed, buildBody } from "./request-body.js";
 import { readSecurity } from "./api-info.js";
 import { mergeOverrides, readMcpExtension, type McpOverride } from "./overrides.js";
-import { openApiPrelude, type ModelOptions, type OpenApiPrelude } from "./prelude.js";
+import { openApiPrelude, preludeSharedObjects, type ModelOptions, type OpenApiPrelude } from "./prelude.js";
 
 export { apiIdentity, openApiPrelude } from "./prelude.js";
 export type { ModelOptions, OpenApiPrelude } from "./prelude.js";
-import { successResponse, type SuccessResponse } from "./responses.js";
+import { responseSchemaOf, successResponse } from "./responses.js";
 import { notifyDraft } from "./draft-listener.js";
 
 /** `info` and `read_response` are the generated server's own tools: an API tool with such a base name gets `_op`. */
@@ -131,7 +131,7 @@ export function modelOperation(
     credentialParameters: new Map<string, CredentialParameterNote>(),
     signing: new Map<string, Set<string>>(),
     // One memo per model run: the prelude is made once per run, and the incremental path (src/cache) passes it too.
-    schemaMemo: SchemaMemo.of(prelude),
+    schemaMemo: SchemaMemo.of(prelude, preludeSharedObjects(prelude)),
   };
   const outcome = (draft?: ToolDraft): OperationOutcome => {
     const result = (draft ? { draft } : {}) as OperationOutcome;
@@ -262,13 +262,15 @@ function buildOperationTool(
     set.add(parameter.in);
     locationsByName.set(parameter.name, set);
   }
-  for (const { parameter, pointer: parameterPointer } of parameters) {
+  // Reached once (see `SchemaContext.once`): so are its own parameters, body and response, unless shared.
+  const once = context.schemaMemo.unsharedHolders(pathItem, operation);
+  for (const { parameter, pointer: parameterPointer, own } of parameters) {
     const shared = (locationsByName.get(parameter.name)?.size ?? 0) > 1;
     const arg = uniqueKey(
       argName(shared && parameter.in !== "path" ? `${parameter.in}_${parameter.name}` : parameter.name),
       properties,
     );
-    const { schema, json } = parameterSchema(parameter, parameterPointer, inputContext);
+    const { schema, json } = parameterSchema(parameter, parameterPointer, inputContext, own && once);
     if (!json) warnIfUnserialisable(parameter, schema, parameterPointer, context.diagnostics);
     properties[arg] = schema;
     const isRequired =
@@ -280,13 +282,14 @@ function buildOperationTool(
   }
 
   const body = bodyAllowed(method, operation, pointer, context.diagnostics)
-    ? buildBody(operation, pointer, properties, required, inputContext)
+    ? buildBody(operation, pointer, properties, required, inputContext, once)
     : undefined;
   const inputSchema = withoutRepeats({ type: "object", properties, additionalProperties: false });
   if (required.length > 0) inputSchema.required = required;
 
   const success = successResponse(operation, pointer);
-  const responseSchema = success ? responseSchemaOf(success, inputContext, context) : undefined;
+  const outputLimits = { maxDepth: context.outputDepth, maxChars: context.outputSchemaChars, operationOnce: once };
+  const responseSchema = success ? responseSchemaOf(success, inputContext, outputLimits) : undefined;
 
   const security = operation.security !== undefined ? readSecurity(operation.security) : context.defaultSecurity;
   if (security.length === 0) warnIfAuthorizationUncovered(pathItem, operation, pointer, context.diagnostics);
@@ -332,20 +335,6 @@ function buildOperationTool(
   draft.openapiLinks = success?.links ?? [];
   draft.responseHeaders = success?.headers ?? [];
   return draft;
-}
-
-/**
- * The success response's schema, bounded for tools/list; it shares the operation's diagnostics and schema memo, and
- * tools with equal responses share one object (never changed after: guidance and emit only read it).
- */
-function responseSchemaOf(
-  success: SuccessResponse,
-  inputContext: SchemaContext,
-  context: OperationContext,
-): JsonSchema | undefined {
-  if (!success.schema) return undefined;
-  const outputContext: SchemaContext = { ...inputContext, direction: "output", maxDepth: context.outputDepth };
-  return toSharedBoundedJsonSchema(success.schema, success.schemaPointer!, outputContext, context.outputSchemaChars);
 }
 
 interface ParameterPlan {

@@ -35,10 +35,11 @@ export function collectParameters(
   operation: SpecObject,
   pointer: string,
   diagnostics: Diagnostic[],
-): Array<{ parameter: RawParameter; pointer: string }> {
-  const merged = new Map<string, { parameter: RawParameter; pointer: string }>();
+): Array<{ parameter: RawParameter; pointer: string; own: boolean }> {
+  const merged = new Map<string, { parameter: RawParameter; pointer: string; own: boolean }>();
   const pathPointer = pointer.slice(0, pointer.lastIndexOf("/"));
-  const add = (list: unknown, base: string) => {
+  // `own`: the operation's, which the model reaches once per reaching the operation (a path item's, once per method).
+  const add = (list: unknown, base: string, own: boolean) => {
     if (!Array.isArray(list)) return;
     list.forEach((parameter, index) => {
       const where = childPointer(base, "parameters", index);
@@ -64,27 +65,37 @@ export function collectParameters(
       merged.set(`${parameter.in}:${parameter.name}`, {
         parameter: parameter as unknown as RawParameter,
         pointer: where,
+        own,
       });
     });
   };
-  add(pathItem.parameters, pathPointer);
-  add(operation.parameters, pointer);
+  add(pathItem.parameters, pathPointer, false);
+  add(operation.parameters, pointer, true);
   return [...merged.values()];
 }
 
+/** `reachedOnce`: the model reaches this parameter once in the run (see `SchemaContext.once`), unless it is shared. */
 export function parameterSchema(
   parameter: RawParameter,
   pointer: string,
   context: SchemaContext,
+  reachedOnce = false,
 ): { schema: JsonSchema; json: boolean } {
   let source: unknown = parameter.schema;
   let json = false;
+  const holders: unknown[] = [parameter];
   if (source === undefined && isObject(parameter.content)) {
     const [mediaType, media] = Object.entries(parameter.content)[0] ?? [];
     if (isObject(media)) source = media.schema;
     json = typeof mediaType === "string" && /json/i.test(mediaType);
+    holders.push(parameter.content, media);
   }
-  const schema = toJsonSchema(source ?? { type: "string" }, childPointer(pointer, "schema"), context);
+  const once = reachedOnce && context.memo?.unsharedHolders(...holders) === true;
+  const schema = toJsonSchema(
+    source ?? { type: "string" },
+    childPointer(pointer, "schema"),
+    once ? { ...context, once } : context,
+  );
   if (parameter.in === "path") withoutNull(schema);
   if (parameter.description && typeof parameter.description === "string")
     schema.description = htmlToMarkdown(parameter.description);

@@ -8,6 +8,7 @@ import type { ApiData, Diagnostic } from "./ir.js";
 import { envName, packageSlug } from "./names.js";
 import { readBaseUrl, readLogo, readSecurity, readSecuritySchemes } from "./api-info.js";
 import { readMcpExtension, type McpOverride } from "./overrides.js";
+import { sharedObjectsOf } from "../dereference/shared.js";
 
 export interface ModelOptions {
   /** Overrides the server name derived from `info.title`. */
@@ -71,7 +72,7 @@ export function openApiPrelude(document: SpecObject, location: string, options: 
       fix: "add operations under `paths`",
     });
   }
-  return {
+  const prelude: OpenApiPrelude = {
     api,
     diagnostics,
     defaultSecurity: readSecurity(document.security),
@@ -81,4 +82,15 @@ export function openApiPrelude(document: SpecObject, location: string, options: 
     outputDepth: options.outputDepth ?? 5,
     outputSchemaChars: options.outputSchemaChars ?? 4000,
   };
+  const shared = sharedObjectsOf(document);
+  if (shared) sharedOfPrelude.set(prelude, shared);
+  return prelude;
+}
+
+/** The shared objects (src/dereference/shared.ts) of the document a prelude was read from; not part of its data. */
+const sharedOfPrelude = new WeakMap<OpenApiPrelude, ReadonlySet<object>>();
+
+/** Which objects of the prelude's document are shared; undefined when not known (a prelude from the cache, say). */
+export function preludeSharedObjects(prelude: OpenApiPrelude): ReadonlySet<object> | undefined {
+  return sharedOfPrelude.get(prelude);
 }

@@ -60,6 +60,7 @@ export function buildBody(
   properties: Record<string, JsonSchema>,
   required: string[],
   context: SchemaContext,
+  operationOnce = false,
 ): BodyBinding | undefined {
   const requestBody = operation.requestBody;
   if (!isObject(requestBody) || !isObject(requestBody.content)) return undefined;
@@ -74,7 +75,10 @@ export function buildBody(
       : isTextual(mediaType)
         ? { type: "string" }
         : { type: "string", format: "binary" };
-  const converted = toBoundedJsonSchema(rawSchema, bodyPointer, context, MAX_BODY_SCHEMA_CHARS, (depth) =>
+  // Reached once in the run (see `SchemaContext.once`): a body's parts need no memo (Stripe's are all inline).
+  const once = operationOnce && context.memo?.unsharedHolders(requestBody, requestBody.content, media) === true;
+  const bodyContext = once ? { ...context, once } : context;
+  const converted = toBoundedJsonSchema(rawSchema, bodyPointer, bodyContext, MAX_BODY_SCHEMA_CHARS, (depth) =>
     context.diagnostics.push({
       pointer: bodyPointer,
       severity: "warning",

@@ -167,7 +167,7 @@ class LengthWalk {
     let fit = this.fits.get(node);
     if (!fit) {
       fit = {
-        cyclic: this.memo.onCycle(node),
+        cyclic: !this.memo.unshared(node) && this.memo.onCycle(node),
         shape: undefined,
         full: -1,
         uncutFrom: ANY_DEPTH,

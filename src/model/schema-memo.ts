@@ -19,17 +19,16 @@
  */
 import type { Diagnostic, JsonSchema } from "./ir.js";
 import {
-  MAP_KEYWORD_COUNT,
   pointerAt,
   type KnownLengths,
   SCHEMA_KEYWORDS,
   SCHEMA_LIST_KEYWORDS,
   SCHEMA_MAP_KEYWORDS,
-  SUB_SCHEMA_KEYWORDS,
-  subSchemaKeywordBits,
   type SchemaDirection,
   type Where,
 } from "./schema-keywords.js";
+
+export { withoutRepeats } from "./schema-repeats.js";
 
 /**
  * A conversion and the remaining depths (`low`..`high`, inclusive) that give
@@ -71,12 +70,17 @@ export interface Bounded {
 export class SchemaMemo {
   private static readonly owned = new WeakMap<object, SchemaMemo>();
 
-  /** The memo of a run, known by an object that lives as long as the run (the model's prelude). */
-  static of(owner: object): SchemaMemo {
+  /**
+   * The memo of a run, known by an object that lives as long as the run (the model's prelude); `shared`: the
+   * document's objects reached along more than one edge, when known (see `unshared`).
+   */
+  static of(owner: object, shared?: ReadonlySet<object>): SchemaMemo {
     let memo = SchemaMemo.owned.get(owner);
-    if (!memo) SchemaMemo.owned.set(owner, (memo = new SchemaMemo()));
+    if (!memo) SchemaMemo.owned.set(owner, (memo = new SchemaMemo(shared)));
     return memo;
   }
+
+  constructor(private readonly shared?: ReadonlySet<object>) {}
 
   /** Each schema object's place (see `markCycles`), which also holds its entries. */
   private readonly places = new Map<object, Place>();
@@ -118,6 +122,38 @@ export class SchemaMemo {
     let kept = this.fitting.get(limits);
     if (!kept) this.fitting.set(limits, (kept = new Map()));
     kept.set(schema, bounded);
+  }
+
+  /**
+   * Whether the memo can leave `schema` out: an object of the document that only its one parent holds (see
+   * src/dereference/shared.ts), and that no search of cycles has placed (a component's parts are placed with it,
+   * and kept: a component is converted at several depths). Such a part is converted again only when its parent
+   * is, and keeping it cost more than it saved (Stripe: 7,575 request body nodes, each converted once). It need
+   * not be noted as open either: a way back to it passes through its parent, and up the chain of single parents
+   * to a shared schema, which is open when on that cycle, or to the schema converted first, whose holder is no
+   * schema (a media type, a parameter: see `SchemaContext.once`). Objects the model makes itself are held by
+   * nothing in the document.
+   */
+  unshared(schema: object): boolean {
+    return !this.isShared(schema) && !this.places.has(schema);
+  }
+
+  /** Whether the document holds `schema` in more than one place, or it is not known. */
+  isShared(schema: object): boolean {
+    return this.shared === undefined || this.shared.has(schema);
+  }
+
+  /** The place of `schema` when a search of cycles has reached it (see `placeOf`). */
+  placed(schema: object): Place | undefined {
+    return this.places.get(schema);
+  }
+
+  /** Whether none of `holders` (document objects that are not schemas: a path item, a media type) is shared. */
+  unsharedHolders(...holders: unknown[]): boolean {
+    if (this.shared === undefined) return false;
+    for (const holder of holders)
+      if (typeof holder !== "object" || holder === null || this.shared.has(holder)) return false;
+    return true;
   }
 
   /** Whether `schema` lies on a cycle of sub-schema references. */
@@ -262,99 +298,6 @@ interface Visit extends Place {
   low: number;
   children: object[];
   next: number;
-}
-
-/**
- * The schema with every sub-schema object appearing once: a tool's input
- * schema may reach one memo entry along two paths (two parameters of one
- * type, an entity inside another), and the example generator tells the
- * sub-schemas of one input apart by identity (each takes the role of the
- * property it sits under). A repeat is copied, and so is the path down to it
- * (memo entries are shared with other tools and never changed); sharing
- * between tools stays. Non-schema values (`enum`, `examples`) were always shared.
- */
-export function withoutRepeats(schema: JsonSchema): JsonSchema {
-  const seen = new Set<object>();
-  const own = (node: unknown): unknown => {
-    if (!isRecord(node)) return node;
-    if (seen.has(node)) return copySchema(node);
-    seen.add(node);
-    return withSubSchemas(node, own, false);
-  };
-  return own(schema) as JsonSchema;
-}
-
-function copySchema(schema: JsonSchema): JsonSchema {
-  return withSubSchemas(schema, (node) => (isRecord(node) ? copySchema(node) : node), true);
-}
-
-/**
- * `schema` with each sub-schema (as convertObject lays them out) replaced by
- * `replace`'s answer: the same object when no answer differs, unless `copy`.
- * Allocates nothing until an answer differs: most inputs have no repeats.
- * Visits the keywords present in convertObject's order (which of two repeats
- * stays the original depends on it).
- */
-function withSubSchemas(schema: JsonSchema, replace: (node: unknown) => unknown, copy: boolean): JsonSchema {
-  let out: JsonSchema | undefined = copy ? { ...schema } : undefined;
-  const bits = subSchemaKeywordBits(Object.keys(schema));
-  for (let index = 0; bits >>> index !== 0; index++) {
-    if ((bits & (1 << index)) === 0) continue;
-    const keyword = SUB_SCHEMA_KEYWORDS[index]!;
-    const value = schema[keyword];
-    const next =
-      index < MAP_KEYWORD_COUNT
-        ? isRecord(value)
-          ? replaceInMap(value, replace, copy)
-          : undefined
-        : Array.isArray(value)
-          ? replaceInList(value, replace, copy)
-          : isRecord(value)
-            ? replace(value)
-            : undefined;
-    if (next !== undefined && (copy || next !== value)) (out ??= { ...schema })[keyword] = next;
-  }
-  return out ?? schema;
-}
-
-/** A map of sub-schemas with `replace`'s answers: undefined when none differs, unless `copy`. */
-function replaceInMap(
-  map: Record<string, unknown>,
-  replace: (node: unknown) => unknown,
-  copy: boolean,
-): Record<string, unknown> | undefined {
-  let next: Record<string, unknown> | undefined = copy ? {} : undefined;
-  for (const name in map) {
-    const value = map[name];
-    const answer = replace(value);
-    if (answer !== value && !next) {
-      next = {};
-      for (const earlier in map) {
-        if (earlier === name) break;
-        setOwn(next, earlier, map[earlier]);
-      }
-    }
-    if (next) setOwn(next, name, answer);
-  }
-  return next;
-}
-
-/** A list of sub-schemas with `replace`'s answers: undefined when none differs, unless `copy`. */
-function replaceInList(list: unknown[], replace: (node: unknown) => unknown, copy: boolean): unknown[] | undefined {
-  let next: unknown[] | undefined = copy ? [] : undefined;
-  for (let index = 0; index < list.length; index++) {
-    const answer = replace(list[index]);
-    if (answer !== list[index] && !next) next = list.slice(0, index);
-    next?.push(answer);
-  }
-  return next;
-}
-
-/** `target[key] = value`, a key named `__proto__` staying an own property. */
-function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === "__proto__")
-    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  else target[key] = value;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

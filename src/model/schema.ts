@@ -28,6 +28,11 @@ export interface SchemaContext {
   diagnostics: Diagnostic[];
   /** Conversions shared by the tools of one model run (see schema-memo.ts); none: every schema is converted anew. */
   memo?: SchemaMemo;
+  /**
+   * The model reaches the schema to convert along one path only: every document object holding it, from the path
+   * item down, is unshared (see `SchemaMemo.unshared`). Then its unshared parts need no memo either.
+   */
+  once?: boolean;
 }
 
 /** A fresh top-level object: callers add to it (a parameter's description), while the sub-schemas may be shared. */
@@ -102,7 +107,13 @@ function bounded(
   for (; ; depth--) {
     const diagnostics: SchemaContext["diagnostics"] = [];
     const converted = convert(schema, pointer, { ...context, maxDepth: depth, diagnostics }, 0, new Set()).schema;
-    if (!fits && depth > 1 && jsonLengthUpTo(converted, maxChars, memo?.lengths) > maxChars) {
+    // Lengths are kept for the memo's conversions, measured again in other schemas; a schema reached once is mostly
+    // new objects, never measured again (Stripe's bodies: 9,000 map entries to no use).
+    if (
+      !fits &&
+      depth > 1 &&
+      jsonLengthUpTo(converted, maxChars, context.once ? undefined : memo?.lengths) > maxChars
+    ) {
       if (memo) {
         depth = fittingDepth(schema, context.direction, depth - 1, maxChars, memo) + 1;
         fits = true;
@@ -154,7 +165,15 @@ function convert(
   const remaining = context.maxDepth - depth;
   if (remaining <= 0) return makeConverted(stubFor(schema, false), -ANY_DEPTH, 0);
   const { memo, direction, diagnostics } = context;
-  const place = memo?.placeOf(schema);
+  // One lookup for a schema placed before (most of the memo's), as before the shared objects were known.
+  let place = memo?.placed(schema);
+  if (memo && !place) {
+    // Converted once per conversion of its one parent, or once in the run: nothing to keep, nor any cycle to look
+    // for (see `SchemaMemo.unshared`; below a root the memo keeps, every part was placed by the root's search).
+    if (!memo.isShared(schema) && (depth > 0 || context.once === true))
+      return convertObject(schema, pointer, context, depth, ancestors);
+    place = memo.placeOf(schema);
+  }
   // Without a memo every schema is noted as open; with one, only those on a cycle (see `openAround`).
   const open = place ? memo!.openAround(place, ancestors) : "";
   const around = open ?? "";
