@@ -1,0 +1,67 @@
+/**
+ * A tool's JSON in a large API's data/tools.json (see ./tools-file.ts), made
+ * in two parts. Its head — every member up to its guidance's hints and links:
+ * names, texts, schemas, the operation (≈ 90 % of Stripe's 3.4 MB) — needs no
+ * example, so a run with the example worker serialises it while the worker
+ * finishes the examples (src/guide-stage.ts), and emit then only adds the
+ * examples and the guidance members after them (producers are completed with
+ * other tools' examples, so they come last).
+ */
+import type { GuidedTool, SchemaHints, ToolLink, ToolModel } from "../model/ir.js";
+import { toToolData } from "./index.js";
+
+/** A head and what it was made from, by the hints object the guided tool will carry. */
+interface Head {
+  tool: ToolModel;
+  links: ToolLink[];
+  text: string;
+}
+
+const heads = new WeakMap<SchemaHints, Head>();
+
+/**
+ * Serialises the head of the tool whose guidance will hold these very `hints` and `links` (the guidance stage's
+ * objects, which later stages do not change), for `toolJson`.
+ */
+export function prepareToolJson(tool: ToolModel, hints: SchemaHints, links: ToolLink[]): void {
+  const text = JSON.stringify(toToolData({ ...tool, guidance: { hints, links } }));
+  // `{…,"guidance":{"hints":…,"links":[…]}}`: the guidance is the last member, so the head is all but the two ends.
+  heads.set(hints, { tool, links, text: text.slice(0, -2) });
+}
+
+/** `JSON.stringify(toToolData(tool))`, from the head `prepareToolJson` made for it when there is one. */
+export function toolJson(tool: GuidedTool): string {
+  const guidance = tool.guidance;
+  const head = heads.get(guidance.hints);
+  if (!head) return JSON.stringify(toToolData(tool));
+  // Used once (emit), and no longer held once the file's text is made.
+  heads.delete(guidance.hints);
+  const keys = Object.keys(guidance);
+  if (keys[0] !== "hints" || keys[1] !== "links" || guidance.links !== head.links || !sameMembers(head.tool, tool))
+    return JSON.stringify(toToolData(tool));
+  // The members after the links, as JSON.stringify writes them: in order, those whose value serialises.
+  let tail = "";
+  for (const key of keys.slice(2)) {
+    const value = JSON.stringify(guidance[key as keyof typeof guidance]);
+    if (value !== undefined) tail += `,${JSON.stringify(key)}:${value}`;
+  }
+  return `${head.text}${tail}}}`;
+}
+
+/** Whether the guided tool has the members the head was made from (it is the model's tool with its guidance). */
+function sameMembers(model: ToolModel, guided: GuidedTool): boolean {
+  return (
+    model.name === guided.name &&
+    model.title === guided.title &&
+    model.description === guided.description &&
+    model.category === guided.category &&
+    model.tags === guided.tags &&
+    model.operationId === guided.operationId &&
+    model.pointer === guided.pointer &&
+    model.annotations === guided.annotations &&
+    model.inputSchema === guided.inputSchema &&
+    model.responseSchema === guided.responseSchema &&
+    model.operation === guided.operation &&
+    model.handler === guided.handler
+  );
+}
