@@ -82,11 +82,19 @@ export async function guideModel(
 }
 
 /**
+ * Above this many tools nothing is made ahead of the examples: Microsoft Graph's (11,422) tools' JSON and model
+ * cache entries (≈ 95 and ≈ 100 MB) would be held from here to the write, where each text is garbage as soon as
+ * it is written now (not measured with them made ahead).
+ */
+const MAX_TOOLS_AHEAD = 5_000;
+
+/**
  * What the tail of the run can make before the examples exist, while the worker computes them: each tool's
  * JSON for data/tools.json up to its examples (../emit/tool-json.ts), and the caller's `more`. Done before this
  * thread takes example units, it leaves the worker more of them, instead of running after the worker is done.
  */
 function aheadOfExamples(model: ApiModel, prepared: PreparedGuidance, more?: () => void): void {
+  if (model.tools.length > MAX_TOOLS_AHEAD) return;
   prepared.tools.forEach((entry, position) => {
     if ("own" in entry) prepareToolJson(model.tools[position]!, entry.own.guidance.hints, entry.own.guidance.links);
   });

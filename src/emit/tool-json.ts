@@ -15,38 +15,56 @@ import { toToolData } from "./index.js";
 interface Head {
   tool: ToolModel;
   links: ToolLink[];
+  /** The tool's JSON up to its guidance's members: `{…,"guidance":{`. */
   text: string;
+  /** Its guidance's first members, `"hints":…,"links":[…]`: also the start of its guidance cache entry's. */
+  hintsAndLinks: string;
 }
 
 const heads = new WeakMap<SchemaHints, Head>();
 
 /**
  * Serialises the head of the tool whose guidance will hold these very `hints` and `links` (the guidance stage's
- * objects, which later stages do not change), for `toolJson`.
+ * objects, which later stages do not change), for `toolJson` and `guidanceJson`.
  */
 export function prepareToolJson(tool: ToolModel, hints: SchemaHints, links: ToolLink[]): void {
-  const text = withSchemaText(toToolData({ ...tool, guidance: { hints, links } }));
-  // `{…,"guidance":{"hints":…,"links":[…]}}`: the guidance is the last member, so the head is all but the two ends.
-  heads.set(hints, { tool, links, text: text.slice(0, -2) });
+  const text = withSchemaText(toToolData({ ...tool, guidance: {} as GuidedTool["guidance"] }));
+  // `{…,"guidance":{}}`: the guidance is the last member, so the head is all but its last two characters.
+  const hintsAndLinks = `"hints":${JSON.stringify(hints)},"links":${JSON.stringify(links)}`;
+  heads.set(hints, { tool, links, text: text.slice(0, -2), hintsAndLinks });
 }
 
 /** `JSON.stringify(toToolData(tool))`, from the head `prepareToolJson` made for it when there is one. */
 export function toolJson(tool: GuidedTool): string {
-  const guidance = tool.guidance;
-  const head = heads.get(guidance.hints);
-  if (!head) return JSON.stringify(toToolData(tool));
+  const head = headOf(tool.guidance);
   // Used once (emit), and no longer held once the file's text is made.
-  heads.delete(guidance.hints);
+  heads.delete(tool.guidance.hints);
+  if (!head || !sameMembers(head.tool, tool)) return JSON.stringify(toToolData(tool));
+  return `${head.text}${head.hintsAndLinks}${membersAfterLinks(tool.guidance)}}}`;
+}
+
+/** `JSON.stringify(guidance)`, from the head made for a tool with these hints and links; undefined without one. */
+export function guidanceJson(guidance: GuidedTool["guidance"]): string | undefined {
+  const head = headOf(guidance);
+  return head && `{${head.hintsAndLinks}${membersAfterLinks(guidance)}}`;
+}
+
+/** The head made for this guidance's hints, if its first members are still those hints and links. */
+function headOf(guidance: GuidedTool["guidance"]): Head | undefined {
+  const head = heads.get(guidance.hints);
+  if (!head || guidance.links !== head.links) return undefined;
   const keys = Object.keys(guidance);
-  if (keys[0] !== "hints" || keys[1] !== "links" || guidance.links !== head.links || !sameMembers(head.tool, tool))
-    return JSON.stringify(toToolData(tool));
-  // The members after the links, as JSON.stringify writes them: in order, those whose value serialises.
-  let tail = "";
-  for (const key of keys.slice(2)) {
+  return keys[0] === "hints" && keys[1] === "links" ? head : undefined;
+}
+
+/** The members after the links, as JSON.stringify writes them: in order, those whose value serialises. */
+function membersAfterLinks(guidance: GuidedTool["guidance"]): string {
+  let text = "";
+  for (const key of Object.keys(guidance).slice(2)) {
     const value = JSON.stringify(guidance[key as keyof typeof guidance]);
-    if (value !== undefined) tail += `,${JSON.stringify(key)}:${value}`;
+    if (value !== undefined) text += `,${JSON.stringify(key)}:${value}`;
   }
-  return `${head.text}${tail}}}`;
+  return text;
 }
 
 /**

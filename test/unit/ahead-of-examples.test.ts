@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { MODEL_CACHE_FILE, openModelCache } from "../../src/cache/model-cache.js";
 import { toToolData } from "../../src/emit/index.js";
-import { prepareToolJson, toolJson } from "../../src/emit/tool-json.js";
+import { guidanceJson, prepareToolJson, toolJson } from "../../src/emit/tool-json.js";
 import { createExampleGenerator, prepareGuidance } from "../../src/guidance/index.js";
 import { finishGuidance } from "../../src/guidance/guide.js";
 import type { GuidedApiModel, GuidedTool } from "../../src/model/ir.js";
@@ -32,7 +32,13 @@ describe("a tool's JSON from the head made before its examples", () => {
     const guided = await guidedWithHeads(join(DIRECTORY_ROOT, "stripe.com.json"));
     const withProducers = guided.tools.filter((tool) => tool.guidance.producers).length;
     expect(withProducers).toBeGreaterThan(100);
-    for (const tool of guided.tools) expect(toolJson(tool)).toBe(JSON.stringify(toToolData(tool)));
+    for (const tool of guided.tools) {
+      // The guidance cache's entry (src/cache/guidance-keys.ts) is made first, from the same hints and links.
+      expect(guidanceJson(tool.guidance)).toBe(JSON.stringify(tool.guidance));
+      expect(toolJson(tool)).toBe(JSON.stringify(toToolData(tool)));
+    }
+    // A head is used once: then there is none for the guidance either.
+    expect(guidanceJson(guided.tools[0]!.guidance)).toBeUndefined();
   });
 
   it("uses the head: it holds the hints as they were when it was made (guidance does not change them after)", async () => {
@@ -82,12 +88,15 @@ describe("the model cache's entries serialised before they are saved", () => {
           // Kept after its section was serialised: serialised at the save.
           cache.keep("operations", "late", { late: "é" } as never);
         } else cache.keep("operations", "late", { late: "é" } as never);
-        cache.keep("guidance", "g", { guidance: { hints: {} }, diagnostics: [] } as never);
+        // Kept with its JSON made by the caller (see src/cache/guidance-keys.ts), or serialised at the save.
+        const guidance = { guidance: { hints: { note: "café" } }, diagnostics: [] } as never;
+        cache.keep("guidance", "g", guidance, index === 1 ? JSON.stringify(guidance) : undefined);
         await cache.save();
         files.push(readFileSync(join(dir, MODEL_CACHE_FILE)));
       }
       expect(files[1]!.equals(files[0]!)).toBe(true);
       expect(files[0]!.toString("latin1")).toContain('shapes\ts\t"na\\u00efve \\u2615"');
+      expect(files[0]!.toString("latin1")).toContain("caf\\u00e9");
     } finally {
       for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
     }
