@@ -5,7 +5,6 @@
  * into the example cache that guidance then reads.
  */
 import type { ExampleCache } from "./cache/index.js";
-import { prepareToolJson } from "./emit/tool-json.js";
 import { computeOutcomesInParallel, shouldUseWorker, type ExampleWorker } from "./parallel/index.js";
 // The guidance stage without the example search: that (json-schema-faker, faker) is loaded when a tool needs it.
 import {
@@ -15,7 +14,6 @@ import {
   prepareGuidance,
   toolSeed,
   type GuidanceOptions,
-  type PreparedGuidance,
 } from "./guidance/guide.js";
 import type { ApiModel, GuidedApiModel } from "./model/ir.js";
 import { compileInputValidators, uncompilableSchema } from "./model/validators.js";
@@ -25,7 +23,10 @@ export type Timed = <T>(stage: string, run: () => T | Promise<T>) => Promise<T>;
 export interface GuideCaches extends Pick<GuidanceOptions, "guidanceCache"> {
   exampleCache: ExampleCache;
   worker?: ExampleWorker | undefined;
-  /** Work of the run's tail that needs no example, done while the worker finishes the examples (see `guideModel`). */
+  /**
+   * Work of the run's tail that needs no example, done while the worker computes the examples (see `guideModel`):
+   * before this thread takes example units, so it leaves the worker more of them instead of running after it.
+   */
   beforeExamples?: () => void;
 }
 
@@ -46,14 +47,16 @@ export async function guideModel(
   if (shouldUseWorker(uncached.length)) {
     const positions = new Map(uncached.map((tool, index) => [index, tool]));
     // This thread prepares the guidance that needs no example while the worker starts on the examples, then
-    // what the run's tail can make without them; the queue then shares the units left between both threads.
+    // what the run's tail can make without them (`beforeExamples`); both threads then share the units left.
     const { results, meanwhile: prepared } = await timed("validate+examples (2 threads)", () =>
       computeOutcomesInParallel(
         uncached.map((tool, index) => ({ index, schema: tool.inputSchema, seed: toolSeed(seed, tool.name) })),
         worker,
         async () => {
           const prepared = await timed("guidance without examples", () => prepareGuidance(model, { guidanceCache }));
-          await timed("ahead of the examples", () => aheadOfExamples(model, prepared, caches.beforeExamples));
+          const { beforeExamples } = caches;
+          if (beforeExamples && model.tools.length <= MAX_TOOLS_AHEAD)
+            await timed("ahead of the examples", beforeExamples);
           return prepared;
         },
       ),
@@ -82,21 +85,7 @@ export async function guideModel(
 }
 
 /**
- * Above this many tools nothing is made ahead of the examples: Microsoft Graph's (11,422) tools' JSON and model
- * cache entries (≈ 95 and ≈ 100 MB) would be held from here to the write, where each text is garbage as soon as
- * it is written now (not measured with them made ahead).
+ * Above this many tools nothing is made ahead of the examples: Microsoft Graph's (11,422) model cache entries
+ * (≈ 100 MB of JSON) would be held from here to the write, where each text is garbage as soon as it is written.
  */
 const MAX_TOOLS_AHEAD = 5_000;
-
-/**
- * What the tail of the run can make before the examples exist, while the worker computes them: each tool's
- * JSON for data/tools.json up to its examples (../emit/tool-json.ts), and the caller's `more`. Done before this
- * thread takes example units, it leaves the worker more of them, instead of running after the worker is done.
- */
-function aheadOfExamples(model: ApiModel, prepared: PreparedGuidance, more?: () => void): void {
-  if (model.tools.length > MAX_TOOLS_AHEAD) return;
-  prepared.tools.forEach((entry, position) => {
-    if ("own" in entry) prepareToolJson(model.tools[position]!, entry.own.guidance.hints, entry.own.guidance.links);
-  });
-  more?.();
-}

@@ -24,7 +24,6 @@ import type { Diagnostic, ToolGuidance, ToolModel } from "../model/ir.js";
 import type { ExampleCache } from "./index.js";
 import { DamagedCacheError } from "./damaged.js";
 import type { CachedGuidance } from "../guidance/guide.js";
-import { guidanceJson } from "../emit/tool-json.js";
 import { MODEL_CACHE_FILE, type ModelCache } from "./model-cache.js";
 import { hashContent } from "../write/hash.js";
 
@@ -107,10 +106,7 @@ export function guidanceCacheFor(cache: ModelCache, tools: ToolModel[], seed: nu
     store(toolIndex: number, guidance: ToolGuidance, diagnostics: Diagnostic[]) {
       // Producer calls are completed in place across tools afterwards (producerCallCompleter): keep them as they are now.
       const kept = guidance.producers ? { ...guidance, producers: structuredClone(guidance.producers) } : guidance;
-      // Its hints and links serialised already, with the tool's JSON (src/emit/tool-json.ts), when they were.
-      const json = guidanceJson(kept);
-      const entry = json && `{"guidance":${json},"diagnostics":${JSON.stringify(diagnostics)}}`;
-      cache.keep("guidance", keys[toolIndex]!, { guidance: kept, diagnostics }, entry);
+      cache.keep("guidance", keys[toolIndex]!, { guidance: kept, diagnostics });
     },
   };
 }

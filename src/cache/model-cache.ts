@@ -57,11 +57,8 @@ export interface ModelCache {
    * the writer's, unless someone edited the file.
    */
   text(section: Section, key: string): string | undefined;
-  /**
-   * Records what this run used or computed; only these entries are saved. `json`: `JSON.stringify(value)`, when the
-   * caller made it already (see src/cache/guidance-keys.ts).
-   */
-  keep<S extends Section>(section: S, key: string, value: CacheSections[S], json?: string): void;
+  /** Records what this run used or computed; only these entries are saved. */
+  keep<S extends Section>(section: S, key: string, value: CacheSections[S]): void;
   /** `keep` of the entry the file holds under `key`, as it is (a hit whose `text` the caller read). */
   keepAsRead(section: Section, key: string): void;
   /** Operations' models / tools' guidance taken from an earlier run (hits) or computed (misses). */
@@ -97,13 +94,13 @@ export function openModelCache(projectDir: string, generatorVersion: string, rea
   const kept: Kept = emptyEntries();
   const counts = { operations: { hits: 0, misses: 0 }, guidance: { hits: 0, misses: 0 } };
   const alsoSaved: Array<(root: string) => Promise<void>> = [];
-  const keep = (section: Section, key: string, value: unknown, json?: string) => {
+  const keep = (section: Section, key: string, value: unknown) => {
     // A key stands for its value, so an entry read from the file is written back as it was.
     const known = previous[section].get(key);
     if (section === "operations" || section === "guidance") counts[section][known === undefined ? "misses" : "hits"]++;
     // What this run computed waits for `save` as it is: a serialised copy would double Graph's ~100 MB for
     // the rest of the run. Nothing changes these values once made (later stages copy; see guidance-keys.ts).
-    kept[section].set(key, known ?? (json === undefined ? { value } : { value, text: asciiJson(json) }));
+    kept[section].set(key, known ?? { value });
   };
   return {
     code,

@@ -17,7 +17,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { toolJson } from "../emit/tool-json.js";
+import { toToolData } from "../emit/index.js";
 import { compactToolsFile } from "../emit/tools-file.js";
 import type { GuidedApiModel, ToolModel } from "../model/ir.js";
 import { hashBytesOnce, hashContent } from "../write/hash.js";
@@ -82,7 +82,7 @@ export function assembleToolsFile(model: GuidedApiModel, keys: readonly string[]
   const pieces = model.tools.map((tool, index) => {
     const text = previous.get(keys[index]!);
     if (text) hits++;
-    return text ?? (() => toolJson(tool));
+    return text ?? (() => toToolData(tool));
   });
   return { ...compactToolsFile(model, pieces), stats: { hits, misses: pieces.length - hits } };
 }
