@@ -12,20 +12,34 @@ import { emitFiles, toolsBytes } from "./emit-stage.js";
 import { saveToolsIndex, toolTextKeys } from "./cache/tool-texts.js";
 import type { ShipTarget } from "./emit/ship.js";
 import { loadTemplateHelpers, packageRoot } from "./emit/templates.js";
-import { openExampleCache } from "./cache/index.js";
+import { openExampleCache, type ExampleCache } from "./cache/index.js";
 import { withUndamagedCaches } from "./cache/damaged.js";
 import { buildModelCached, loadSpecCached } from "./cache/incremental.js";
 import { openModelCache, type ModelCache } from "./cache/model-cache.js";
 import { settleAll } from "./cache/replace-file.js";
-import { startExampleWorker, type ExampleWorker } from "./parallel/index.js";
-import { lazyGuidanceCache, toolSeed } from "./guidance/guide.js";
-import { guideModel, type Timed } from "./guide-stage.js";
+import {
+  computeOutcomesInParallel,
+  shouldUseWorker,
+  startExampleWorker,
+  type ExampleWorker,
+} from "./parallel/index.js";
+// The guidance stage without the example search: that (json-schema-faker, faker) is loaded when a tool needs it.
+import {
+  addGuidance,
+  exampleCompiler,
+  finishGuidance,
+  lazyGuidanceCache,
+  prepareGuidance,
+  toolSeed,
+  type GuidanceOptions,
+} from "./guidance/guide.js";
 import { guidanceCacheFor, primeExampleKeys } from "./cache/guidance-keys.js";
 import { isUrl, operationCount } from "./load/index.js";
 import type { ApiModel, Diagnostic, GuidedApiModel } from "./model/ir.js";
 import { filterTools, type ToolFilter } from "../templates/server/src/runtime/shared/filter.js";
 import { DEFAULT_AUTO_THRESHOLD } from "../templates/server/src/runtime/config/settings.js";
 import type { ToolMode } from "../templates/server/src/runtime/shared/tool-data.js";
+import { compileInputValidators, uncompilableSchema } from "./model/validators.js";
 import { formatReport, type ChangeReport } from "./report/index.js";
 import { compareToolsText } from "./report/text.js";
 import {
@@ -217,10 +231,7 @@ async function guidedModel(
   let keyed: ReturnType<typeof guidanceCacheFor> | undefined;
   const keyedCache = modelCache && (() => (keyed ??= guidanceCacheFor(modelCache, model.tools, seed)));
   const guidanceCache = keyedCache && lazyGuidanceCache(keyedCache);
-  // The model cache's entries so far are saved at the end of the run: their JSON is made while the worker works.
-  const beforeExamples = modelCache && (() => SERIALISED_EARLY.forEach((section) => modelCache.serialise(section)));
-  const caches = { exampleCache, guidanceCache, worker, ...(beforeExamples ? { beforeExamples } : {}) };
-  const guided = await guideModel(model, seed, caches, timed);
+  const guided = await guideModel(model, seed, { exampleCache, guidanceCache, worker }, timed);
   const guidanceStats = modelCache?.stats("guidance");
   reportReuse(progress, guidanceStats, "tools' guidance");
   reportReuse(progress, exampleCache.stats(), "tools' examples");
@@ -244,9 +255,6 @@ async function guidedModel(
   return { guided, specHash, outDir, reuse, saveCaches, ...(textKeys ? { textKeys } : {}) };
 }
 
-/** The model cache's sections complete before guidance (guidance's own section is completed with the examples). */
-const SERIALISED_EARLY = ["preludes", "operations", "shapes"] as const;
-
 /** A progress line for a cache that saved work this run. */
 function reportReuse(
   progress: (line: string) => void,
@@ -255,6 +263,8 @@ function reportReuse(
 ) {
   if (stats && stats.hits > 0) progress(`cache: ${stats.hits} of ${stats.hits + stats.misses} ${what} reused`);
 }
+
+type Timed = <T>(stage: string, run: () => T | Promise<T>) => Promise<T>;
 
 /**
  * Load → normalise → dereference → model, with the per-operation cache of the
@@ -290,6 +300,53 @@ async function readModel(
     worker?.release();
     throw error;
   }
+}
+
+/**
+ * Validate (fail closed) and guidance. A cached tool's schema passed this very
+ * generator's check when its entry was made, so only the others are checked;
+ * the largest APIs do that and the example search on two threads, whose
+ * outcomes go into the cache that guidance then reads.
+ */
+async function guideModel(
+  model: ApiModel,
+  seed: number,
+  caches: Pick<GuidanceOptions, "guidanceCache"> & { exampleCache: ExampleCache; worker?: ExampleWorker | undefined },
+  timed: Timed,
+): Promise<GuidedApiModel> {
+  const { exampleCache, guidanceCache, worker } = caches;
+  const uncached = model.tools.filter((tool) => !exampleCache.has(tool.inputSchema, toolSeed(seed, tool.name)));
+  if (shouldUseWorker(uncached.length)) {
+    const positions = new Map(uncached.map((tool, index) => [index, tool]));
+    // This thread prepares the guidance that needs no example while the worker starts on the examples.
+    const { results, meanwhile: prepared } = await timed("validate+examples (2 threads)", () =>
+      computeOutcomesInParallel(
+        uncached.map((tool, index) => ({ index, schema: tool.inputSchema, seed: toolSeed(seed, tool.name) })),
+        worker,
+        () => timed("guidance without examples", () => prepareGuidance(model, { guidanceCache })),
+      ),
+    );
+    if (results.compileError)
+      throw uncompilableSchema(positions.get(results.compileError.index)!, results.compileError.message);
+    for (const { index, outcome } of results.outcomes) {
+      const tool = positions.get(index)!;
+      exampleCache.store(tool.inputSchema, toolSeed(seed, tool.name), outcome);
+    }
+    return timed("guidance", () => finishGuidance(model, prepared, { seed, exampleCache, guidanceCache }));
+  }
+  worker?.release();
+  // Every example is cached (a warm regeneration): nothing to check.
+  if (uncached.length === 0) return timed("guidance", () => addGuidance(model, { seed, exampleCache, guidanceCache }));
+  // The fail-closed check (see createCheckCompiler) judges each input schema with the example generator's
+  // compiler (the interpreter, else Ajv), whose repair then reuses that validator.
+  const { createExampleGenerator } = await import("./guidance/examples/index.js");
+  const exampleGenerator = createExampleGenerator();
+  const validators = await timed("validate", () =>
+    compileInputValidators({ ...model, tools: uncached }, exampleCompiler(exampleGenerator)),
+  );
+  return timed("guidance", () =>
+    addGuidance(model, { seed, validators, exampleGenerator, exampleCache, guidanceCache }),
+  );
 }
 
 /** The user's generation-time choices: which operations, and how they are exposed. */

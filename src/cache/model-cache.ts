@@ -40,8 +40,8 @@ const SECTIONS: Section[] = ["preludes", "operations", "guidance", "shapes"];
 type Entries = Record<Section, Map<string, string>>;
 /** The sections whose reuse is counted (see `stats`). */
 type Counted = "operations" | "guidance";
-/** What this run keeps: JSON text, or a value serialised when saved (see `keep`) or earlier (see `serialise`). */
-type Kept = Record<Section, Map<string, string | { value: unknown; text?: string }>>;
+/** What this run keeps: JSON text, or a value serialised only when saved (see `keep`). */
+type Kept = Record<Section, Map<string, string | { value: unknown }>>;
 
 export interface ModelCache {
   /** Fingerprint of the code that computes what is cached; part of every key. */
@@ -63,11 +63,6 @@ export interface ModelCache {
   keepAsRead(section: Section, key: string): void;
   /** Operations' models / tools' guidance taken from an earlier run (hits) or computed (misses). */
   stats(section: Counted): { hits: number; misses: number };
-  /**
-   * Serialises the entries of `section` that this run computed now, while this thread would otherwise wait (a
-   * large run's example worker, see src/guide-stage.ts), rather than when they are saved.
-   */
-  serialise(section: Section): void;
   /** Something else to write when the entries are saved, under the given project root (the document's keys, see src/cache/key-table.ts). */
   alsoSave(write: (root: string) => Promise<void>): void;
   /**
@@ -125,9 +120,6 @@ export function openModelCache(projectDir: string, generatorVersion: string, rea
       keep(section, key, undefined);
     },
     stats: (section) => ({ ...counts[section] }),
-    serialise(section) {
-      for (const json of kept[section].values()) if (typeof json !== "string") json.text ??= entryJson(json.value);
-    },
     async save(root = projectDir) {
       if (kept.operations.size === 0 && kept.guidance.size === 0) return;
       // The other files first: their writes go to the thread pool while this thread serialises the entries.
@@ -177,7 +169,7 @@ function* entryLines(kept: Kept, onlyComputed: boolean): Generator<string> {
     for (const [key, json] of kept[section]) {
       if (onlyComputed && typeof json === "string") continue;
       yield `${section}\t${key}\t`;
-      yield typeof json === "string" ? json : (json.text ?? entryJson(json.value));
+      yield typeof json === "string" ? json : asciiJson(JSON.stringify(json.value));
       yield "\n";
     }
 }
@@ -223,11 +215,6 @@ function stillAsRead(path: string, read: { size: number; mtimeMs: number }): boo
   } catch {
     return false;
   }
-}
-
-/** An entry's JSON as the file holds it. */
-function entryJson(value: unknown): string {
-  return asciiJson(JSON.stringify(value));
 }
 
 /**

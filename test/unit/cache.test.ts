@@ -169,7 +169,7 @@ describe("two threads (large APIs)", () => {
     expect(threaded.code).toBe(0);
     expect(threaded.stderr).toContain("validate+examples (2 threads)");
     expect(projectFiles(two, PROJECT_EXCEPT)).toEqual(projectFiles(one, PROJECT_EXCEPT));
-    // The model cache too, whose entries two threads serialise while the worker searches (src/guide-stage.ts).
+    // The model cache too: the guidance entries are kept as the examples arrive, whichever thread computed them.
     const models = [one, two].map((project) => readFileSync(join(project, MODEL_CACHE_FILE), "latin1"));
     expect(models[1]).toBe(models[0]);
     expect(models[0]).toMatch(/^guidance\t/m);
