@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CACHE_DIR, openExampleCache } from "../../src/cache/index.js";
+import { MODEL_CACHE_FILE } from "../../src/cache/model-cache.js";
 import { generate, generatorVersion } from "../../src/generate.js";
 import { toolSeed } from "../../src/guidance/index.js";
 import { runCli } from "../helpers/cli.js";
@@ -168,6 +169,10 @@ describe("two threads (large APIs)", () => {
     expect(threaded.code).toBe(0);
     expect(threaded.stderr).toContain("validate+examples (2 threads)");
     expect(projectFiles(two, PROJECT_EXCEPT)).toEqual(projectFiles(one, PROJECT_EXCEPT));
+    // The model cache too: the guidance entries are kept as the examples arrive, whichever thread computed them.
+    const models = [one, two].map((project) => readFileSync(join(project, MODEL_CACHE_FILE), "latin1"));
+    expect(models[1]).toBe(models[0]);
+    expect(models[0]).toMatch(/^guidance\t/m);
   });
 
   it("ends a run that fails after the worker was started, without waiting for it", () => {
