@@ -3,7 +3,8 @@
  * inside one operation object, and the keys then equal a full keying of the new document; anything else, and a
  * record or spec copy that does not match, keys in full.
  */
-import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -166,5 +167,45 @@ describe("keys from the last run's record", () => {
     expect(existsSync(join(yamlOut, CACHE_DIR, "model.json"))).toBe(true);
     expect(existsSync(join(yamlOut, CACHE_DIR, "keys.json"))).toBe(false);
     expect(existsSync(join(yamlOut, CACHE_DIR, "spec.copy"))).toBe(false);
+  });
+
+  it("trusts the spec copy without its hash only while it is the file the record's run wrote", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cgm-key-table-stamps-"));
+    cpSync(SAMPLES, join(dir, "samples"), { recursive: true });
+    const spec = join(dir, "samples", "inventory-swagger2.json");
+    const out = join(dir, "project");
+    await generate({ from: spec, out });
+    const keysFile = join(out, CACHE_DIR, "keys.json");
+    const copy = join(out, CACHE_DIR, "spec.copy");
+    const recorded = JSON.parse(readFileSync(keysFile, "utf8")) as { salt: string; spec: string; copy?: string };
+    const stats = statSync(copy);
+    expect(recorded.copy).toBe(`${stats.ino} ${stats.size} ${stats.mtimeMs} ${stats.ctimeMs}`);
+    // The copy is the bytes this run read.
+    expect(readFileSync(copy)).toEqual(readFileSync(spec));
+    const previous = () => readPreviousKeys(out, recorded.salt, "another spec's hash");
+    expect(previous()?.spec).toEqual(readFileSync(spec));
+    // While the stamps hold, the recorded hash is not checked (here a wrong one, to show it).
+    writeFileSync(keysFile, JSON.stringify({ ...recorded, spec: "0".repeat(64) }));
+    expect(previous()?.spec).toEqual(readFileSync(spec));
+    // The same size and modification time after a change: its ctime moved, so the hash decides (and refuses it).
+    writeFileSync(keysFile, JSON.stringify(recorded));
+    const bytes = readFileSync(copy);
+    bytes[bytes.indexOf("{") + 1] = 0x20;
+    // (`touch`: utimes takes seconds as a double, which cannot hold every nanosecond of a time stamp.)
+    const { mtimeNs } = statSync(copy, { bigint: true });
+    const mtime = `@${mtimeNs / 1_000_000_000n}.${String(mtimeNs % 1_000_000_000n).padStart(9, "0")}`;
+    writeFileSync(copy, bytes);
+    expect(spawnSync("touch", ["-m", "-d", mtime, copy]).status).toBe(0);
+    expect([statSync(copy).size, statSync(copy).mtimeMs, statSync(copy).ino]).toEqual([
+      stats.size,
+      stats.mtimeMs,
+      stats.ino,
+    ]);
+    expect(previous()).toBeUndefined();
+    // Put back: no longer the file the record's run wrote, but its bytes hash to the record's.
+    writeFileSync(copy, readFileSync(spec));
+    expect(previous()?.spec).toEqual(readFileSync(spec));
+    writeFileSync(keysFile, JSON.stringify({ ...recorded, spec: "0".repeat(64) }));
+    expect(previous()).toBeUndefined();
   });
 });
