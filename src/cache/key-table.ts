@@ -21,18 +21,32 @@
  * file) keys the whole document as before.
  */
 import { writeFile } from "node:fs/promises";
-import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, statSync, type Stats } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  openSync,
+  readFileSync,
+  readSync,
+  statSync,
+  type Stats,
+  renameSync,
+  writeFileSync,
+  writeFile as writeFileCallback,
+} from "node:fs";
 import { join } from "node:path";
 import { HTTP_METHODS, type HttpMethod } from "../model/openapi.js";
 import { commonPrefix, commonSuffix } from "../report/text.js";
 import { hashContent } from "../write/hash.js";
 import type { KeyRecord } from "./refs.js";
-import { replaceFile } from "./replace-file.js";
+import { replaceFile, settleAll } from "./replace-file.js";
 import { stringEnd } from "../json-bytes.js";
 import { operationInSkeleton, type Skeleton } from "./sparse-document.js";
 
 const KEYS_FILE = ".guided-mcp/cache/keys.json";
 const SPEC_COPY_FILE = ".guided-mcp/cache/spec.copy";
+/** The copy's stamps as its writer left it, after the hash of its bytes (see `copyStamps`). */
+const COPY_STAMPS_FILE = ".guided-mcp/cache/spec.copy.stamps";
 /** Bump when the file layout changes. */
 const FORMAT = 1;
 
@@ -44,8 +58,6 @@ interface KeysFile {
   record: KeyRecord;
   /** Where the spec's members lie (src/cache/sparse-document.ts), when this run had them at hand. */
   skeleton?: Skeleton;
-  /** The copy's stamps as its writer left it (see `copyStamps`): while they hold, its hash need not be checked. */
-  copy?: string;
 }
 
 export interface PreviousKeys {
@@ -81,8 +93,9 @@ export function readPreviousKeys(projectDir: string, salt: string, specHash?: st
     const skeleton = Array.isArray(file.skeleton) ? { skeleton: file.skeleton } : {};
     if (file.spec === specHash) return { record: file.record, ...skeleton };
     const stats = statSync(copyFile);
-    if (file.copy === copyStamps(stats))
-      return { record: file.record, copy: { file: copyFile, stamps: file.copy, size: stats.size }, ...skeleton };
+    const stamps = copyStamps(stats);
+    if (recordedStamps(projectDir) === `${file.spec} ${stamps}`)
+      return { record: file.record, copy: { file: copyFile, stamps, size: stats.size }, ...skeleton };
     const spec = readFileSync(copyFile);
     return hashContent(spec) === file.spec ? { record: file.record, spec, ...skeleton } : undefined;
   } catch {
@@ -101,10 +114,20 @@ function copyStamps(stats: Stats): string {
   return `${stats.ino} ${stats.size} ${stats.mtimeMs} ${stats.ctimeMs}`;
 }
 
+/** What the last `saveKeys` recorded of the copy: the hash of its bytes and its stamps; "" if nothing. */
+function recordedStamps(projectDir: string): string {
+  try {
+    return readFileSync(join(projectDir, COPY_STAMPS_FILE), "latin1");
+  } catch {
+    return "";
+  }
+}
+
 /**
- * Records this run's keys and a copy of its spec: the bytes this run read, which hash to `specHash`. The copy goes
- * first, so that the record can name its stamps (see `copyStamps`); should another run replace the copy before
- * they are taken, the record names none and the next run checks the copy's hash.
+ * Records this run's keys and a copy of its spec: the bytes this run read, which hash to `specHash`. Once the copy
+ * is in place, its stamps go beside it with that hash (see `copyStamps`), so they vouch for those bytes whichever
+ * run's keys are beside them; should another run replace the copy before they are taken, none are recorded and the
+ * next run checks the copy's hash.
  */
 export async function saveKeys(
   projectDir: string,
@@ -114,16 +137,39 @@ export async function saveKeys(
   spec: Buffer,
   skeleton?: Skeleton,
 ): Promise<void> {
+  const file: KeysFile = { format: FORMAT, salt, spec: specHash, record, ...(skeleton ? { skeleton } : {}) };
+  await settleAll([
+    saveCopy(projectDir, specHash, spec),
+    replaceFile(join(projectDir, KEYS_FILE), (temporary) => writeFile(temporary, JSON.stringify(file))),
+  ]);
+}
+
+async function saveCopy(projectDir: string, specHash: string, spec: Buffer): Promise<void> {
   const copy = join(projectDir, SPEC_COPY_FILE);
+  const stampsFile = join(projectDir, COPY_STAMPS_FILE);
+  // (Stamps left by an earlier run stay true: they hold only while its copy is in place, with that hash.)
   let written: Stats | undefined;
   await replaceFile(copy, async (temporary) => {
-    await writeFile(temporary, spec);
+    await writeWhole(temporary, spec);
     written = statSync(temporary);
   });
   const now = statSync(copy);
-  const stamps = now.ino === written?.ino && now.size === spec.length ? { copy: copyStamps(now) } : {};
-  const file: KeysFile = { format: FORMAT, salt, spec: specHash, record, ...(skeleton ? { skeleton } : {}), ...stamps };
-  await replaceFile(join(projectDir, KEYS_FILE), (temporary) => writeFile(temporary, JSON.stringify(file)));
+  if (now.ino !== written?.ino || now.size !== spec.length) return;
+  // A hundred bytes, written at once: a trip through the thread pool (its threads at the lowest priority) would
+  // keep the write stage waiting longer than writing them takes.
+  const temporary = `${stampsFile}.${process.pid}.tmp`;
+  writeFileSync(temporary, `${specHash} ${copyStamps(now)}`, "latin1");
+  renameSync(temporary, stampsFile);
+}
+
+/**
+ * `bytes` written to a new `file` in one call: the promise API's `writeFile` writes 512 KB per trip through the
+ * thread pool (GitHub's 6.9 MB: 14 trips, each resumed on this thread).
+ */
+function writeWhole(file: string, bytes: Buffer): Promise<void> {
+  return new Promise((resolve, reject) =>
+    writeFileCallback(file, bytes, (error) => (error ? reject(error) : resolve())),
+  );
 }
 
 /**

@@ -177,18 +177,25 @@ describe("keys from the last run's record", () => {
     await generate({ from: spec, out });
     const keysFile = join(out, CACHE_DIR, "keys.json");
     const copy = join(out, CACHE_DIR, "spec.copy");
-    const recorded = JSON.parse(readFileSync(keysFile, "utf8")) as { salt: string; spec: string; copy?: string };
+    const recorded = JSON.parse(readFileSync(keysFile, "utf8")) as { salt: string; spec: string };
     const stats = statSync(copy);
-    expect(recorded.copy).toBe(`${stats.ino} ${stats.size} ${stats.mtimeMs} ${stats.ctimeMs}`);
+    expect(readFileSync(`${copy}.stamps`, "latin1")).toBe(
+      `${recorded.spec} ${stats.ino} ${stats.size} ${stats.mtimeMs} ${stats.ctimeMs}`,
+    );
     // The copy is the bytes this run read.
     expect(readFileSync(copy)).toEqual(readFileSync(spec));
     const previous = () => readPreviousKeys(out, recorded.salt, "another spec's hash");
     // Vouched for by its stamps: not read (nor hashed) until compared.
     expect(previous()).toMatchObject({ copy: { file: copy, size: stats.size } });
     expect(previous()?.spec).toBeUndefined();
-    // While the stamps hold, the recorded hash is not checked (here a wrong one, to show it).
+    // The stamps vouch for the bytes of one hash: keys recorded for another spec are not vouched for.
     writeFileSync(keysFile, JSON.stringify({ ...recorded, spec: "0".repeat(64) }));
+    expect(previous()).toBeUndefined();
+    // While they hold, the bytes are not hashed (stamps planted with a wrong hash, to show it).
+    const stamps = readFileSync(`${copy}.stamps`, "latin1");
+    writeFileSync(`${copy}.stamps`, "0".repeat(64) + stamps.slice(recorded.spec.length));
     expect(previous()?.copy).toBeDefined();
+    writeFileSync(`${copy}.stamps`, stamps);
     // The same size and modification time after a change: its ctime moved, so the hash decides (and refuses it).
     writeFileSync(keysFile, JSON.stringify(recorded));
     const bytes = readFileSync(copy);
@@ -230,13 +237,8 @@ describe("keys from the last run's record", () => {
       () => {},
     ];
     for (const withSkeleton of [true, false]) {
-      const record = {
-        format: 1,
-        salt: "salt",
-        spec: "0".repeat(64),
-        record: {},
-        copy: `${ino} ${size} ${mtimeMs} ${ctimeMs}`,
-      };
+      const record = { format: 1, salt: "salt", spec: "0".repeat(64), record: {} };
+      writeFileSync(`${copy}.stamps`, `${record.spec} ${ino} ${size} ${mtimeMs} ${ctimeMs}`);
       writeFileSync(
         join(project, CACHE_DIR, "keys.json"),
         JSON.stringify(withSkeleton ? { ...record, skeleton } : record),
