@@ -12,6 +12,7 @@
  * that operation is keyed again (`keysAfterEdit`).
  *
  * It fails safe: the record is used only with the copy whose SHA-256 it names
+ * (hashed again, or vouched for by the stamps its writer left: `copyStamps`)
  * and the same salt (code fingerprint, location, name); the changed bytes must
  * lie strictly inside one operation object of the copy, under
  * `paths/<path>/<method>`, and the new bytes there must parse on their own as
