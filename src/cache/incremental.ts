@@ -11,7 +11,6 @@
  * back to the full pipeline on a fresh parse, which behaves as a cold run.
  */
 import type { DereferenceOptions } from "../dereference/index.js";
-import { fileURLToPath } from "node:url";
 import { isParsedJsonTree, parseSpecFile, parseSpecText, type LoadedSpec } from "../load/index.js";
 import type { ApiModel } from "../model/ir.js";
 import type { ModelOptions, OpenApiPrelude, OperationOutcome } from "../model/openapi.js";
@@ -101,7 +100,7 @@ function keysOf(
   const { textHash } = loaded;
   // The same spec, keyed as completely as before: the record and the copy on disk stay as they are.
   const asRecorded = edit === "unchanged" && previous && (previous.record.complete || !checkAll);
-  if (keys && json && textHash && !asRecorded) recordKeys(cache, salt, loaded.location, textHash, keys);
+  if (keys && json && textHash && !asRecorded) recordKeys(cache, salt, loaded.location, { bytes, textHash }, keys);
   return keys;
 }
 
@@ -110,15 +109,15 @@ function recordKeys(
   cache: ModelCache,
   salt: string,
   location: string,
-  textHash: string,
+  /** The spec's bytes as this run read them, and their hash. */
+  spec: { bytes: Buffer; textHash: string },
   keys: DocumentKeys,
   skeleton?: Skeleton,
 ): void {
   if (!location.startsWith("file:")) return;
-  const source = fileURLToPath(location);
   // Taken now: the keys hold the document, which must not live until the caches are saved.
   const record = keys.record();
-  cache.alsoSave((root) => saveKeys(root, salt, textHash, record, source, skeleton));
+  cache.alsoSave((root) => saveKeys(root, salt, spec.textHash, record, spec.bytes, skeleton));
 }
 
 /**
@@ -145,7 +144,7 @@ async function sparseRegeneration(
   if (!warm) return undefined;
   // An unchanged spec keeps the record and copy on disk (see `keysOf`), unless the record lacks the skeleton.
   if ((edited || !previous.skeleton) && file.textHash)
-    recordKeys(cache, salt, file.location, file.textHash, keys, skeleton);
+    recordKeys(cache, salt, file.location, { bytes: file.bytes, textHash: file.textHash }, keys, skeleton);
   keepAll(cache, keys, warm.prelude, warm.outcomes);
   return warm.model;
 }

@@ -12,6 +12,7 @@
  * that operation is keyed again (`keysAfterEdit`).
  *
  * It fails safe: the record is used only with the copy whose SHA-256 it names
+ * (hashed again, or vouched for by the stamps its writer left: `copyStamps`)
  * and the same salt (code fingerprint, location, name); the changed bytes must
  * lie strictly inside one operation object of the copy, under
  * `paths/<path>/<method>`, and the new bytes there must parse on their own as
@@ -20,8 +21,20 @@
  * item's shared fields, a component or the top level, a missing or damaged
  * file) keys the whole document as before.
  */
-import { copyFile, writeFile } from "node:fs/promises";
-import { existsSync, readFileSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  openSync,
+  readFileSync,
+  readSync,
+  statSync,
+  type Stats,
+  renameSync,
+  writeFileSync,
+  writeFile as writeFileCallback,
+} from "node:fs";
 import { join } from "node:path";
 import { HTTP_METHODS, type HttpMethod } from "../model/openapi.js";
 import { commonPrefix, commonSuffix } from "../report/text.js";
@@ -33,6 +46,8 @@ import { operationInSkeleton, type Skeleton } from "./sparse-document.js";
 
 const KEYS_FILE = ".guided-mcp/cache/keys.json";
 const SPEC_COPY_FILE = ".guided-mcp/cache/spec.copy";
+/** The copy's stamps as its writer left it, after the hash of its bytes (see `copyStamps`). */
+const COPY_STAMPS_FILE = ".guided-mcp/cache/spec.copy.stamps";
 /** Bump when the file layout changes. */
 const FORMAT = 1;
 
@@ -48,9 +63,20 @@ interface KeysFile {
 
 export interface PreviousKeys {
   record: KeyRecord;
-  /** The bytes of the spec the record was made for; not read when this run's spec has their hash (the same bytes). */
+  /**
+   * The bytes of the spec the record was made for, read to check their hash: not read when this run's spec has
+   * their hash (the same bytes), nor when the copy's stamps vouch for it (`copy`).
+   */
   spec?: Buffer;
+  /** The copy as its stamps vouch for it: read only where it is compared with this run's spec (see `editInCopy`). */
+  copy?: StampedCopy;
   skeleton?: Skeleton;
+}
+
+interface StampedCopy {
+  file: string;
+  stamps: string;
+  size: number;
 }
 
 /**
@@ -67,6 +93,10 @@ export function readPreviousKeys(projectDir: string, salt: string, specHash?: st
     if (file.format !== FORMAT || file.salt !== salt || typeof file.spec !== "string" || !file.record) return undefined;
     const skeleton = Array.isArray(file.skeleton) ? { skeleton: file.skeleton } : {};
     if (file.spec === specHash) return { record: file.record, ...skeleton };
+    const stats = statSync(copyFile);
+    const stamps = copyStamps(stats);
+    if (recordedStamps(projectDir) === `${file.spec} ${stamps}`)
+      return { record: file.record, copy: { file: copyFile, stamps, size: stats.size }, ...skeleton };
     const spec = readFileSync(copyFile);
     return hashContent(spec) === file.spec ? { record: file.record, spec, ...skeleton } : undefined;
   } catch {
@@ -75,22 +105,72 @@ export function readPreviousKeys(projectDir: string, salt: string, specHash?: st
 }
 
 /**
- * Records this run's keys and a copy of its spec (read from `source`, whose bytes must hash to `specHash`: if the
- * file changed since it was read, the copy does not match the record and the next run ignores both).
+ * What says that the spec copy is still the file its writer renamed into place: its inode, size and change times.
+ * Its bytes cannot change without its ctime moving (a write, a rename over it or a reset mtime all set ctime to
+ * "now"), and a file put in its place is another inode, so equal stamps stand for the bytes the record was made
+ * for, without hashing them again (GitHub: 7 MB, ≈ 4 ms). Any other stamps (a copied project, a concurrent run's
+ * copy, an edit) fall back to the hash.
+ */
+function copyStamps(stats: Stats): string {
+  return `${stats.ino} ${stats.size} ${stats.mtimeMs} ${stats.ctimeMs}`;
+}
+
+/** What the last `saveKeys` recorded of the copy: the hash of its bytes and its stamps; "" if nothing. */
+function recordedStamps(projectDir: string): string {
+  try {
+    return readFileSync(join(projectDir, COPY_STAMPS_FILE), "latin1");
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * Records this run's keys and a copy of its spec: the bytes this run read, which hash to `specHash`. Once the copy
+ * is in place, its stamps go beside it with that hash (see `copyStamps`), so they vouch for those bytes whichever
+ * run's keys are beside them; should another run replace the copy before they are taken, none are recorded and the
+ * next run checks the copy's hash.
  */
 export async function saveKeys(
   projectDir: string,
   salt: string,
   specHash: string,
   record: KeyRecord,
-  source: string,
+  spec: Buffer,
   skeleton?: Skeleton,
 ): Promise<void> {
   const file: KeysFile = { format: FORMAT, salt, spec: specHash, record, ...(skeleton ? { skeleton } : {}) };
   await settleAll([
-    replaceFile(join(projectDir, SPEC_COPY_FILE), (temporary) => copyFile(source, temporary)),
+    saveCopy(projectDir, specHash, spec),
     replaceFile(join(projectDir, KEYS_FILE), (temporary) => writeFile(temporary, JSON.stringify(file))),
   ]);
+}
+
+async function saveCopy(projectDir: string, specHash: string, spec: Buffer): Promise<void> {
+  const copy = join(projectDir, SPEC_COPY_FILE);
+  const stampsFile = join(projectDir, COPY_STAMPS_FILE);
+  // (Stamps left by an earlier run stay true: they hold only while its copy is in place, with that hash.)
+  let written: Stats | undefined;
+  await replaceFile(copy, async (temporary) => {
+    await writeWhole(temporary, spec);
+    written = statSync(temporary);
+  });
+  const now = statSync(copy);
+  if (now.ino !== written?.ino || now.size !== spec.length) return;
+  // A hundred bytes, written at once: a trip through the thread pool (its threads at the lowest priority) would
+  // keep the write stage waiting longer than writing them takes.
+  const temporary = `${stampsFile}.${process.pid}.tmp`;
+  writeFileSync(temporary, `${specHash} ${copyStamps(now)}`, "latin1");
+  renameSync(temporary, stampsFile);
+}
+
+/**
+ * `bytes` written to a new `file` in one call: the promise API's `writeFile` writes 512 KB per trip through the
+ * thread pool (GitHub's 6.9 MB: 14 trips, each resumed on this thread).
+ */
+function writeWhole(file: string, bytes: Buffer): Promise<void> {
+  return new Promise((resolve, reject) =>
+    writeFileCallback(file, bytes, (error) => (error ? reject(error) : resolve())),
+  );
 }
 
 /**
@@ -101,7 +181,13 @@ export type SpecEdit = "unchanged" | { path: string; method: HttpMethod; start: 
 
 /** Where `bytes` differ from the spec the record was made for (see `specEdit`). */
 export function editSince(previous: PreviousKeys, bytes: Buffer): SpecEdit | undefined {
-  return previous.spec ? specEdit(previous.spec, bytes, previous.skeleton) : "unchanged";
+  if (previous.spec) return specEdit(previous.spec, bytes, previous.skeleton);
+  return previous.copy ? editInCopy(previous.copy, bytes, previous.skeleton) : "unchanged";
+}
+
+/** The length in bytes of the spec the record was made for, when this run read or stamped its copy. */
+export function previousLength(previous: PreviousKeys): number | undefined {
+  return previous.spec?.length ?? previous.copy?.size;
 }
 
 /**
@@ -129,6 +215,73 @@ export function specEdit(before: Buffer, after: Buffer, skeleton?: Skeleton): Sp
   return isJsonObject(before, found.start, found.end) && isJsonObject(after, found.start, end)
     ? { path: found.path, method: found.method, start: found.start, end }
     : undefined;
+}
+
+/**
+ * `specEdit` against the stamped copy, read through one small buffer: from the front to the first difference, from
+ * the back to the last, and the operation object found between (a 7 MB buffer of its own cost ≈ 2 ms more, mostly
+ * faulting in fresh memory). The stamps are checked again on the file read: a copy replaced since is no evidence.
+ */
+function editInCopy(copy: StampedCopy, after: Buffer, skeleton: Skeleton | undefined): SpecEdit | undefined {
+  const descriptor = openSync(copy.file, "r");
+  try {
+    if (copyStamps(fstatSync(descriptor)) !== copy.stamps) return undefined;
+    // Without a skeleton the operation is found by scanning the copy from its start (see `operationAround`).
+    if (!skeleton) return specEdit(readFileSync(descriptor), after);
+    const file = { descriptor, size: copy.size, buffer: Buffer.allocUnsafe(CHUNK) };
+    const prefix = prefixInFile(file, after);
+    if (prefix === copy.size && prefix === after.length) return "unchanged";
+    const suffix = suffixInFile(file, after, Math.min(copy.size, after.length) - prefix);
+    const found = operationInSkeleton(skeleton, prefix, copy.size - suffix);
+    if (!found) return undefined;
+    const object = Buffer.allocUnsafe(found.end - found.start);
+    if (readSync(descriptor, object, 0, object.length, found.start) !== object.length) return undefined;
+    const end = found.end + after.length - copy.size;
+    return isJsonObject(object, 0, object.length) && isJsonObject(after, found.start, end)
+      ? { path: found.path, method: found.method, start: found.start, end }
+      : undefined;
+  } catch {
+    // A key that does not decode (see `specEdit`), or the copy cut short under this run.
+    return undefined;
+  } finally {
+    closeSync(descriptor);
+  }
+}
+
+const CHUNK = 256 << 10;
+
+interface OpenCopy {
+  descriptor: number;
+  size: number;
+  buffer: Buffer;
+}
+
+/** `commonPrefix` of the copy and `after`. */
+function prefixInFile(file: OpenCopy, after: Buffer): number {
+  const limit = Math.min(file.size, after.length);
+  let at = 0;
+  while (at < limit) {
+    const read = readSync(file.descriptor, file.buffer, 0, Math.min(file.buffer.length, limit - at), at);
+    if (read <= 0) break;
+    const same = commonPrefix(file.buffer.subarray(0, read), after.subarray(at, at + read));
+    at += same;
+    if (same < read) break;
+  }
+  return at;
+}
+
+/** `commonSuffix` of the copy and `after`, up to `limit` bytes. */
+function suffixInFile(file: OpenCopy, after: Buffer, limit: number): number {
+  let shared = 0;
+  while (shared < limit) {
+    const size = Math.min(file.buffer.length, limit - shared);
+    if (readSync(file.descriptor, file.buffer, 0, size, file.size - shared - size) !== size) break;
+    const afterEnd = after.length - shared;
+    const same = commonSuffix(file.buffer.subarray(0, size), after.subarray(afterEnd - size, afterEnd), size);
+    shared += same;
+    if (same < size) break;
+  }
+  return shared;
 }
 
 function isJsonObject(text: Buffer, start: number, end: number): boolean {

@@ -17,7 +17,7 @@ import {
 } from "../load/index.js";
 import type { ModelOptions } from "../model/openapi.js";
 import type { ModelCache } from "./model-cache.js";
-import { editSince, readPreviousKeys, type PreviousKeys, type SpecEdit } from "./key-table.js";
+import { editSince, previousLength, readPreviousKeys, type PreviousKeys, type SpecEdit } from "./key-table.js";
 import { fitsSkeleton, scanSkeleton, skeletonAfterEdit, sparseDocument, type Skeleton } from "./sparse-document.js";
 
 /** What a regeneration found before parsing its spec: the last run's record, and the edit since. */
@@ -67,16 +67,12 @@ export async function loadSpecCached(
  */
 function skeletonOf(bytes: Buffer, previous: PreviousKeys, edit: SpecEdit): Skeleton | undefined {
   if (!previous.skeleton) return scanSkeleton(bytes);
-  const { skeleton: before, spec } = previous;
+  const { skeleton: before } = previous;
   if (edit === "unchanged") return fitsSkeleton(bytes, before) ? before : undefined;
-  // (An edit was found by comparing with the recorded bytes, so they were read.)
-  if (!spec) return undefined;
-  const skeleton = skeletonAfterEdit(
-    before,
-    edit.start,
-    edit.end - (bytes.length - spec.length),
-    edit.end - edit.start,
-  );
+  // (An edit was found by comparing with the recorded bytes, so they were read or stamped.)
+  const length = previousLength(previous);
+  if (length === undefined) return undefined;
+  const skeleton = skeletonAfterEdit(before, edit.start, edit.end - (bytes.length - length), edit.end - edit.start);
   return fitsSkeleton(bytes, skeleton) ? skeleton : undefined;
 }
 

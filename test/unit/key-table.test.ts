@@ -3,14 +3,15 @@
  * inside one operation object, and the keys then equal a full keying of the new document; anything else, and a
  * record or spec copy that does not match, keys in full.
  */
-import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { CACHE_DIR } from "../../src/cache/index.js";
-import { readPreviousKeys, specEdit } from "../../src/cache/key-table.js";
+import { editSince, readPreviousKeys, specEdit } from "../../src/cache/key-table.js";
 import { documentKeys, keysAfterEdit, type DocumentKeys } from "../../src/cache/refs.js";
 import { scanSkeleton } from "../../src/cache/sparse-document.js";
 import { generate } from "../../src/generate.js";
@@ -166,5 +167,101 @@ describe("keys from the last run's record", () => {
     expect(existsSync(join(yamlOut, CACHE_DIR, "model.json"))).toBe(true);
     expect(existsSync(join(yamlOut, CACHE_DIR, "keys.json"))).toBe(false);
     expect(existsSync(join(yamlOut, CACHE_DIR, "spec.copy"))).toBe(false);
+  });
+
+  it("trusts the spec copy without its hash only while it is the file the record's run wrote", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cgm-key-table-stamps-"));
+    cpSync(SAMPLES, join(dir, "samples"), { recursive: true });
+    const spec = join(dir, "samples", "inventory-swagger2.json");
+    const out = join(dir, "project");
+    await generate({ from: spec, out });
+    const keysFile = join(out, CACHE_DIR, "keys.json");
+    const copy = join(out, CACHE_DIR, "spec.copy");
+    const recorded = JSON.parse(readFileSync(keysFile, "utf8")) as { salt: string; spec: string };
+    const stats = statSync(copy);
+    expect(readFileSync(`${copy}.stamps`, "latin1")).toBe(
+      `${recorded.spec} ${stats.ino} ${stats.size} ${stats.mtimeMs} ${stats.ctimeMs}`,
+    );
+    // The copy is the bytes this run read.
+    expect(readFileSync(copy)).toEqual(readFileSync(spec));
+    const previous = () => readPreviousKeys(out, recorded.salt, "another spec's hash");
+    // Vouched for by its stamps: not read (nor hashed) until compared.
+    expect(previous()).toMatchObject({ copy: { file: copy, size: stats.size } });
+    expect(previous()?.spec).toBeUndefined();
+    // The stamps vouch for the bytes of one hash: keys recorded for another spec are not vouched for.
+    writeFileSync(keysFile, JSON.stringify({ ...recorded, spec: "0".repeat(64) }));
+    expect(previous()).toBeUndefined();
+    // While they hold, the bytes are not hashed (stamps planted with a wrong hash, to show it).
+    const stamps = readFileSync(`${copy}.stamps`, "latin1");
+    writeFileSync(`${copy}.stamps`, "0".repeat(64) + stamps.slice(recorded.spec.length));
+    expect(previous()?.copy).toBeDefined();
+    writeFileSync(`${copy}.stamps`, stamps);
+    // The same size and modification time after a change: its ctime moved, so the hash decides (and refuses it).
+    writeFileSync(keysFile, JSON.stringify(recorded));
+    const bytes = readFileSync(copy);
+    bytes[bytes.indexOf("{") + 1] = 0x20;
+    // (`touch`: utimes takes seconds as a double, which cannot hold every nanosecond of a time stamp.)
+    const { mtimeNs } = statSync(copy, { bigint: true });
+    const mtime = `@${mtimeNs / 1_000_000_000n}.${String(mtimeNs % 1_000_000_000n).padStart(9, "0")}`;
+    writeFileSync(copy, bytes);
+    expect(spawnSync("touch", ["-m", "-d", mtime, copy]).status).toBe(0);
+    expect([statSync(copy).size, statSync(copy).mtimeMs, statSync(copy).ino]).toEqual([
+      stats.size,
+      stats.mtimeMs,
+      stats.ino,
+    ]);
+    expect(previous()).toBeUndefined();
+    // Put back: no longer the file the record's run wrote, but its bytes hash to the record's.
+    writeFileSync(copy, readFileSync(spec));
+    expect(previous()?.spec).toEqual(readFileSync(spec));
+    writeFileSync(keysFile, JSON.stringify({ ...recorded, spec: "0".repeat(64) }));
+    expect(previous()).toBeUndefined();
+  });
+
+  it("finds the same edit in a stamped copy, read in pieces, as in its bytes (GitHub)", () => {
+    const github = JSON.parse(githubText) as Document;
+    const before = edited(github, () => {});
+    const project = mkdtempSync(join(tmpdir(), "cgm-key-table-copy-"));
+    const copy = join(project, CACHE_DIR, "spec.copy");
+    mkdirSync(dirname(copy), { recursive: true });
+    writeFileSync(copy, before);
+    const { ino, size, mtimeMs, ctimeMs } = statSync(copy);
+    const skeleton = scanSkeleton(before);
+    const edits: Array<(document: Document) => void> = [
+      (document) => (operationAt(document, 0)["summary"] += " (edited)"),
+      (document) => (operationAt(document, 700)["description"] = 'a "quoted" } ] { [ text\\'),
+      (document) => (operationAt(document, 1222)["summary"] = ""),
+      (document) => delete operationAt(document, 5)["parameters"],
+      (document) => ((operationAt(document, 3)["summary"] += "!"), (operationAt(document, 900)["summary"] += "!")),
+      (document) => ((document["info"] as Record<string, unknown>)["title"] = "Edited"),
+      () => {},
+    ];
+    for (const withSkeleton of [true, false]) {
+      const record = { format: 1, salt: "salt", spec: "0".repeat(64), record: {} };
+      writeFileSync(`${copy}.stamps`, `${record.spec} ${ino} ${size} ${mtimeMs} ${ctimeMs}`);
+      writeFileSync(
+        join(project, CACHE_DIR, "keys.json"),
+        JSON.stringify(withSkeleton ? { ...record, skeleton } : record),
+      );
+      const previous = readPreviousKeys(project, "salt", "another spec's hash")!;
+      expect(previous.copy).toBeDefined();
+      for (const edit of edits) {
+        const after = edited(github, edit);
+        expect(editSince(previous, after)).toEqual(specEdit(before, after, withSkeleton ? skeleton : undefined));
+      }
+    }
+    expect(edits.map((edit) => typeof specEdit(before, edited(github, edit), skeleton))).toEqual([
+      "object",
+      "object",
+      "object",
+      "object",
+      "undefined",
+      "undefined",
+      "string",
+    ]);
+    // A copy replaced after the stamps were read is not compared.
+    const previous = readPreviousKeys(project, "salt", "another spec's hash")!;
+    writeFileSync(copy, before);
+    expect(editSince(previous, edited(github, edits[0]!))).toBeUndefined();
   });
 });
