@@ -27,6 +27,7 @@ import { DamagedCacheError } from "./damaged.js";
 import type { CachedGuidance } from "../guidance/guide.js";
 import { MODEL_CACHE_FILE, type ModelCache } from "./model-cache.js";
 import { hashContent } from "../write/hash.js";
+import { emittedGuidanceJson } from "../emit/tools-file.js";
 
 export function guidanceKeys(tools: ToolModel[], seed: number, code: string, cache?: ModelCache): string[] {
   const all = createHash("sha256").update(`${code}\0${seed}\0`);
@@ -107,9 +108,24 @@ export function guidanceCacheFor(cache: ModelCache, tools: ToolModel[], seed: nu
     store(toolIndex: number, guidance: ToolGuidance, diagnostics: Diagnostic[]) {
       // Producer calls are completed in place across tools afterwards (producerCallCompleter): keep them as they are now.
       const kept = guidance.producers ? { ...guidance, producers: structuredClone(guidance.producers) } : guidance;
-      cache.keep("guidance", keys[toolIndex]!, { guidance: kept, diagnostics });
+      cache.keep("guidance", keys[toolIndex]!, { guidance: kept, diagnostics }, () =>
+        entryJson(guidance, kept, diagnostics),
+      );
     },
   };
+}
+
+/**
+ * The cache entry's JSON (`JSON.stringify({ guidance: kept, diagnostics })`) from the guidance's text in
+ * data/tools.json, if emit serialised this very object (Stripe, GitHub: the compact layout, see
+ * src/emit/tools-file.ts). `kept` is `guidance` with its producer calls as they were before completion: the text is
+ * the same only if completing them changed nothing (their JSON is compared: small).
+ */
+function entryJson(guidance: ToolGuidance, kept: ToolGuidance, diagnostics: Diagnostic[]): string | undefined {
+  const text = emittedGuidanceJson(guidance);
+  if (text === undefined) return undefined;
+  if (kept !== guidance && JSON.stringify(kept.producers) !== JSON.stringify(guidance.producers)) return undefined;
+  return `${HEAD}${text},"diagnostics":${JSON.stringify(diagnostics)}}`;
 }
 
 /** How the writer ends the text of a tool's guidance without warnings (JSON.stringify of `{ guidance, diagnostics }`). */

@@ -453,6 +453,22 @@ describe("model and guidance cache", () => {
         expect(reopened.get("guidance", name)).toEqual({ guidance: { hints: hints(name, size) }, diagnostics: [] });
     });
 
+    it("writes an entry's JSON as its caller has it (escaped to ASCII), or serialises the value", async () => {
+      const dir = mkdtempSync(join(tmpdir(), "cgm-model-cache-text-"));
+      const cache = openModelCache(dir, version);
+      const given = { guidance: { hints: ["café"] } as never, diagnostics: [] };
+      // The text the caller made of the same value (here: spaced, to tell it from a serialisation made here).
+      cache.keep("guidance", "given", given, () => '{"guidance": {"hints": ["café"]}, "diagnostics": []}');
+      cache.keep("guidance", "none", guidance("none"), () => undefined);
+      await cache.save();
+      const lines = entryLines(readFileSync(join(dir, MODEL_CACHE_FILE), "latin1"));
+      expect(lines).toEqual([
+        'guidance\tgiven\t{"guidance": {"hints": ["caf\\u00e9"]}, "diagnostics": []}',
+        `guidance\tnone\t${JSON.stringify(guidance("none"))}`,
+      ]);
+      expect(openModelCache(dir, version).get("guidance", "given")).toEqual(given);
+    });
+
     it("rewrites a file cut short, or replaced since it was read, instead of appending to it", async () => {
       const dir = mkdtempSync(join(tmpdir(), "cgm-model-cache-append-"));
       const file = join(dir, MODEL_CACHE_FILE);
