@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createRequire } from "node:module";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { emitProject } from "../../src/emit/index.js";
 import { precompiledTemplatesModule } from "../../src/emit/precompile.js";
@@ -132,6 +132,31 @@ describe("escaping helpers", () => {
 
   it("keeps Markdown text on one line without HTML", () => {
     expect(markdownText("a\nb <b>|c`")).toBe("a b &lt;b&gt;\\|c\\`");
+  });
+});
+
+describe("reading templates", () => {
+  it("overlays a --templates folder by relative path, following its symbolic links, skipping helpers", () => {
+    const dir = mkdtempSync(join(tmpdir(), "cgm-templates-"));
+    const shared = mkdtempSync(join(tmpdir(), "cgm-templates-shared-"));
+    writeFileSync(join(shared, "extra.md"), "linked");
+    mkdirSync(join(dir, "server", "docs"), { recursive: true });
+    writeFileSync(join(dir, "server", "docs", "b.md"), "b");
+    writeFileSync(join(dir, "server", "docs", "a.md"), "a");
+    symlinkSync(shared, join(dir, "server", "linked"));
+    symlinkSync(join(shared, "extra.md"), join(dir, "server", "file.md"));
+    mkdirSync(join(dir, "helpers"));
+    writeFileSync(join(dir, "helpers", "x.js"), "");
+    const defaults = readTemplates();
+    const templates = readTemplates(dir);
+    const added = [...templates.keys()].filter((path) => !defaults.has(path));
+    expect(added).toEqual(["server/docs/a.md", "server/docs/b.md", "server/file.md", "server/linked/extra.md"]);
+    expect(templates.get("server/linked/extra.md")).toEqual({
+      path: "server/linked/extra.md",
+      source: join(dir, "server", "linked", "extra.md"),
+      content: "linked",
+    });
+    expect([...templates.keys()].slice(0, defaults.size)).toEqual([...defaults.keys()]);
   });
 });
 
