@@ -10,7 +10,8 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
-import { guidanceKeys } from "../../src/cache/guidance-keys.js";
+import { guidanceCacheFor, guidanceKeys } from "../../src/cache/guidance-keys.js";
+import { compactToolsFile } from "../../src/emit/tools-file.js";
 import { CACHE_DIR } from "../../src/cache/index.js";
 import { MODEL_CACHE_FILE, openModelCache } from "../../src/cache/model-cache.js";
 import { documentKeys } from "../../src/cache/refs.js";
@@ -467,6 +468,29 @@ describe("model and guidance cache", () => {
         `guidance\tnone\t${JSON.stringify(guidance("none"))}`,
       ]);
       expect(openModelCache(dir, version).get("guidance", "given")).toEqual(given);
+    });
+
+    it("stores each tool's guidance with its producer calls as they were before completion", async () => {
+      const dir = mkdtempSync(join(tmpdir(), "cgm-model-cache-producers-"));
+      const cache = openModelCache(dir, version);
+      const call = () => ({ tool: "make", params: { a: 1 } as Record<string, unknown> });
+      const guidances = [
+        { hints: { note: "none" } }, // no producer calls
+        { hints: { note: "unchanged" }, producers: { id: [call()] } },
+        { producers: { id: [call()] }, links: [{ note: "é" }] }, // completed; serialised for data/tools.json below
+        { producers: { id: [call()] }, links: [] }, // completed; not serialised by emit
+        // Completed, and a value elsewhere reads like the completed member: found twice, so serialised anew.
+        { hints: { producers: { id: [{ tool: "make", params: { a: 1, b: 2 } }] } }, producers: { id: [call()] } },
+      ] as Array<{ producers?: { id: Array<ReturnType<typeof call>> } }>;
+      const tools = guidances.map((_, index) => ({ name: `t${index}`, annotations: {} }));
+      const stored = guidanceCacheFor(cache, tools as never, 1);
+      const before = guidances.map((guidance) => JSON.stringify({ guidance, diagnostics: [] }));
+      guidances.forEach((guidance, index) => stored.store(index, guidance as never, []));
+      for (const guidance of guidances.slice(2)) guidance.producers!.id[0]!.params["b"] = 2;
+      compactToolsFile({ api: {}, tools: [] } as never, [() => ({ name: "t2", guidance: guidances[2] }) as never]);
+      await cache.save();
+      const lines = entryLines(readFileSync(join(dir, MODEL_CACHE_FILE), "latin1"));
+      expect(lines.map((line) => line.split("\t")[2])).toEqual(before.map((json) => json.replace("é", "\\u00e9")));
     });
 
     it("rewrites a file cut short, or replaced since it was read, instead of appending to it", async () => {
