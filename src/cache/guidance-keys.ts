@@ -21,18 +21,20 @@
  */
 import { createHash } from "node:crypto";
 import type { Diagnostic, ToolGuidance, ToolModel } from "../model/ir.js";
-import { schemaRef } from "../model/lazy-schema.js";
+import { LAZY_SCHEMAS, schemaRef } from "../model/lazy-schema.js";
 import type { ExampleCache } from "./index.js";
 import { DamagedCacheError } from "./damaged.js";
 import type { CachedGuidance } from "../guidance/guide.js";
 import { MODEL_CACHE_FILE, type ModelCache } from "./model-cache.js";
 import { hashContent } from "../write/hash.js";
 import { emittedGuidanceJson } from "../emit/tools-file.js";
+import { MAX_TOOLS_WITH_TEXTS, noteSchemaJson } from "./schema-texts.js";
 
 export function guidanceKeys(tools: ToolModel[], seed: number, code: string, cache?: ModelCache): string[] {
   const all = createHash("sha256").update(`${code}\0${seed}\0`);
+  const keepTexts = tools.length <= MAX_TOOLS_WITH_TEXTS;
   const shapes = tools.map((tool) => {
-    const shape = cache ? shapeCached(cache, tool) : shapeOf(tool);
+    const shape = cache ? shapeCached(cache, tool, keepTexts) : shapeOf(tool, false);
     all.update(shape);
     return shape;
   });
@@ -40,12 +42,29 @@ export function guidanceKeys(tools: ToolModel[], seed: number, code: string, cac
   return shapes.map((shape) => hashContent(context + shape).slice(0, 40));
 }
 
-/** The hash of a tool's model without its texts. */
-function shapeOf(tool: ToolModel): string {
+/**
+ * The hash of a tool's model without its texts: of `JSON.stringify({ ...rest, annotations })`, made member by member
+ * so that the schemas' texts can be kept for the model cache's operation entries (`keepTexts`, see ./schema-texts.ts).
+ */
+function shapeOf(tool: ToolModel, keepTexts: boolean): string {
   const { description: _description, title: _title, annotations, ...rest } = tool;
   const { title: _annotationTitle, ...flags } = annotations;
-  return hashContent(JSON.stringify({ ...rest, annotations: flags }));
+  const model: Record<string, unknown> = { ...rest, annotations: flags };
+  const hash = createHash("sha256");
+  let separator = "{";
+  for (const key of Object.keys(model)) {
+    const value = model[key];
+    const json = JSON.stringify(value) as string | undefined;
+    // JSON.stringify leaves out a member whose value has no JSON (undefined, a function).
+    if (json === undefined) continue;
+    if (keepTexts && typeof value === "object" && value !== null && isSchemaKey(key)) noteSchemaJson(value, json);
+    hash.update(`${separator}${JSON.stringify(key)}:`).update(json);
+    separator = ",";
+  }
+  return hash.update(separator === "{" ? "{}" : "}").digest("hex");
 }
+
+const isSchemaKey = (key: string): boolean => (LAZY_SCHEMAS as readonly string[]).includes(key);
 
 /** Which operation cache entry each tool of this run was made from (see `recordToolOrigins`). */
 const origins = new WeakMap<ToolModel, string>();
@@ -79,14 +98,14 @@ export function recordToolOrigins(
 }
 
 /** A tool's shape, from the cache when its operation's entry and name were hashed before (see the module comment). */
-function shapeCached(cache: ModelCache, tool: ToolModel): string {
+function shapeCached(cache: ModelCache, tool: ToolModel, keepTexts: boolean): string {
   const origin = origins.get(tool);
-  if (origin === undefined) return shapeOf(tool);
+  if (origin === undefined) return shapeOf(tool, keepTexts);
   // The name as JSON: a cache key never holds a tab or newline.
   const key = `${origin}:${JSON.stringify(tool.name)}`;
   // A shape is a SHA-256 in hex, stored as a JSON string: taken from the text, nothing to parse (Graph: 11,422).
   const text = cache.text("shapes", key);
-  const shape = text !== undefined && SHAPE_TEXT.test(text) ? text.slice(1, -1) : shapeOf(tool);
+  const shape = text !== undefined && SHAPE_TEXT.test(text) ? text.slice(1, -1) : shapeOf(tool, keepTexts);
   cache.keep("shapes", key, shape);
   return shape;
 }

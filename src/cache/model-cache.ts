@@ -18,6 +18,7 @@ import type { Diagnostic, ToolGuidance } from "../model/ir.js";
 import type { OpenApiPrelude, OperationOutcome } from "../model/openapi.js";
 import { codeFingerprint } from "./fingerprint.js";
 import { outcomePieces, parseOutcome } from "./lazy-outcome.js";
+import { schemaJson } from "./schema-texts.js";
 import { replaceFile, settleAll } from "./replace-file.js";
 
 export const MODEL_CACHE_FILE = ".guided-mcp/cache/model.json";
@@ -228,7 +229,8 @@ function stillAsRead(path: string, read: { size: number; mtimeMs: number }): boo
   }
 }
 
-const toJson = (value: unknown): string => asciiJson(JSON.stringify(value));
+// A schema's text may have been made already, for its tool's shape (see ./schema-texts.ts).
+const toJson = (value: unknown): string => asciiJson(schemaJson(value));
 
 /**
  * JSON text with every non-ASCII character escaped (`\u00e9`), which parses to the same value. A file of

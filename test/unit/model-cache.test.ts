@@ -138,6 +138,23 @@ describe("model and guidance cache", () => {
     expect(keyedAsModels(tampered)).toBe(false);
   });
 
+  it("hashes a tool's shape as the JSON of its model without texts, whatever its members hold", async () => {
+    const { createHash } = await import("node:crypto");
+    const sha = (text: string) => createHash("sha256").update(text).digest("hex");
+    const tools = [
+      { name: "a", description: "d", title: "t", annotations: { title: "x", readOnlyHint: true }, inputSchema: {} },
+      { name: "b ü 🚀", description: "", annotations: {}, inputSchema: { type: "object" }, handler: undefined },
+      { name: "c", description: "", annotations: { title: "only" }, responseSchema: { items: [1, "é"] }, f: () => 1 },
+    ];
+    // The keys as the module comment defines them, from each model's JSON without its texts.
+    const shapes = tools.map(({ description: _d, title: _t, annotations: { title: _a, ...flags }, ...rest }) =>
+      sha(JSON.stringify({ ...rest, annotations: flags })),
+    );
+    const context = sha(`code\0${7}\0${shapes.join("")}`);
+    const expected = shapes.map((shape) => sha(context + shape).slice(0, 40));
+    expect(guidanceKeys(tools as never, 7, "code")).toEqual(expected);
+  });
+
   it("keys example outcomes by the schema key recorded for the tool's operation entry", async () => {
     const dir = samplesCopy();
     const spec = join(dir, "petstore.yaml");
