@@ -18,6 +18,7 @@ import type { Diagnostic, ToolGuidance } from "../model/ir.js";
 import type { OpenApiPrelude, OperationOutcome } from "../model/openapi.js";
 import { codeFingerprint } from "./fingerprint.js";
 import { outcomePieces, parseOutcome } from "./lazy-outcome.js";
+import { schemaJson } from "./schema-texts.js";
 import { replaceFile, settleAll } from "./replace-file.js";
 
 export const MODEL_CACHE_FILE = ".guided-mcp/cache/model.json";
@@ -45,7 +46,7 @@ type Entries = Record<Section, Map<string, string>>;
 /** The sections whose reuse is counted (see `stats`). */
 type Counted = "operations" | "guidance";
 /** What this run keeps: JSON text, or a value serialised only when saved (see `keep`). */
-type Kept = Record<Section, Map<string, string | { value: unknown }>>;
+type Kept = Record<Section, Map<string, string | { value: unknown; json?: () => string | undefined }>>;
 
 export interface ModelCache {
   /** Fingerprint of the code that computes what is cached; part of every key. */
@@ -61,8 +62,11 @@ export interface ModelCache {
    * the writer's, unless someone edited the file.
    */
   text(section: Section, key: string): string | undefined;
-  /** Records what this run used or computed; only these entries are saved. */
-  keep<S extends Section>(section: S, key: string, value: CacheSections[S]): void;
+  /**
+   * Records what this run used or computed; only these entries are saved. `json`: the value's JSON text, when the
+   * caller has it at save time (else undefined, and the value is serialised).
+   */
+  keep<S extends Section>(section: S, key: string, value: CacheSections[S], json?: () => string | undefined): void;
   /** `keep` of the entry the file holds under `key`, as it is (a hit whose `text` the caller read). */
   keepAsRead(section: Section, key: string): void;
   /** Operations' models / tools' guidance taken from an earlier run (hits) or computed (misses). */
@@ -93,13 +97,13 @@ export function openModelCache(projectDir: string, generatorVersion: string, rea
   const kept: Kept = emptyEntries();
   const counts = { operations: { hits: 0, misses: 0 }, guidance: { hits: 0, misses: 0 } };
   const alsoSaved: Array<(root: string) => Promise<void>> = [];
-  const keep = (section: Section, key: string, value: unknown) => {
+  const keep = (section: Section, key: string, value: unknown, json?: () => string | undefined) => {
     // A key stands for its value, so an entry read from the file is written back as it was.
     const known = previous[section].get(key);
     if (section === "operations" || section === "guidance") counts[section][known === undefined ? "misses" : "hits"]++;
     // What this run computed waits for `save` as it is: a serialised copy would double Graph's ~100 MB for
     // the rest of the run. Nothing changes these values once made (later stages copy; see guidance-keys.ts).
-    kept[section].set(key, known ?? { value });
+    kept[section].set(key, known ?? (json ? { value, json } : { value }));
   };
   return {
     code,
@@ -177,7 +181,7 @@ function* entryLines(kept: Kept, onlyComputed: boolean): Generator<string> {
       yield `${section}\t${key}\t`;
       if (typeof json === "string") yield json;
       else if (section === "operations") yield* outcomePieces(json.value as OperationOutcome, toJson);
-      else yield toJson(json.value);
+      else yield asciiJson(json.json?.() ?? JSON.stringify(json.value));
       yield "\n";
     }
 }
@@ -225,7 +229,8 @@ function stillAsRead(path: string, read: { size: number; mtimeMs: number }): boo
   }
 }
 
-const toJson = (value: unknown): string => asciiJson(JSON.stringify(value));
+// A schema's text may have been made already, for its tool's shape (see ./schema-texts.ts).
+const toJson = (value: unknown): string => asciiJson(schemaJson(value));
 
 /**
  * JSON text with every non-ASCII character escaped (`\u00e9`), which parses to the same value. A file of

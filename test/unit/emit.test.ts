@@ -1,11 +1,11 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createRequire } from "node:module";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { emitProject } from "../../src/emit/index.js";
 import { precompiledTemplatesModule } from "../../src/emit/precompile.js";
-import { compactToolsFile } from "../../src/emit/tools-file.js";
+import { compactToolsFile, emittedGuidanceJson } from "../../src/emit/tools-file.js";
 import { readTemplates, TemplateRenderer } from "../../src/emit/templates.js";
 import { codeLiteral, markdownText } from "../../src/emit/escape.js";
 import { addGuidance } from "../../src/guidance/index.js";
@@ -135,10 +135,39 @@ describe("escaping helpers", () => {
   });
 });
 
+describe("reading templates", () => {
+  it("overlays a --templates folder by relative path, following its symbolic links, skipping helpers", () => {
+    const dir = mkdtempSync(join(tmpdir(), "cgm-templates-"));
+    const shared = mkdtempSync(join(tmpdir(), "cgm-templates-shared-"));
+    writeFileSync(join(shared, "extra.md"), "linked");
+    mkdirSync(join(dir, "server", "docs"), { recursive: true });
+    writeFileSync(join(dir, "server", "docs", "b.md"), "b");
+    writeFileSync(join(dir, "server", "docs", "a.md"), "a");
+    symlinkSync(shared, join(dir, "server", "linked"));
+    symlinkSync(join(shared, "extra.md"), join(dir, "server", "file.md"));
+    mkdirSync(join(dir, "helpers"));
+    writeFileSync(join(dir, "helpers", "x.js"), "");
+    const defaults = readTemplates();
+    const templates = readTemplates(dir);
+    const added = [...templates.keys()].filter((path) => !defaults.has(path));
+    expect(added).toEqual(["server/docs/a.md", "server/docs/b.md", "server/file.md", "server/linked/extra.md"]);
+    expect(templates.get("server/linked/extra.md")).toEqual({
+      path: "server/linked/extra.md",
+      source: join(dir, "server", "linked", "extra.md"),
+      content: "linked",
+    });
+    expect([...templates.keys()].slice(0, defaults.size)).toEqual([...defaults.keys()]);
+  });
+});
+
 describe("the compact data/tools.json", () => {
   const tool = (name: string, description: string) => ({ name, description, inputSchema: { type: "object" } });
   const api = { name: "x", title: "Café ☕" } as never;
   const model = (tools: unknown[]) => ({ api, tools }) as never;
+  const guided = (name: string, text: string) => ({
+    ...tool(name, text.repeat(2000)),
+    guidance: { hints: { note: `${text}🚀`.repeat(3000) }, links: [] },
+  });
 
   it.each([
     ["no tools", []],
@@ -147,6 +176,10 @@ describe("the compact data/tools.json", () => {
       "texts of one, two and four bytes a character",
       [tool("a", "plain"), tool("é", "naïve — “quoted”"), tool("b", "𝒳 🚀")],
     ],
+    // Serialised in two pieces around the guidance (when it is the last member), and more bytes than characters
+    // than the buffer first has room for: it grows.
+    ["guidance last, or not", [guided("a", "€"), { guidance: { hints: {} }, ...tool("b", "x") }, guided("c", "")]],
+    ["three bytes a character, past the buffer's first size", ["a", "b", "c", "d", "e"].map((n) => guided(n, "€"))],
   ])("is JSON.stringify({ api, tools }) with a newline, each tool where its span says (%s)", (_, tools) => {
     const texts = tools.map((entry) => Buffer.from(JSON.stringify(entry), "utf8"));
     // Serialised here, or reused as the last generation's bytes: the same file either way.
@@ -164,5 +197,21 @@ describe("the compact data/tools.json", () => {
       expect(file.bytes.equals(expected)).toBe(true);
       expect(file.spans.map(([start, end]) => file.bytes.subarray(start, end))).toEqual(texts);
     }
+  });
+
+  it("notes the text of each guidance it serialises, for the model cache's guidance entries", () => {
+    const tools = [guided("a", "é"), { guidance: { hints: {} }, ...tool("b", "x") }, guided("c", "x"), tool("d", "")];
+    const reused = guided("e", "x");
+    compactToolsFile(model([...tools, reused]), [
+      ...tools.map((entry) => () => entry as never),
+      Buffer.from(JSON.stringify(reused)),
+    ]);
+    expect(tools.map((entry) => ("guidance" in entry ? emittedGuidanceJson(entry.guidance) : "none"))).toEqual([
+      JSON.stringify(tools[0]!.guidance),
+      undefined, // not the last member: serialised with the tool
+      JSON.stringify(tools[2]!.guidance),
+      "none",
+    ]);
+    expect(emittedGuidanceJson(reused.guidance)).toBeUndefined();
   });
 });

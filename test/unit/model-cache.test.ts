@@ -10,7 +10,8 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
-import { guidanceKeys } from "../../src/cache/guidance-keys.js";
+import { guidanceCacheFor, guidanceKeys } from "../../src/cache/guidance-keys.js";
+import { compactToolsFile } from "../../src/emit/tools-file.js";
 import { CACHE_DIR } from "../../src/cache/index.js";
 import { MODEL_CACHE_FILE, openModelCache } from "../../src/cache/model-cache.js";
 import { documentKeys } from "../../src/cache/refs.js";
@@ -135,6 +136,23 @@ describe("model and guidance cache", () => {
     const tampered = await generate({ from: spec, out });
     expect(tampered.guidanceCache?.misses).toBeGreaterThan(0);
     expect(keyedAsModels(tampered)).toBe(false);
+  });
+
+  it("hashes a tool's shape as the JSON of its model without texts, whatever its members hold", async () => {
+    const { createHash } = await import("node:crypto");
+    const sha = (text: string) => createHash("sha256").update(text).digest("hex");
+    const tools = [
+      { name: "a", description: "d", title: "t", annotations: { title: "x", readOnlyHint: true }, inputSchema: {} },
+      { name: "b ü 🚀", description: "", annotations: {}, inputSchema: { type: "object" }, handler: undefined },
+      { name: "c", description: "", annotations: { title: "only" }, responseSchema: { items: [1, "é"] }, f: () => 1 },
+    ];
+    // The keys as the module comment defines them, from each model's JSON without its texts.
+    const shapes = tools.map(({ description: _d, title: _t, annotations: { title: _a, ...flags }, ...rest }) =>
+      sha(JSON.stringify({ ...rest, annotations: flags })),
+    );
+    const context = sha(`code\0${7}\0${shapes.join("")}`);
+    const expected = shapes.map((shape) => sha(context + shape).slice(0, 40));
+    expect(guidanceKeys(tools as never, 7, "code")).toEqual(expected);
   });
 
   it("keys example outcomes by the schema key recorded for the tool's operation entry", async () => {
@@ -451,6 +469,45 @@ describe("model and guidance cache", () => {
       const reopened = openModelCache(dir, version);
       for (const [name, size] of Object.entries(sizes))
         expect(reopened.get("guidance", name)).toEqual({ guidance: { hints: hints(name, size) }, diagnostics: [] });
+    });
+
+    it("writes an entry's JSON as its caller has it (escaped to ASCII), or serialises the value", async () => {
+      const dir = mkdtempSync(join(tmpdir(), "cgm-model-cache-text-"));
+      const cache = openModelCache(dir, version);
+      const given = { guidance: { hints: ["café"] } as never, diagnostics: [] };
+      // The text the caller made of the same value (here: spaced, to tell it from a serialisation made here).
+      cache.keep("guidance", "given", given, () => '{"guidance": {"hints": ["café"]}, "diagnostics": []}');
+      cache.keep("guidance", "none", guidance("none"), () => undefined);
+      await cache.save();
+      const lines = entryLines(readFileSync(join(dir, MODEL_CACHE_FILE), "latin1"));
+      expect(lines).toEqual([
+        'guidance\tgiven\t{"guidance": {"hints": ["caf\\u00e9"]}, "diagnostics": []}',
+        `guidance\tnone\t${JSON.stringify(guidance("none"))}`,
+      ]);
+      expect(openModelCache(dir, version).get("guidance", "given")).toEqual(given);
+    });
+
+    it("stores each tool's guidance with its producer calls as they were before completion", async () => {
+      const dir = mkdtempSync(join(tmpdir(), "cgm-model-cache-producers-"));
+      const cache = openModelCache(dir, version);
+      const call = () => ({ tool: "make", params: { a: 1 } as Record<string, unknown> });
+      const guidances = [
+        { hints: { note: "none" } }, // no producer calls
+        { hints: { note: "unchanged" }, producers: { id: [call()] } },
+        { producers: { id: [call()] }, links: [{ note: "é" }] }, // completed; serialised for data/tools.json below
+        { producers: { id: [call()] }, links: [] }, // completed; not serialised by emit
+        // Completed, and a value elsewhere reads like the completed member: found twice, so serialised anew.
+        { hints: { producers: { id: [{ tool: "make", params: { a: 1, b: 2 } }] } }, producers: { id: [call()] } },
+      ] as Array<{ producers?: { id: Array<ReturnType<typeof call>> } }>;
+      const tools = guidances.map((_, index) => ({ name: `t${index}`, annotations: {} }));
+      const stored = guidanceCacheFor(cache, tools as never, 1);
+      const before = guidances.map((guidance) => JSON.stringify({ guidance, diagnostics: [] }));
+      guidances.forEach((guidance, index) => stored.store(index, guidance as never, []));
+      for (const guidance of guidances.slice(2)) guidance.producers!.id[0]!.params["b"] = 2;
+      compactToolsFile({ api: {}, tools: [] } as never, [() => ({ name: "t2", guidance: guidances[2] }) as never]);
+      await cache.save();
+      const lines = entryLines(readFileSync(join(dir, MODEL_CACHE_FILE), "latin1"));
+      expect(lines.map((line) => line.split("\t")[2])).toEqual(before.map((json) => json.replace("é", "\\u00e9")));
     });
 
     it("rewrites a file cut short, or replaced since it was read, instead of appending to it", async () => {
