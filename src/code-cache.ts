@@ -20,12 +20,13 @@
  * the entries, `<installation>-runs.txt`), also rewrites each entry it used
  * whose data has grown: the entries come to hold what every kind of run calls.
  */
-import { createHash, randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync } from "node:fs";
 import Module, { createRequire } from "node:module";
 import { homedir } from "node:os";
 import { basename, dirname, join, sep } from "node:path";
 import vm from "node:vm";
+import { replaceFileSync } from "./cache/replace-file.js";
 
 const DIGEST_BYTES = 32;
 const INSTALLATION_CHARS = 16;
@@ -164,11 +165,9 @@ function runsRecord(cacheDir: string, loaded: Loaded[]): { file: string; build: 
 
 /** Written beside and renamed: a concurrent run reads the old file or the new one, never half of one. */
 function writeEntry(file: string, bytes: Buffer): void {
-  const temporary = `${file}.${process.pid}-${randomBytes(4).toString("hex")}`;
   try {
-    writeFileSync(temporary, bytes);
-    renameSync(temporary, file);
+    replaceFileSync(file, bytes);
   } catch {
-    rmSync(temporary, { force: true });
+    // A folder that cannot be written: the entry is made again next run.
   }
 }

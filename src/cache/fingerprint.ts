@@ -4,24 +4,13 @@
  * Hashing the code itself (not just the version number) means an unreleased edit
  * invalidates every entry too.
  */
-import { createHash, randomBytes, type Hash } from "node:crypto";
-import {
-  closeSync,
-  existsSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  readSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { createHash, type Hash } from "node:crypto";
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { defaultCodeCacheDir } from "../code-cache.js";
+import { replaceFileSync } from "./replace-file.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -126,18 +115,10 @@ function knownDigest(record: string | undefined, stamps: { text: string }): stri
 
 /** Written beside and renamed (a concurrent run reads the old record or the new one); a failure only loses the record. */
 function writeRecord(record: string, text: string): void {
-  const temporary = `${record}.${process.pid}-${randomBytes(4).toString("hex")}`;
   try {
-    mkdirSync(dirname(record), { recursive: true });
-    writeFileSync(temporary, text, "latin1");
-    renameSync(temporary, record);
+    replaceFileSync(record, text, "latin1");
   } catch {
     // A folder that cannot be written only loses the record (and the next run hashes again).
-    try {
-      rmSync(temporary, { force: true });
-    } catch {
-      // Nothing was written there.
-    }
   }
 }
 

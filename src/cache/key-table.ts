@@ -31,8 +31,6 @@ import {
   readSync,
   statSync,
   type Stats,
-  renameSync,
-  writeFileSync,
   writeFile as writeFileCallback,
 } from "node:fs";
 import { join } from "node:path";
@@ -40,7 +38,7 @@ import { HTTP_METHODS, type HttpMethod } from "../model/openapi.js";
 import { commonPrefix, commonSuffix } from "../report/text.js";
 import { hashContent } from "../write/hash.js";
 import type { KeyRecord } from "./refs.js";
-import { replaceFile, settleAll } from "./replace-file.js";
+import { replaceFile, replaceFileSync, settleAll } from "./replace-file.js";
 import { stringEnd } from "../json-bytes.js";
 import { operationInSkeleton, type Skeleton } from "./sparse-document.js";
 
@@ -158,9 +156,7 @@ async function saveCopy(projectDir: string, specHash: string, spec: Buffer): Pro
   if (now.ino !== written?.ino || now.size !== spec.length) return;
   // A hundred bytes, written at once: a trip through the thread pool (its threads at the lowest priority) would
   // keep the write stage waiting longer than writing them takes.
-  const temporary = `${stampsFile}.${process.pid}.tmp`;
-  writeFileSync(temporary, `${specHash} ${copyStamps(now)}`, "latin1");
-  renameSync(temporary, stampsFile);
+  replaceFileSync(stampsFile, `${specHash} ${copyStamps(now)}`, "latin1");
 }
 
 /**

@@ -1,4 +1,5 @@
-import { mkdirSync, renameSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 
 /**
@@ -11,6 +12,24 @@ export async function replaceFile(file: string, write: (temporary: string) => Pr
   const temporary = `${file}.${process.pid}.tmp`;
   await write(temporary);
   renameSync(temporary, file);
+}
+
+/**
+ * `replaceFile` for bytes already at hand, in one synchronous call: small records (the code cache's entries, the
+ * stamps beside the spec copy), where a trip through the thread pool would take longer than the write. The temporary
+ * name is unique to this call, so concurrent runs sharing a folder never write into each other's; on failure it is
+ * removed and the error thrown.
+ */
+export function replaceFileSync(file: string, bytes: Buffer | string, encoding?: BufferEncoding): void {
+  mkdirSync(dirname(file), { recursive: true });
+  const temporary = `${file}.${process.pid}-${randomBytes(4).toString("hex")}.tmp`;
+  try {
+    writeFileSync(temporary, bytes, encoding);
+    renameSync(temporary, file);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw error;
+  }
 }
 
 /**
