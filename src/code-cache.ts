@@ -27,6 +27,7 @@ import { homedir } from "node:os";
 import { basename, dirname, join, sep } from "node:path";
 import vm from "node:vm";
 import { replaceFileSync } from "./cache/replace-file.js";
+import { pruneCodeCache } from "./code-cache-prune.js";
 
 const DIGEST_BYTES = 32;
 const INSTALLATION_CHARS = 16;
@@ -140,6 +141,8 @@ function saveAll(cacheDir: string | undefined, loaded: Loaded[]): void {
     if (cached === undefined || data.length > cached) writeEntry(file, Buffer.concat([digest, data]));
   }
   if (firstOfItsKind) writeEntry(runs.file, Buffer.from([runs.build, ...runs.seen, runs.kind].join("\n") + "\n"));
+  // Only a run that writes here looks for what other installations left (see src/code-cache-prune.ts).
+  pruneCodeCache(cacheDir, basename(runs.file).slice(0, INSTALLATION_CHARS));
 }
 
 /**

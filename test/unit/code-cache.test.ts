@@ -1,9 +1,10 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { defaultCodeCacheDir } from "../../src/code-cache.js";
+import { MAX_IDLE_DAYS } from "../../src/code-cache-prune.js";
 import { REPO_ROOT } from "../helpers/project.js";
 
 const CLI = join(REPO_ROOT, "bin", "create-guided-mcp.js");
@@ -110,5 +111,46 @@ describe("the CLI's V8 code cache", () => {
     const file = join(mkdtempSync(join(tmpdir(), "cgm-code-cache-")), "a-file");
     writeFileSync(file, "");
     expect(generate(file)).toBe(expected);
+  });
+
+  it("removes what installations unused for a month left there, and nothing else", () => {
+    const home = mkdtempSync(join(tmpdir(), "cgm-code-cache-"));
+    const dir = defaultCodeCacheDir({ XDG_CACHE_HOME: home })!;
+    mkdirSync(dir, { recursive: true });
+    const now = Date.now() / 1000;
+    const day = 24 * 60 * 60;
+    const idle = (MAX_IDLE_DAYS + 1) * day;
+    const plant = (name: string, accessedAgo: number, modifiedAgo = accessedAgo) => {
+      writeFileSync(join(dir, name), "planted");
+      utimesSync(join(dir, name), now - accessedAgo, now - modifiedAgo);
+    };
+    // Gone: every file of the installation idle for longer than a month, and a temporary file hours old.
+    plant("0123456789abcdef-cli.bin", idle);
+    plant("0123456789abcdef-runs.txt", idle);
+    plant("fedcba9876543210-code-digest.txt", idle);
+    plant("2222222222222222-cli.bin.4242-0a1b2c3d.tmp", 2 * 60 * 60);
+    // Kept: an installation read yesterday, one with a file written a week ago, a temporary file being written, and
+    // a file this folder does not hold.
+    plant("1111111111111111-cli.bin", day, idle);
+    plant("3333333333333333-cli.bin", idle);
+    plant("3333333333333333-write.bin", 7 * day);
+    plant("4444444444444444-cli.bin.4343-0a1b2c3d.tmp", 10);
+    plant("notes.txt", idle);
+    generate(home);
+    const left = readdirSync(dir);
+    for (const gone of ["0123456789abcdef-cli.bin", "0123456789abcdef-runs.txt", "fedcba9876543210-code-digest.txt"])
+      expect(left).not.toContain(gone);
+    expect(left).not.toContain("2222222222222222-cli.bin.4242-0a1b2c3d.tmp");
+    for (const kept of [
+      "1111111111111111-cli.bin",
+      "3333333333333333-cli.bin",
+      "3333333333333333-write.bin",
+      "4444444444444444-cli.bin.4343-0a1b2c3d.tmp",
+      "notes.txt",
+    ])
+      expect(left).toContain(kept);
+    // This run's own entries and record are there.
+    expect(left.filter((name) => name.endsWith("-runs.txt"))).toHaveLength(1);
+    expect(left.filter((name) => name.endsWith("-cli.bin"))).toHaveLength(3);
   });
 });
