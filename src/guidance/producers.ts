@@ -237,7 +237,8 @@ const isSafe = (tool: ToolModel): boolean =>
  * Arguments for a producer: every argument the caller may already have sent
  * that the producer also takes is carried; a required identifier the caller
  * cannot have is produced by a first call (one hop only). Undefined when the
- * producer needs the very identifier being looked for, or an identifier no call yields.
+ * producer needs the very identifier being looked for, or an identifier no call yields
+ * (most candidates: that is settled first, before the carried arguments are gathered).
  */
 function producerParams(
   target: ToolModel,
@@ -247,31 +248,55 @@ function producerParams(
   index: ProducerIndex,
   hops: number,
 ): { params: Record<string, unknown>; via?: ProducerCall } | undefined {
-  const targetProps = inputProperties(target);
+  const sides: Sides = { arg, target: inputProperties(target), producer: inputProperties(producer) };
+  const first = firstCall(producer, keys, index, hops, sides);
+  if (first === null) return undefined;
   const params: Record<string, unknown> = {};
-  let via: ProducerCall | undefined;
+  for (const name of inputNames(producer)) if (carried(sides, name)) params[name] = callerValue(index, name);
+  if (!first) return { params };
+  params[first.name] = "$via";
+  return { params, via: first.via };
+}
+
+/** The argument looked for, and the input properties of the tool that needs it and of a producer. */
+interface Sides {
+  arg: string;
+  target: Readonly<Record<string, JsonSchema>>;
+  producer: Readonly<Record<string, JsonSchema>>;
+}
+
+/** A producer's argument is carried from the caller's when the caller's value can fit (a string `status` is no array `status`). */
+function carried(sides: Sides, name: string): boolean {
+  return name in sides.target && name !== sides.arg && sameTypes(sides.target[name], sides.producer[name]);
+}
+
+/**
+ * The first call a producer needs for the one required identifier the caller cannot have sent, undefined when it
+ * needs none, null when it cannot be called: it needs the argument looked for, an identifier of the same kind, a
+ * second first call, or one no call yields.
+ */
+function firstCall(
+  producer: ToolModel,
+  keys: Set<string>,
+  index: ProducerIndex,
+  hops: number,
+  sides: Sides,
+): { name: string; via: ProducerCall } | undefined | null {
   const needed = identifierArgs(producer);
-  const producerProps = inputProperties(producer);
-  for (const name of inputNames(producer)) {
-    // Carried only when the caller's value can fit (a string `status` is no array `status`).
-    if (name in targetProps && name !== arg && sameTypes(targetProps[name], producerProps[name]))
-      params[name] = callerValue(index, name);
-  }
+  let found: { name: string; via: ProducerCall } | undefined;
   for (const name of schemaRequired(producer.inputSchema)) {
-    if (name in params) continue;
-    if (name === arg || !needed.has(name)) {
-      if (name === arg) return undefined;
-      continue; // an ordinary required value: the producer's own example and corrections cover it
-    }
+    // Carried, or (as in any plain object of carried arguments) a name like `constructor`: nothing to find.
+    if ((Object.hasOwn(sides.producer, name) && carried(sides, name)) || name in Object.prototype) continue;
+    if (name === sides.arg) return null;
+    if (!needed.has(name)) continue; // an ordinary required value: the producer's own example and corrections cover it
     // Needing the same kind of id to get it back is no way to get it.
-    if (keys.has(normName(name)) || keys.has(stemIdKey(index, name))) return undefined;
-    if (hops > 0 || via) return undefined;
+    if (keys.has(normName(name)) || keys.has(stemIdKey(index, name))) return null;
+    if (hops > 0 || found) return null;
     const first = rankedProducers(producer, name, index, 1)[0];
-    if (!first) return undefined;
-    via = { tool: first.tool, params: first.params, take: first.take, note: first.note };
-    params[name] = "$via";
+    if (!first) return null;
+    found = { name, via: { tool: first.tool, params: first.params, take: first.take, note: first.note } };
   }
-  return via ? { params, via } : { params };
+  return found;
 }
 
 function rankedProducers(target: ToolModel, arg: string, index: ProducerIndex, hops: number): Ranked[] {
