@@ -44,35 +44,20 @@ function compareEntries(a: RankedEntry, b: RankedEntry): number {
  */
 export function byLocale(a: string, b: string): number {
   if (a === b) return 0;
-  if (!isRootSimple(a) || !isRootSimple(b)) return (collator ??= new Intl.Collator("en")).compare(a, b);
-  const length = Math.min(a.length, b.length);
-  for (let i = 0; i < length; i++) {
-    const difference = rootWeight(a.charCodeAt(i)) - rootWeight(b.charCodeAt(i));
-    if (difference !== 0) return difference < 0 ? -1 : 1;
-  }
-  return a.length < b.length ? -1 : 1;
+  if (!ROOT_SIMPLE.test(a) || !ROOT_SIMPLE.test(b)) return (collator ??= new Intl.Collator("en")).compare(a, b);
+  let at = 0;
+  while (at < a.length && at < b.length && a.charCodeAt(at) === b.charCodeAt(at)) at++;
+  if (at === a.length || at === b.length) return a.length < b.length ? -1 : 1;
+  return rootWeight(a.charCodeAt(at)) < rootWeight(b.charCodeAt(at)) ? -1 : 1;
 }
 
 let collator: Intl.Collator | undefined;
 
-/** Only `[a-z0-9_]`. */
-function isRootSimple(name: string): boolean {
-  for (let i = 0; i < name.length; i++) if (rootWeight(name.charCodeAt(i)) < 0) return false;
-  return true;
-}
-
+const ROOT_SIMPLE = /^[a-z0-9_]*$/;
 const UNDERSCORE = 0x5f;
-const DIGIT_0 = 0x30;
-const DIGIT_9 = 0x39;
-const LOWER_A = 0x61;
-const LOWER_Z = 0x7a;
 
-/** The character's rank in the root collation among `[a-z0-9_]`; -1 for any other character. */
-function rootWeight(code: number): number {
-  if (code >= LOWER_A && code <= LOWER_Z) return code - LOWER_A + 11;
-  if (code >= DIGIT_0 && code <= DIGIT_9) return code - DIGIT_0 + 1;
-  return code === UNDERSCORE ? 0 : -1;
-}
+/** In code-unit order `_` comes after the digits; in the root collation before them (letters after both in either). */
+const rootWeight = (code: number): number => (code === UNDERSCORE ? 0 : code);
 
 /** The first differing position decides; lower is better. */
 function compareRanks(a: readonly number[], b: readonly number[]): number {

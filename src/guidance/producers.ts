@@ -16,7 +16,7 @@ import type { Diagnostic, IdentifierProducer, JsonSchema, ProducerCall, ToolMode
 import { answerFields, idField } from "./answer-fields.js";
 import { keepBest, outranked, type RankedEntry } from "./best.js";
 import { identifierArgs, identifierStem } from "./identifiers.js";
-import { key, nounOf, openApiLinks, type LinkIndex } from "./links.js";
+import { key, nounOf, openApiLinks, type LinkIndex, type PathInfo } from "./links.js";
 import { findItemSchema, findItemsPointer } from "./pagination.js";
 import {
   declaredTypes,
@@ -54,9 +54,7 @@ interface Ranked extends IdentifierProducer {
 }
 
 /** Leading path segments two operations share: a producer near the target is likelier the right one. */
-function sharedPath(a: ToolModel, b: ToolModel): number {
-  const x = pathSegments(a);
-  const y = pathSegments(b);
+function sharedSegments(x: readonly string[], y: readonly string[]): number {
   let n = 0;
   while (n < x.length && n < y.length && x[n] === y[n]) n++;
   return n;
@@ -69,7 +67,7 @@ const pathSegments = perObject((tool: ToolModel): readonly string[] => (tool.ope
 export interface ProducerIndex {
   links: LinkIndex;
   /** Normalised field name (`authorid`) → where it appears in answers. */
-  fields: Map<string, Array<{ tool: ToolModel; take: string }>>;
+  fields: Map<string, Candidate[]>;
   /** `<tool>\0<arg>` → declared links whose value comes from another tool's answer. */
   declared: Map<string, Array<{ tool: ToolModel; take: string; name: string }>>;
   /** Memoised producers by hops (0: the tool's own, 1: a first call's), tool name and argument; chains reuse them. */
@@ -104,9 +102,10 @@ export function buildProducerIndex(tools: ToolModel[], links: LinkIndex): Produc
 }
 
 function addField(index: ProducerIndex, name: string, tool: ToolModel, take: string): void {
-  const list = index.fields.get(name) ?? [];
-  if (list.length < 40 && !list.some((hit) => hit.tool === tool)) list.push({ tool, take });
-  index.fields.set(name, list);
+  let list = index.fields.get(name);
+  if (!list) index.fields.set(name, (list = []));
+  // Made once here, as the candidate every search that reaches the field offers.
+  if (list.length < 40 && !list.some((hit) => hit.tool === tool)) list.push({ tool, take, kind: Kind.Field });
 }
 
 /** Indexes the scalar fields of one answer: top level, one object level down, and a list's items. */
@@ -133,8 +132,7 @@ function targetOf(tool: ToolModel, arg: string, index: ProducerIndex): Target {
   const stem = identifierStem(arg);
   if (stem) keys.add(normName(stem) + "id");
   const info = index.links.info.get(tool);
-  const pos =
-    binding?.in === "path" && info ? [...info.params].find(([, wire]) => wire === binding.name)?.[0] : undefined;
+  const pos = binding?.in === "path" && info ? segmentOf(info, binding.name) : undefined;
   if (info && binding && pos !== undefined && pos >= 1) {
     const noun = nounOf(info, pos - 1);
     keys.add(normName(singularize(noun)) + "id");
@@ -152,6 +150,12 @@ function targetOf(tool: ToolModel, arg: string, index: ProducerIndex): Target {
       wire: getter.params.get(last) ?? arg,
     },
   };
+}
+
+/** The position of the path segment holding the parameter `wire`, the first if several. */
+function segmentOf(info: PathInfo, wire: string): number | undefined {
+  for (const [position, name] of info.params) if (name === wire) return position;
+  return undefined;
 }
 
 /**
@@ -205,9 +209,11 @@ function fieldPath(take: string): string {
   return tokens.slice(last + 1).join(".");
 }
 
+/** Where the argument's value can come from, other than the tool itself. */
 function candidates(tool: ToolModel, arg: string, target: Target, index: ProducerIndex): Candidate[] {
   const out: Candidate[] = [];
   for (const d of index.declared.get(`${tool.name}\u0000${arg}`) ?? []) {
+    if (d.tool === tool) continue;
     out.push({
       tool: d.tool,
       take: d.take,
@@ -215,13 +221,12 @@ function candidates(tool: ToolModel, arg: string, target: Target, index: Produce
       note: () => `its answer holds ${arg} (declared link "${d.name}")`,
     });
   }
-  if (target.collection) out.push(...ownCollection(target.collection, index));
+  if (target.collection) for (const c of ownCollection(target.collection, index)) if (c.tool !== tool) out.push(c);
   for (const k of target.keys) {
-    for (const hit of index.fields.get(k) ?? []) {
-      if (hit.tool !== tool) out.push({ tool: hit.tool, take: hit.take, kind: Kind.Field });
-    }
+    const hits = index.fields.get(k);
+    if (hits) for (const hit of hits) if (hit.tool !== tool) out.push(hit);
   }
-  return out.filter((c) => c.tool !== tool);
+  return out;
 }
 
 function noteOf(candidate: Candidate): string {
@@ -307,19 +312,21 @@ function rankedProducers(target: ToolModel, arg: string, index: ProducerIndex, h
   if (hit) return hit;
   memo.set(arg, []); // cycles end here
   const best: Found[] = [];
-  // Takes already offered, by tool name: a field can reach the same producer under several names.
-  const seen = new Map<string, Set<string>>();
+  const seen: Offered = new Map();
   const wanted = targetOf(target, arg, index);
+  const here = pathSegments(target);
+  // The best rank a candidate could have: no first call and no argument (positions 1 and 4 stay 0).
+  const bound: Rank = [0, 0, 0, 0, 0];
   for (const c of candidates(target, arg, wanted, index)) {
-    let takes = seen.get(c.tool.name);
-    if (!takes) seen.set(c.tool.name, (takes = new Set()));
-    else if (takes.has(c.take)) continue;
-    takes.add(c.take);
+    if (offeredBefore(seen, c)) continue;
     const unsafe = isSafe(c.tool) ? 0 : 1;
-    const shared = -sharedPath(target, c.tool);
-    // No first call and no argument is the best the parameters can give: when even that ranks below
-    // the three kept, the parameters need not be worked out (a first call's search has no side effects).
-    if (outranked(best, [unsafe, 0, c.kind, shared, 0], MAX_PRODUCERS)) continue;
+    const shared = -sharedSegments(here, pathSegments(c.tool));
+    // When even that ranks below the three kept, the parameters need not be worked out (a first call's search
+    // has no side effects).
+    bound[0] = unsafe;
+    bound[2] = c.kind;
+    bound[3] = shared;
+    if (outranked(best, bound, MAX_PRODUCERS)) continue;
     const filled = producerParams(target, arg, wanted.keys, c.tool, index, hops);
     if (!filled) continue;
     const rank: Rank = [unsafe, filled.via ? 1 : 0, c.kind, shared, Object.keys(filled.params).length];
@@ -341,6 +348,23 @@ function rankedProducers(target: ToolModel, arg: string, index: ProducerIndex, h
 }
 
 type Rank = Ranked["rank"];
+
+/** Takes already offered, by tool name (most tools offer one): a field can reach the same producer under several names. */
+type Offered = Map<string, string | Set<string>>;
+
+/** Whether the candidate's producer and take were offered before; notes them. */
+function offeredBefore(seen: Offered, c: Candidate): boolean {
+  const takes = seen.get(c.tool.name);
+  if (takes === undefined) seen.set(c.tool.name, c.take);
+  else if (typeof takes === "string") {
+    if (takes === c.take) return true;
+    seen.set(c.tool.name, new Set([takes, c.take]));
+  } else {
+    if (takes.has(c.take)) return true;
+    takes.add(c.take);
+  }
+  return false;
+}
 
 interface Found extends RankedEntry {
   candidate: Candidate;
