@@ -48,10 +48,8 @@ interface Candidate {
   note?: () => string;
 }
 
-interface Ranked extends IdentifierProducer {
-  /** Unsafe, hops, kind, minus shared path segments, arguments to pass: lower is better. */
-  rank: [number, number, number, number, number];
-}
+/** Unsafe, hops, kind, minus shared path segments, arguments to pass: lower is better. */
+type Rank = [number, number, number, number, number];
 
 /** Leading path segments two operations share: a producer near the target is likelier the right one. */
 function sharedSegments(x: readonly string[], y: readonly string[]): number {
@@ -71,7 +69,9 @@ export interface ProducerIndex {
   /** `<tool>\0<arg>` → declared links whose value comes from another tool's answer. */
   declared: Map<string, Array<{ tool: ToolModel; take: string; name: string }>>;
   /** Memoised producers by hops (0: the tool's own, 1: a first call's), tool name and argument; chains reuse them. */
-  memo: [Map<string, Map<string, Ranked[]>>, Map<string, Map<string, Ranked[]>>];
+  memo: [Map<string, Map<string, IdentifierProducer[]>>, Map<string, Map<string, IdentifierProducer[]>>];
+  /** A collection's own list and create, by route, wire name and noun (see `ownCollection`): many tools share one. */
+  collections: Map<string, Candidate[]>;
   /** Texts made from argument names, once per name (see `callerValue`, `stemIdKey`). */
   names: { caller: Map<string, string>; stemId: Map<string, string> };
 }
@@ -82,6 +82,7 @@ export function buildProducerIndex(tools: ToolModel[], links: LinkIndex): Produc
     fields: new Map(),
     declared: new Map(),
     memo: [new Map(), new Map()],
+    collections: new Map(),
     names: { caller: new Map(), stemId: new Map() },
   };
   const scratch: Diagnostic[] = []; // links.ts already reports broken links once
@@ -172,6 +173,14 @@ function resourceIdField(schema: JsonSchema | undefined, wire: string, noun: str
   return rest && rest !== "id" ? rest : "id";
 }
 
+/** `ownCollection`, once per collection route, wire name and noun. */
+function collectionCandidates(c: NonNullable<Target["collection"]>, index: ProducerIndex): readonly Candidate[] {
+  const id = `${c.route}\u0000${c.wire}\u0000${c.noun}`;
+  let known = index.collections.get(id);
+  if (!known) index.collections.set(id, (known = ownCollection(c, index)));
+  return known;
+}
+
 /** The resource's own list (take an item's id) and create (take the new id). */
 function ownCollection(c: NonNullable<Target["collection"]>, index: ProducerIndex): Candidate[] {
   const out: Candidate[] = [];
@@ -221,7 +230,8 @@ function candidates(tool: ToolModel, arg: string, target: Target, index: Produce
       note: () => `its answer holds ${arg} (declared link "${d.name}")`,
     });
   }
-  if (target.collection) for (const c of ownCollection(target.collection, index)) if (c.tool !== tool) out.push(c);
+  if (target.collection)
+    for (const c of collectionCandidates(target.collection, index)) if (c.tool !== tool) out.push(c);
   for (const k of target.keys) {
     const hits = index.fields.get(k);
     if (hits) for (const hit of hits) if (hit.tool !== tool) out.push(hit);
@@ -246,14 +256,14 @@ const isSafe = (tool: ToolModel): boolean =>
  * (most candidates: that is settled first, before the carried arguments are gathered).
  */
 function producerParams(
-  target: ToolModel,
+  targetProps: Readonly<Record<string, JsonSchema>>,
   arg: string,
   keys: Set<string>,
   producer: ToolModel,
   index: ProducerIndex,
   hops: number,
 ): { params: Record<string, unknown>; via?: ProducerCall } | undefined {
-  const sides: Sides = { arg, target: inputProperties(target), producer: inputProperties(producer) };
+  const sides: Sides = { arg, target: targetProps, producer: inputProperties(producer) };
   const first = firstCall(producer, keys, index, hops, sides);
   if (first === null) return undefined;
   const params: Record<string, unknown> = {};
@@ -290,10 +300,14 @@ function firstCall(
   const needed = identifierArgs(producer);
   let found: { name: string; via: ProducerCall } | undefined;
   for (const name of schemaRequired(producer.inputSchema)) {
-    // Carried, or (as in any plain object of carried arguments) a name like `constructor`: nothing to find.
-    if ((Object.hasOwn(sides.producer, name) && carried(sides, name)) || name in Object.prototype) continue;
-    if (name === sides.arg) return null;
+    // A name like `constructor` counts as given, as it would in a plain object of the carried arguments.
+    if (name === sides.arg) {
+      if (name in Object.prototype) continue;
+      return null;
+    }
     if (!needed.has(name)) continue; // an ordinary required value: the producer's own example and corrections cover it
+    // Carried (`arg` never is), or given as above: nothing to find.
+    if ((Object.hasOwn(sides.producer, name) && carried(sides, name)) || name in Object.prototype) continue;
     // Needing the same kind of id to get it back is no way to get it.
     if (keys.has(normName(name)) || keys.has(stemIdKey(index, name))) return null;
     if (hops > 0 || found) return null;
@@ -304,7 +318,7 @@ function firstCall(
   return found;
 }
 
-function rankedProducers(target: ToolModel, arg: string, index: ProducerIndex, hops: number): Ranked[] {
+function rankedProducers(target: ToolModel, arg: string, index: ProducerIndex, hops: number): IdentifierProducer[] {
   const byTool = index.memo[hops === 0 ? 0 : 1];
   let memo = byTool.get(target.name);
   if (!memo) byTool.set(target.name, (memo = new Map()));
@@ -315,6 +329,7 @@ function rankedProducers(target: ToolModel, arg: string, index: ProducerIndex, h
   const seen: Offered = new Map();
   const wanted = targetOf(target, arg, index);
   const here = pathSegments(target);
+  const targetProps = inputProperties(target);
   // The best rank a candidate could have: no first call and no argument (positions 1 and 4 stay 0).
   const bound: Rank = [0, 0, 0, 0, 0];
   for (const c of candidates(target, arg, wanted, index)) {
@@ -327,18 +342,17 @@ function rankedProducers(target: ToolModel, arg: string, index: ProducerIndex, h
     bound[2] = c.kind;
     bound[3] = shared;
     if (outranked(best, bound, MAX_PRODUCERS)) continue;
-    const filled = producerParams(target, arg, wanted.keys, c.tool, index, hops);
+    const filled = producerParams(targetProps, arg, wanted.keys, c.tool, index, hops);
     if (!filled) continue;
     const rank: Rank = [unsafe, filled.via ? 1 : 0, c.kind, shared, Object.keys(filled.params).length];
     keepBest(best, { candidate: c, filled, rank, name: c.tool.name }, MAX_PRODUCERS);
   }
-  const kept = best.map(({ candidate, filled, rank }) => {
-    const p: Ranked = {
+  const kept = best.map(({ candidate, filled }) => {
+    const p: IdentifierProducer = {
       tool: candidate.tool.name,
       params: filled.params,
       take: candidate.take,
       note: noteOf(candidate),
-      rank,
     };
     if (filled.via) p.via = filled.via;
     return p;
@@ -346,8 +360,6 @@ function rankedProducers(target: ToolModel, arg: string, index: ProducerIndex, h
   memo.set(arg, kept);
   return kept;
 }
-
-type Rank = Ranked["rank"];
 
 /** Takes already offered, by tool name (most tools offer one): a field can reach the same producer under several names. */
 type Offered = Map<string, string | Set<string>>;
@@ -400,7 +412,8 @@ export function findProducers(tool: ToolModel, index: ProducerIndex): Record<str
   const out: Record<string, IdentifierProducer[]> = {};
   for (const arg of identifierArgs(tool)) {
     if (!required.has(arg)) continue;
-    const found = rankedProducers(tool, arg, index, 0).map(({ rank: _rank, ...p }) => p);
+    // A tool's own search (no hops) is asked once: what it found is the tool's.
+    const found = rankedProducers(tool, arg, index, 0);
     if (found.length > 0) out[arg] = found;
   }
   return Object.keys(out).length > 0 ? out : undefined;
