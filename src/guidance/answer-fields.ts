@@ -18,10 +18,12 @@ import {
 } from "./schema-util.js";
 import { perObject } from "./per-object.js";
 
-const isScalar = (s: JsonSchema): boolean => {
-  const t = declaredTypes(s);
-  return t.length > 0 && t.every((x) => x === "string" || x === "integer" || x === "number" || x === "null");
-};
+function isScalar(s: JsonSchema): boolean {
+  const types = declaredTypes(s);
+  for (const type of types)
+    if (type !== "string" && type !== "integer" && type !== "number" && type !== "null") return false;
+  return types.length > 0;
+}
 /** Fields of an object-valued property that name it: `owner` → `owner.login`. */
 const NAMING_CHILDREN = ["id", "login", "slug", "key", "uuid", "number", "name"];
 /** Which of them an identifier named after the object itself means. */

@@ -16,6 +16,9 @@ import { asSchema, declaredTypes, schemaProperties, schemaRequired } from "./sch
  * `string|integer` for oneOf/anyOf, `any` when nothing constrains it.
  */
 export function describeType(schema: JsonSchema | undefined, depth = 0): string {
+  // One declared type (nearly every argument) is the answer as it is.
+  const declared = schema && depth <= 8 ? declaredTypes(schema) : undefined;
+  if (declared?.length === 1) return declared[0]!;
   const types = collectTypes(schema, depth);
   return types.length === 0 ? "any" : types.join("|");
 }

@@ -4,7 +4,7 @@
  */
 import type { JsonSchema } from "../model/ir.js";
 import {
-  escapePointerToken,
+  escapePointerToken as escapeToken,
   isPlainObject,
   parseFragmentPointer,
   unescapePointerToken,
@@ -13,7 +13,12 @@ import { perObject } from "./per-object.js";
 
 // One definition of each, shared with the runtime. `parsePointer` here reads `$ref`
 // fragments, which are URI-encoded, so it is the percent-decoding variant.
-export { escapePointerToken, unescapePointerToken };
+export { unescapePointerToken };
+
+/** A JSON pointer token (the runtime's escaping): the name as it is when it holds no `~` or `/`, as nearly every name. */
+export function escapePointerToken(token: string): string {
+  return token.includes("~") || token.includes("/") ? escapeToken(token) : token;
+}
 export const isObject = isPlainObject;
 export const parsePointer = parseFragmentPointer;
 
