@@ -48,21 +48,31 @@ export function guidanceKeys(tools: ToolModel[], seed: number, code: string, cac
  * so that the schemas' texts can be kept for the model cache's operation entries (`keepTexts`, see ./schema-texts.ts).
  */
 function shapeOf(tool: ToolModel, keepTexts: boolean): string {
-  const { description: _description, title: _title, annotations, ...rest } = tool;
-  const { title: _annotationTitle, ...flags } = annotations;
-  const model: Record<string, unknown> = { ...rest, annotations: flags };
+  const { title: _annotationTitle, ...flags } = tool.annotations;
   const hash = createHash("sha256");
-  let separator = "{";
-  for (const key of Object.keys(model)) {
-    const value = model[key];
+  // The text not hashed yet: small members go in together (each update is a call into the native hash).
+  let text = "{";
+  let members = 0;
+  const add = (key: string, value: unknown): void => {
     const json = memberJson(key, value, keepTexts);
     // JSON.stringify leaves out a member whose value has no JSON (undefined, a function).
-    if (json === undefined) continue;
-    hash.update(`${separator}${JSON.stringify(key)}:`).update(json);
-    separator = ",";
-  }
-  return hash.update(separator === "{" ? "{}" : "}").digest("hex");
+    if (json === undefined) return;
+    text += `${members++ === 0 ? "" : ","}${JSON.stringify(key)}:`;
+    if (json.length < LARGE_MEMBER) text += json;
+    else {
+      hash.update(text).update(json);
+      text = "";
+    }
+  };
+  // The members in the order of `{ ...rest, annotations }`: the texts left out, the annotations last.
+  for (const key of Object.keys(tool))
+    if (key !== "description" && key !== "title" && key !== "annotations") add(key, tool[key as keyof ToolModel]);
+  add("annotations", flags);
+  return hash.update(members === 0 ? "{}" : `${text}}`).digest("hex");
 }
+
+/** Members at least this long are hashed on their own rather than copied into the text before them. */
+const LARGE_MEMBER = 4096;
 
 const isSchemaKey = (key: string): boolean => (LAZY_SCHEMAS as readonly string[]).includes(key);
 
