@@ -38,13 +38,16 @@ export function schemaProperties(schema: JsonSchema | undefined): Readonly<Recor
 const propertiesOf = perObject(collectProperties);
 const NO_PROPERTIES: Readonly<Record<string, JsonSchema>> = Object.freeze({});
 
-function collectProperties(schema: JsonSchema): Record<string, JsonSchema> {
-  const out: Record<string, JsonSchema> = {};
+function collectProperties(schema: JsonSchema): Readonly<Record<string, JsonSchema>> {
   const props = schema["properties"];
+  const allOf = schema["allOf"];
+  // Nothing to merge, and every value a schema: the object itself is what a copy would be (names in the same order,
+  // the same values and prototype), without making one (Stripe's answers have dozens of properties each).
+  if (!Array.isArray(allOf) && isObject(props) && isPlainSchemaMap(props)) return props as Record<string, JsonSchema>;
+  const out: Record<string, JsonSchema> = {};
   if (isObject(props)) {
     for (const name of Object.keys(props)) out[name] = asSchema(props[name]) ?? {};
   }
-  const allOf = schema["allOf"];
   if (Array.isArray(allOf)) {
     for (const branch of allOf) {
       const b = asSchema(branch);
@@ -54,6 +57,13 @@ function collectProperties(schema: JsonSchema): Record<string, JsonSchema> {
     }
   }
   return out;
+}
+
+/** An object of schemas a copy by assignment would reproduce: `Object.prototype` its prototype, no own `__proto__`. */
+function isPlainSchemaMap(props: Record<string, unknown>): boolean {
+  if (Object.getPrototypeOf(props) !== Object.prototype || Object.hasOwn(props, "__proto__")) return false;
+  for (const name of Object.keys(props)) if (!isObject(props[name])) return false;
+  return true;
 }
 
 /** The required property names, `allOf` branches' included, each once; kept per schema object. Never modify the result. */
