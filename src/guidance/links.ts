@@ -265,10 +265,6 @@ export function openApiLinks(tool: ToolModel, index: LinkIndex, diagnostics: Dia
 
 // ------------------------------------------------------------ inferred links
 
-/** Item operations whose siblings are linked, and the siblings' methods in the order offered. */
-const ITEM_SOURCES: ReadonlySet<string> = new Set(["get", "put", "patch", "post"]);
-const SIBLINGS = ["get", "patch", "put", "post", "delete"] as const;
-
 export function inferredLinks(tool: ToolModel, index: LinkIndex): ToolLink[] {
   const info = index.info.get(tool);
   if (!info) return [];
@@ -281,9 +277,9 @@ export function inferredLinks(tool: ToolModel, index: LinkIndex): ToolLink[] {
   const last = info.shape.length - 1;
 
   // (1) Item operations: siblings and sub-collections.
-  if (isItem(info) && ITEM_SOURCES.has(info.method)) {
+  if (isItem(info) && ["get", "put", "patch", "post"].includes(info.method)) {
     const noun = nounOf(info, last);
-    for (const method of SIBLINGS) {
+    for (const method of ["get", "patch", "put", "post", "delete"]) {
       const sibling = index.byRoute.get(`${method} ${here}`);
       if (!sibling || sibling.tool === tool) continue;
       const { params, missing } = pathParamsFromRequest(info, sibling);
@@ -379,15 +375,8 @@ function reproducesRequest(tool: ToolModel, params: Record<string, unknown>): bo
 export function buildLinks(tool: ToolModel, index: LinkIndex, diagnostics: Diagnostic[]): ToolLink[] {
   const declared = openApiLinks(tool, index, diagnostics);
   const inferred = inferredLinks(tool, index);
-  if (declared.length > 0) {
-    const declaredTargets = new Set(declared.map((l) => l.tool));
-    return keptLinks(tool, [...declared, ...inferred.filter((l) => !declaredTargets.has(l.tool))]);
-  }
-  return keptLinks(tool, inferred);
-}
-
-/** The links in order, without self-links that repeat the request or links that repeat another; at most MAX_LINKS. */
-function keptLinks(tool: ToolModel, links: ToolLink[]): ToolLink[] {
+  const declaredTargets = declared.length > 0 ? new Set(declared.map((l) => l.tool)) : undefined;
+  const links = declaredTargets ? [...declared, ...inferred.filter((l) => !declaredTargets.has(l.tool))] : inferred;
   // Kept links by target; two repeat each other only with the same target, so parameters are compared
   // (by their JSON) only then.
   const kept = new Map<string, Array<{ params: Record<string, unknown>; key?: string }>>();
