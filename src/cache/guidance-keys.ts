@@ -20,7 +20,8 @@
  * stringifying and hashing ≈ 5 MB of models.
  */
 import { createHash } from "node:crypto";
-import type { Diagnostic, ToolGuidance, ToolModel } from "../model/ir.js";
+import type { Diagnostic, JsonSchema, ToolGuidance, ToolModel } from "../model/ir.js";
+import { schemaText } from "../model/schema-text.js";
 import { LAZY_SCHEMAS, schemaRef } from "../model/lazy-schema.js";
 import type { ExampleCache } from "./index.js";
 import { DamagedCacheError } from "./damaged.js";
@@ -28,7 +29,7 @@ import type { CachedGuidance } from "../guidance/guide.js";
 import { MODEL_CACHE_FILE, type ModelCache } from "./model-cache.js";
 import { hashContent } from "../write/hash.js";
 import { emittedGuidanceJson } from "../emit/tools-file.js";
-import { MAX_TOOLS_WITH_TEXTS, noteSchemaJson } from "./schema-texts.js";
+import { knownSchemaJson, MAX_TOOLS_WITH_TEXTS, noteSchemaJson } from "./schema-texts.js";
 
 export function guidanceKeys(tools: ToolModel[], seed: number, code: string, cache?: ModelCache): string[] {
   const all = createHash("sha256").update(`${code}\0${seed}\0`);
@@ -47,24 +48,53 @@ export function guidanceKeys(tools: ToolModel[], seed: number, code: string, cac
  * so that the schemas' texts can be kept for the model cache's operation entries (`keepTexts`, see ./schema-texts.ts).
  */
 function shapeOf(tool: ToolModel, keepTexts: boolean): string {
-  const { description: _description, title: _title, annotations, ...rest } = tool;
-  const { title: _annotationTitle, ...flags } = annotations;
-  const model: Record<string, unknown> = { ...rest, annotations: flags };
+  const { title: _annotationTitle, ...flags } = tool.annotations;
   const hash = createHash("sha256");
-  let separator = "{";
-  for (const key of Object.keys(model)) {
-    const value = model[key];
-    const json = JSON.stringify(value) as string | undefined;
+  // The text not hashed yet: small members go in together (each update is a call into the native hash).
+  let text = "{";
+  let members = 0;
+  const add = (key: string, value: unknown): void => {
+    const json = memberJson(key, value, keepTexts);
     // JSON.stringify leaves out a member whose value has no JSON (undefined, a function).
-    if (json === undefined) continue;
-    if (keepTexts && typeof value === "object" && value !== null && isSchemaKey(key)) noteSchemaJson(value, json);
-    hash.update(`${separator}${JSON.stringify(key)}:`).update(json);
-    separator = ",";
-  }
-  return hash.update(separator === "{" ? "{}" : "}").digest("hex");
+    if (json === undefined) return;
+    text += `${members++ === 0 ? "" : ","}${JSON.stringify(key)}:`;
+    if (json.length < LARGE_MEMBER) text += json;
+    else {
+      hash.update(text).update(json);
+      text = "";
+    }
+  };
+  // The members in the order of `{ ...rest, annotations }`: the texts left out, the annotations last.
+  for (const key of Object.keys(tool))
+    if (key !== "description" && key !== "title" && key !== "annotations") add(key, tool[key as keyof ToolModel]);
+  add("annotations", flags);
+  return hash.update(members === 0 ? "{}" : `${text}}`).digest("hex");
 }
 
+/** Members at least this long are hashed on their own rather than copied into the text before them. */
+const LARGE_MEMBER = 4096;
+
 const isSchemaKey = (key: string): boolean => (LAZY_SCHEMAS as readonly string[]).includes(key);
+
+/**
+ * `JSON.stringify(value)` of a tool's member. A schema's text is made once per schema object: an input schema's by
+ * now already (the example units and the fail-closed check group tools by it, and the example cache hashes it), a
+ * response schema's at the first of the tools that share it (Stripe: 1.2 of its 1.9 MB of response schemas repeat).
+ * With `keepTexts`, schemas' texts are kept for the model cache's operation entries (see ./schema-texts.ts).
+ */
+function memberJson(key: string, value: unknown, keepTexts: boolean): string | undefined {
+  if (typeof value !== "object" || value === null || !isSchemaKey(key))
+    return JSON.stringify(value) as string | undefined;
+  if (key === "inputSchema") {
+    const json = schemaText(value as JsonSchema);
+    if (keepTexts) noteSchemaJson(value, json);
+    return json;
+  }
+  if (!keepTexts) return JSON.stringify(value);
+  let json = knownSchemaJson(value);
+  if (json === undefined) noteSchemaJson(value, (json = JSON.stringify(value)));
+  return json;
+}
 
 /** Which operation cache entry each tool of this run was made from (see `recordToolOrigins`). */
 const origins = new WeakMap<ToolModel, string>();

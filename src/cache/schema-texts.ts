@@ -13,6 +13,11 @@ export function noteSchemaJson(schema: object, json: string): void {
   texts.set(schema, json);
 }
 
+/** The text noted for a schema, if any. */
+export function knownSchemaJson(schema: object): string | undefined {
+  return texts.get(schema);
+}
+
 /** `JSON.stringify(value)`, from the text noted for it if there is one. */
 export function schemaJson(value: unknown): string {
   return (typeof value === "object" && value !== null && texts.get(value)) || JSON.stringify(value);

@@ -18,10 +18,12 @@ import {
 } from "./schema-util.js";
 import { perObject } from "./per-object.js";
 
-const isScalar = (s: JsonSchema): boolean => {
-  const t = declaredTypes(s);
-  return t.length > 0 && t.every((x) => x === "string" || x === "integer" || x === "number" || x === "null");
-};
+function isScalar(s: JsonSchema): boolean {
+  const types = declaredTypes(s);
+  for (const type of types)
+    if (type !== "string" && type !== "integer" && type !== "number" && type !== "null") return false;
+  return types.length > 0;
+}
 /** Fields of an object-valued property that name it: `owner` → `owner.login`. */
 const NAMING_CHILDREN = ["id", "login", "slug", "key", "uuid", "number", "name"];
 /** Which of them an identifier named after the object itself means. */
@@ -48,22 +50,34 @@ function findAnswerFields(response: JsonSchema): AnswerField[] {
     const props = schemaProperties(schema);
     for (const name of Object.keys(props)) {
       const sub = props[name]!;
-      const at = `${base}/${escapePointerToken(name)}`;
+      const norm = normName(name);
       // A bare `id` belongs to the resource itself: only its own collection produces it (below).
-      if (isScalar(sub) && normName(name) !== "id") out.push({ name: normName(name), take: at });
-      if (!isObjectSchema(sub)) continue;
-      const children = schemaProperties(sub);
-      for (const child of NAMING_CHILDREN) {
-        const childSchema = children[child];
-        if (!childSchema || !isScalar(childSchema)) continue;
-        out.push({ name: normName(name) + child, take: `${at}/${child}` });
-      }
-      // The object itself stands for its name: `owner` → `owner.login`.
-      const naming = NAME_FIRST.find((c) => children[c] && isScalar(children[c]!));
-      if (naming) out.push({ name: normName(name), take: `${at}/${naming}` });
+      if (isScalar(sub)) {
+        if (norm !== "id") out.push({ name: norm, take: `${base}/${escapePointerToken(name)}` });
+      } else if (isObjectSchema(sub)) namingFields(out, norm, `${base}/${escapePointerToken(name)}`, sub);
     }
   }
   return out;
+}
+
+/** The fields of an object-valued answer field `at` that name it, and the one the object itself stands for. */
+function namingFields(out: AnswerField[], norm: string, at: string, sub: JsonSchema): void {
+  const children = schemaProperties(sub);
+  let naming: string | undefined;
+  for (const child of NAMING_CHILDREN) {
+    const childSchema = children[child];
+    if (!childSchema || !isScalar(childSchema)) continue;
+    out.push({ name: norm + child, take: `${at}/${child}` });
+  }
+  // The object itself stands for its name: `owner` → `owner.login`.
+  for (const child of NAME_FIRST) {
+    const childSchema = children[child];
+    if (childSchema && isScalar(childSchema)) {
+      naming = child;
+      break;
+    }
+  }
+  if (naming) out.push({ name: norm, take: `${at}/${naming}` });
 }
 
 export interface OwnerField {

@@ -11,23 +11,14 @@ import type { JsonSchema, SchemaHints } from "../model/ir.js";
 import type { TypedParameterHint } from "../../templates/server/src/runtime/shared/tool-data.js";
 import { asSchema, declaredTypes, schemaProperties, schemaRequired } from "./schema-util.js";
 
-/** Argument names the caller may send: readOnly properties that are not required are left out. */
-function visibleProperties(schema: JsonSchema): { props: Record<string, JsonSchema>; required: readonly string[] } {
-  const all = schemaProperties(schema);
-  const required = schemaRequired(schema);
-  const props: Record<string, JsonSchema> = {};
-  for (const [name, sub] of Object.entries(all)) {
-    if (sub["readOnly"] === true && !required.includes(name)) continue;
-    props[name] = sub;
-  }
-  return { props, required };
-}
-
 /**
  * The type of a schema as a `|`-joined union: `string`, `string|null`,
  * `string|integer` for oneOf/anyOf, `any` when nothing constrains it.
  */
 export function describeType(schema: JsonSchema | undefined, depth = 0): string {
+  // One declared type (nearly every argument) is the answer as it is.
+  const declared = schema && depth <= 8 ? declaredTypes(schema) : undefined;
+  if (declared?.length === 1) return declared[0]!;
   const types = collectTypes(schema, depth);
   return types.length === 0 ? "any" : types.join("|");
 }
@@ -99,25 +90,40 @@ export const PLACEHOLDER_NOTE = "placeholder example, not a real id: use a value
 
 /** `identifiers`: top-level arguments whose hints say their example is a placeholder. */
 export function buildHints(inputSchema: JsonSchema, identifiers: ReadonlySet<string> = new Set()): SchemaHints {
-  const { props, required } = visibleProperties(inputSchema);
-  const names = Object.keys(props);
-  const requiredNames = [...required.filter((r) => names.includes(r)), ...required.filter((r) => !names.includes(r))];
-  const optional = names.filter((n) => !required.includes(n));
+  const all = schemaProperties(inputSchema);
+  const required = schemaRequired(inputSchema);
+  // Argument names the caller may send: readOnly properties that are not required are left out.
+  const props: Record<string, JsonSchema> = {};
+  const optional: string[] = [];
+  for (const name of Object.keys(all)) {
+    const sub = all[name]!;
+    const isRequired = required.includes(name);
+    if (sub["readOnly"] === true && !isRequired) continue;
+    props[name] = sub;
+    if (!isRequired) optional.push(name);
+  }
+  // Required arguments in their order, those without a property last.
+  const requiredNames: string[] = [];
+  const withoutProperty: string[] = [];
+  for (const name of required) (Object.hasOwn(props, name) ? requiredNames : withoutProperty).push(name);
 
   const typed: Record<string, TypedParameterHint> = {};
-  for (const name of [...requiredNames.filter((r) => names.includes(r)), ...optional]) {
-    const sub = props[name] ?? {};
-    const hint: TypedParameterHint = { type: describeType(sub), required: required.includes(name) };
-    if ("default" in sub) hint.default = sub["default"];
-    const e = enumOf(sub);
-    if (e) hint.enum = e;
-    if (identifiers.has(name) && !e) hint.placeholder = PLACEHOLDER_NOTE;
-    typed[name] = hint;
-  }
+  for (const name of requiredNames) typed[name] = typedHint(props[name]!, true, identifiers.has(name));
+  for (const name of optional) typed[name] = typedHint(props[name]!, false, identifiers.has(name));
+  requiredNames.push(...withoutProperty);
 
   const full: SchemaHints["full"] = { required: requiredNames, properties: props };
   if (typeof inputSchema["description"] === "string" && inputSchema["description"] !== "") {
     full.description = inputSchema["description"];
   }
   return { minimal: { required: requiredNames, optional }, typed, full };
+}
+
+function typedHint(sub: JsonSchema, required: boolean, identifier: boolean): TypedParameterHint {
+  const hint: TypedParameterHint = { type: describeType(sub), required };
+  if ("default" in sub) hint.default = sub["default"];
+  const e = enumOf(sub);
+  if (e) hint.enum = e;
+  if (identifier && !e) hint.placeholder = PLACEHOLDER_NOTE;
+  return hint;
 }

@@ -64,7 +64,8 @@ function findIdentifierArgs(tool: ToolModel): Set<string> {
   for (const binding of tool.operation?.parameters ?? []) {
     if (binding.in === "path" && !hasFixedValues(props[binding.arg])) out.add(binding.arg);
   }
-  for (const [name, schema] of Object.entries(props)) {
+  for (const name of Object.keys(props)) {
+    const schema = props[name];
     if (hasFixedValues(schema)) continue;
     if (isIdentifierName(name) || describedAsIdentifier(schema)) out.add(name);
   }

@@ -374,13 +374,14 @@ function reproducesRequest(tool: ToolModel, params: Record<string, unknown>): bo
 /** All links for one tool: OpenAPI first, then inferred; deduplicated and capped. */
 export function buildLinks(tool: ToolModel, index: LinkIndex, diagnostics: Diagnostic[]): ToolLink[] {
   const declared = openApiLinks(tool, index, diagnostics);
-  const declaredTargets = new Set(declared.map((l) => l.tool));
-  const inferred = inferredLinks(tool, index).filter((l) => !declaredTargets.has(l.tool));
+  const inferred = inferredLinks(tool, index);
+  const declaredTargets = declared.length > 0 ? new Set(declared.map((l) => l.tool)) : undefined;
+  const links = declaredTargets ? [...declared, ...inferred.filter((l) => !declaredTargets.has(l.tool))] : inferred;
   // Kept links by target; two repeat each other only with the same target, so parameters are compared
   // (by their JSON) only then.
   const kept = new Map<string, Array<{ params: Record<string, unknown>; key?: string }>>();
   const out: ToolLink[] = [];
-  for (const link of [...declared, ...inferred]) {
+  for (const link of links) {
     if (link.tool === tool.name && reproducesRequest(tool, link.params)) continue;
     const sameTarget = kept.get(link.tool);
     if (!sameTarget) kept.set(link.tool, [{ params: link.params }]);

@@ -77,6 +77,7 @@ const ITEM_ARRAY_NAMES = [
   "objects",
   "resources",
 ];
+const ITEM_ARRAY_SET: ReadonlySet<string> = new Set(ITEM_ARRAY_NAMES);
 /** Wrapper objects that often hold the cursor: Slack's response_metadata, `meta`, `pagination`, `paging`... */
 const CURSOR_CONTAINERS = [
   "responsemetadata",
@@ -160,21 +161,33 @@ function itemsPointerOf(schema: JsonSchema, depth: number): string | undefined {
       }
     }
   }
-  const props = Object.entries(schemaProperties(schema)).map(([name, sub]) => ({ name, norm: normName(name), sub }));
-  const arrays = props.filter(({ sub }) => isArraySchema(sub));
+  const props = schemaProperties(schema);
+  const names = Object.keys(props);
+  // Only properties named like an item list are looked at by name: the first of each name, and the first array.
+  const named = new Map<string, { first: string; array?: string }>();
+  for (const name of names) {
+    const norm = normName(name);
+    if (!ITEM_ARRAY_SET.has(norm)) continue;
+    let seen = named.get(norm);
+    if (!seen) named.set(norm, (seen = { first: name }));
+    if (seen.array === undefined && isArraySchema(props[name])) seen.array = name;
+  }
   for (const name of ITEM_ARRAY_NAMES) {
-    const hit = arrays.find(({ norm }) => norm === name);
-    if (hit) return "/" + escapePointerToken(hit.name);
+    const hit = named.get(name)?.array;
+    if (hit !== undefined) return "/" + escapePointerToken(hit);
   }
   // Any other single array counts only in a small envelope ({total_count, repositories}),
   // not in a resource that happens to have a list field (an issue's `labels`).
-  if (arrays.length === 1 && props.length <= 5) return "/" + escapePointerToken(arrays[0]!.name);
+  if (names.length <= 5) {
+    const arrays = names.filter((name) => isArraySchema(props[name]));
+    if (arrays.length === 1) return "/" + escapePointerToken(arrays[0]!);
+  }
   // One level deeper: { data: { items: [...] } }.
   for (const name of ITEM_ARRAY_NAMES) {
-    const hit = props.find(({ norm }) => norm === name);
-    if (!hit) continue;
-    const inner = findItemsPointer(hit.sub, depth + 1);
-    if (inner !== undefined && inner !== "") return "/" + escapePointerToken(hit.name) + inner;
+    const hit = named.get(name)?.first;
+    if (hit === undefined) continue;
+    const inner = findItemsPointer(props[hit], depth + 1);
+    if (inner !== undefined && inner !== "") return "/" + escapePointerToken(hit) + inner;
   }
   return undefined;
 }
@@ -242,7 +255,27 @@ function hasMoreField(schema: JsonSchema | undefined): string | undefined {
   return hit === undefined ? undefined : "/" + escapePointerToken(hit);
 }
 
+/** Names one of which an argument must have for any kind of paging to be found (a page size alone needs `per_page`). */
+const PAGING_NAMES: ReadonlySet<string> = new Set([
+  ...CURSOR_STRONG,
+  ...CURSOR_WEAK,
+  ...PAGE,
+  ...PER_PAGE_ONLY,
+  ...OFFSET,
+]);
+
+/** Whether an argument is known by one of `PAGING_NAMES` (as `argNames` lists them): most tools' are not. */
+function mayPage(tool: ToolModel): boolean {
+  for (const arg of Object.keys(schemaProperties(tool.inputSchema))) if (PAGING_NAMES.has(normName(arg))) return true;
+  for (const p of tool.operation?.parameters ?? []) {
+    if (p.in !== "query" && p.in !== "header") continue;
+    if (PAGING_NAMES.has(normName(p.arg)) || PAGING_NAMES.has(normName(p.name))) return true;
+  }
+  return false;
+}
+
 export function detectPagination(tool: ToolModel): PaginationData | undefined {
+  if (!mayPage(tool)) return undefined;
   const args = argNames(tool);
   if (args.length === 0) return undefined;
   const response = tool.responseSchema;

@@ -12,51 +12,23 @@
  * producer also takes are carried (`$caller.<arg>`). Ranked: safe (GET)
  * calls first, then fewer hops, then declared links, own lists, fields, creates.
  */
-import type { Diagnostic, IdentifierProducer, JsonSchema, ProducerCall, ToolModel } from "../model/ir.js";
-import { answerFields, idField } from "./answer-fields.js";
+import type { IdentifierProducer, JsonSchema, ProducerCall, ToolModel } from "../model/ir.js";
 import { keepBest, outranked, type RankedEntry } from "./best.js";
 import { identifierArgs, identifierStem } from "./identifiers.js";
-import { key, nounOf, openApiLinks, type LinkIndex } from "./links.js";
-import { findItemSchema, findItemsPointer } from "./pagination.js";
-import {
-  declaredTypes,
-  escapePointerToken,
-  normName,
-  schemaProperties,
-  schemaRequired,
-  singularize,
-  words,
-} from "./schema-util.js";
+import { candidates, noteOf, targetOf, type Candidate, type ProducerIndex } from "./producer-sources.js";
+import { declaredTypes, normName, schemaProperties, schemaRequired } from "./schema-util.js";
 import { perObject } from "./per-object.js";
+
+export { buildProducerIndex, type ProducerIndex } from "./producer-sources.js";
 
 /** Producers kept per argument. */
 export const MAX_PRODUCERS = 3;
 
-/** Source kinds, most direct first. */
-const enum Kind {
-  Declared = 0,
-  OwnList = 1,
-  Field = 2,
-  Create = 3,
-}
-
-interface Candidate {
-  tool: ToolModel;
-  take: string;
-  kind: Kind;
-  /** Its note, made only for the few candidates kept (a common field name has dozens); a field's says where it is. */
-  note?: () => string;
-}
-
-interface Ranked extends IdentifierProducer {
-  /** Unsafe, hops, kind, minus shared path segments, arguments to pass: lower is better. */
-  rank: [number, number, number, number, number];
-}
+/** Unsafe, hops, kind, minus shared path segments, arguments to pass: lower is better. */
+type Rank = [number, number, number, number, number];
 
 /** Leading path segments two operations share: a producer near the target is likelier the right one. */
-function sharedPath(a: ToolModel, b: ToolModel): number {
-  const x = pathSegments(a);
-  const y = pathSegments(b);
+function sharedSegments(x: readonly string[], y: readonly string[]): number {
   let n = 0;
   while (n < x.length && n < y.length && x[n] === y[n]) n++;
   return n;
@@ -64,169 +36,6 @@ function sharedPath(a: ToolModel, b: ToolModel): number {
 
 /** A tool's path split at `/`, once per tool (every candidate producer is compared with its target). */
 const pathSegments = perObject((tool: ToolModel): readonly string[] => (tool.operation?.path ?? "").split("/"));
-
-/** What the whole API offers, indexed once. */
-export interface ProducerIndex {
-  links: LinkIndex;
-  /** Normalised field name (`authorid`) → where it appears in answers. */
-  fields: Map<string, Array<{ tool: ToolModel; take: string }>>;
-  /** `<tool>\0<arg>` → declared links whose value comes from another tool's answer. */
-  declared: Map<string, Array<{ tool: ToolModel; take: string; name: string }>>;
-  /** Memoised producers by hops (0: the tool's own, 1: a first call's), tool name and argument; chains reuse them. */
-  memo: [Map<string, Map<string, Ranked[]>>, Map<string, Map<string, Ranked[]>>];
-  /** Texts made from argument names, once per name (see `callerValue`, `stemIdKey`). */
-  names: { caller: Map<string, string>; stemId: Map<string, string> };
-}
-
-export function buildProducerIndex(tools: ToolModel[], links: LinkIndex): ProducerIndex {
-  const index: ProducerIndex = {
-    links,
-    fields: new Map(),
-    declared: new Map(),
-    memo: [new Map(), new Map()],
-    names: { caller: new Map(), stemId: new Map() },
-  };
-  const scratch: Diagnostic[] = []; // links.ts already reports broken links once
-  for (const tool of tools) {
-    indexFields(index, tool);
-    for (const link of openApiLinks(tool, links, scratch)) {
-      for (const [arg, value] of Object.entries(link.params)) {
-        const m = typeof value === "string" ? /^\$response\.body#(\/.*)?$/.exec(value) : null;
-        if (!m) continue;
-        const k = `${link.tool}\u0000${arg}`;
-        const list = index.declared.get(k) ?? [];
-        list.push({ tool, take: m[1] ?? "", name: link.name });
-        index.declared.set(k, list);
-      }
-    }
-  }
-  return index;
-}
-
-function addField(index: ProducerIndex, name: string, tool: ToolModel, take: string): void {
-  const list = index.fields.get(name) ?? [];
-  if (list.length < 40 && !list.some((hit) => hit.tool === tool)) list.push({ tool, take });
-  index.fields.set(name, list);
-}
-
-/** Indexes the scalar fields of one answer: top level, one object level down, and a list's items. */
-function indexFields(index: ProducerIndex, tool: ToolModel): void {
-  const response = tool.responseSchema;
-  if (!response) return;
-  for (const { name, take } of answerFields(response)) addField(index, name, tool, take);
-}
-
-// ------------------------------------------------------------- candidates
-
-interface Target {
-  /** Normalised field names that carry the argument's value. */
-  keys: Set<string>;
-  /** The resource's collection path (`/app_packages`) and noun, when known. */
-  collection?: { route: string; noun: string; wire: string };
-}
-
-/** What to look for: field names, and the collection the identifier belongs to (by path position or by name). */
-function targetOf(tool: ToolModel, arg: string, index: ProducerIndex): Target {
-  const binding = tool.operation?.parameters.find((p) => p.arg === arg);
-  const keys = new Set([normName(arg)]);
-  if (binding) keys.add(normName(binding.name));
-  const stem = identifierStem(arg);
-  if (stem) keys.add(normName(stem) + "id");
-  const info = index.links.info.get(tool);
-  const pos =
-    binding?.in === "path" && info ? [...info.params].find(([, wire]) => wire === binding.name)?.[0] : undefined;
-  if (info && binding && pos !== undefined && pos >= 1) {
-    const noun = nounOf(info, pos - 1);
-    keys.add(normName(singularize(noun)) + "id");
-    return { keys, collection: { route: key(info.shape.slice(0, pos)), noun, wire: binding.name } };
-  }
-  // `author_id` → the collection whose items `/authors/{id}` gets.
-  const getter = stem ? index.links.gettersByNoun.get(normName(singularize(stem)))?.[0] : undefined;
-  if (!getter || !stem) return { keys };
-  const last = getter.shape.length - 1;
-  return {
-    keys,
-    collection: {
-      route: key(getter.shape.slice(0, last)),
-      noun: nounOf(getter, last - 1),
-      wire: getter.params.get(last) ?? arg,
-    },
-  };
-}
-
-/**
- * The id field of a resource; when its schema was cut to a stub (huge
- * response schemas are bounded for tools/list), the conventional one:
- * `{issue_number}` → `number`, `{petId}` → `id`.
- */
-function resourceIdField(schema: JsonSchema | undefined, wire: string, noun: string): string | undefined {
-  const known = idField(schema, wire, noun);
-  if (known || !schema || Object.keys(schemaProperties(schema)).length > 0) return known;
-  const w = normName(wire);
-  const n = normName(singularize(noun));
-  const rest = w.startsWith(n) && w.length > n.length ? words(wire).slice(words(noun).length).join("_") : "";
-  return rest && rest !== "id" ? rest : "id";
-}
-
-/** The resource's own list (take an item's id) and create (take the new id). */
-function ownCollection(c: NonNullable<Target["collection"]>, index: ProducerIndex): Candidate[] {
-  const out: Candidate[] = [];
-  const list = index.links.byRoute.get(`get ${c.route}`);
-  const listResponse = list?.tool.responseSchema;
-  const itemsPointer = listResponse ? findItemsPointer(listResponse) : undefined;
-  if (list && itemsPointer !== undefined) {
-    const field = resourceIdField(findItemSchema(listResponse, itemsPointer), c.wire, c.noun);
-    if (field)
-      out.push({
-        tool: list.tool,
-        take: `${itemsPointer}/0/${escapePointerToken(field)}`,
-        kind: Kind.OwnList,
-        note: () => `lists ${c.noun}s; take one's ${field}`,
-      });
-  }
-  const create = index.links.byRoute.get(`post ${c.route}`);
-  const field = create?.tool.responseSchema ? resourceIdField(create.tool.responseSchema, c.wire, c.noun) : undefined;
-  if (create && field) {
-    out.push({
-      tool: create.tool,
-      take: `/${escapePointerToken(field)}`,
-      kind: Kind.Create,
-      note: () =>
-        `creates ${/^[aeiou]/i.test(c.noun) ? "an" : "a"} ${c.noun} (a new resource); its ${field} is the new id`,
-    });
-  }
-  return out;
-}
-
-/** `/items/0/author/id` → `author.id`: the field, without the list around it. */
-function fieldPath(take: string): string {
-  const tokens = take.split("/").slice(1);
-  const last = tokens.lastIndexOf("0");
-  return tokens.slice(last + 1).join(".");
-}
-
-function candidates(tool: ToolModel, arg: string, target: Target, index: ProducerIndex): Candidate[] {
-  const out: Candidate[] = [];
-  for (const d of index.declared.get(`${tool.name}\u0000${arg}`) ?? []) {
-    out.push({
-      tool: d.tool,
-      take: d.take,
-      kind: Kind.Declared,
-      note: () => `its answer holds ${arg} (declared link "${d.name}")`,
-    });
-  }
-  if (target.collection) out.push(...ownCollection(target.collection, index));
-  for (const k of target.keys) {
-    for (const hit of index.fields.get(k) ?? []) {
-      if (hit.tool !== tool) out.push({ tool: hit.tool, take: hit.take, kind: Kind.Field });
-    }
-  }
-  return out.filter((c) => c.tool !== tool);
-}
-
-function noteOf(candidate: Candidate): string {
-  return candidate.note ? candidate.note() : `its answer holds ${fieldPath(candidate.take)}`;
-}
 
 // ------------------------------------------------------------------ params
 
@@ -237,44 +46,73 @@ const isSafe = (tool: ToolModel): boolean =>
  * Arguments for a producer: every argument the caller may already have sent
  * that the producer also takes is carried; a required identifier the caller
  * cannot have is produced by a first call (one hop only). Undefined when the
- * producer needs the very identifier being looked for, or an identifier no call yields.
+ * producer needs the very identifier being looked for, or an identifier no call yields
+ * (most candidates: that is settled first, before the carried arguments are gathered).
  */
 function producerParams(
-  target: ToolModel,
+  targetProps: Readonly<Record<string, JsonSchema>>,
   arg: string,
   keys: Set<string>,
   producer: ToolModel,
   index: ProducerIndex,
   hops: number,
 ): { params: Record<string, unknown>; via?: ProducerCall } | undefined {
-  const targetProps = inputProperties(target);
+  const sides: Sides = { arg, target: targetProps, producer: inputProperties(producer) };
+  const first = firstCall(producer, keys, index, hops, sides);
+  if (first === null) return undefined;
   const params: Record<string, unknown> = {};
-  let via: ProducerCall | undefined;
-  const needed = identifierArgs(producer);
-  const producerProps = inputProperties(producer);
-  for (const name of inputNames(producer)) {
-    // Carried only when the caller's value can fit (a string `status` is no array `status`).
-    if (name in targetProps && name !== arg && sameTypes(targetProps[name], producerProps[name]))
-      params[name] = callerValue(index, name);
-  }
-  for (const name of schemaRequired(producer.inputSchema)) {
-    if (name in params) continue;
-    if (name === arg || !needed.has(name)) {
-      if (name === arg) return undefined;
-      continue; // an ordinary required value: the producer's own example and corrections cover it
-    }
-    // Needing the same kind of id to get it back is no way to get it.
-    if (keys.has(normName(name)) || keys.has(stemIdKey(index, name))) return undefined;
-    if (hops > 0 || via) return undefined;
-    const first = rankedProducers(producer, name, index, 1)[0];
-    if (!first) return undefined;
-    via = { tool: first.tool, params: first.params, take: first.take, note: first.note };
-    params[name] = "$via";
-  }
-  return via ? { params, via } : { params };
+  for (const name of inputNames(producer)) if (carried(sides, name)) params[name] = callerValue(index, name);
+  if (!first) return { params };
+  params[first.name] = "$via";
+  return { params, via: first.via };
 }
 
-function rankedProducers(target: ToolModel, arg: string, index: ProducerIndex, hops: number): Ranked[] {
+/** The argument looked for, and the input properties of the tool that needs it and of a producer. */
+interface Sides {
+  arg: string;
+  target: Readonly<Record<string, JsonSchema>>;
+  producer: Readonly<Record<string, JsonSchema>>;
+}
+
+/** A producer's argument is carried from the caller's when the caller's value can fit (a string `status` is no array `status`). */
+function carried(sides: Sides, name: string): boolean {
+  return name in sides.target && name !== sides.arg && sameTypes(sides.target[name], sides.producer[name]);
+}
+
+/**
+ * The first call a producer needs for the one required identifier the caller cannot have sent, undefined when it
+ * needs none, null when it cannot be called: it needs the argument looked for, an identifier of the same kind, a
+ * second first call, or one no call yields.
+ */
+function firstCall(
+  producer: ToolModel,
+  keys: Set<string>,
+  index: ProducerIndex,
+  hops: number,
+  sides: Sides,
+): { name: string; via: ProducerCall } | undefined | null {
+  const needed = identifierArgs(producer);
+  let found: { name: string; via: ProducerCall } | undefined;
+  for (const name of schemaRequired(producer.inputSchema)) {
+    // A name like `constructor` counts as given, as it would in a plain object of the carried arguments.
+    if (name === sides.arg) {
+      if (name in Object.prototype) continue;
+      return null;
+    }
+    if (!needed.has(name)) continue; // an ordinary required value: the producer's own example and corrections cover it
+    // Carried (`arg` never is), or given as above: nothing to find.
+    if ((Object.hasOwn(sides.producer, name) && carried(sides, name)) || name in Object.prototype) continue;
+    // Needing the same kind of id to get it back is no way to get it.
+    if (keys.has(normName(name)) || keys.has(stemIdKey(index, name))) return null;
+    if (hops > 0 || found) return null;
+    const first = rankedProducers(producer, name, index, 1)[0];
+    if (!first) return null;
+    found = { name, via: { tool: first.tool, params: first.params, take: first.take, note: first.note } };
+  }
+  return found;
+}
+
+function rankedProducers(target: ToolModel, arg: string, index: ProducerIndex, hops: number): IdentifierProducer[] {
   const byTool = index.memo[hops === 0 ? 0 : 1];
   let memo = byTool.get(target.name);
   if (!memo) byTool.set(target.name, (memo = new Map()));
@@ -282,31 +120,33 @@ function rankedProducers(target: ToolModel, arg: string, index: ProducerIndex, h
   if (hit) return hit;
   memo.set(arg, []); // cycles end here
   const best: Found[] = [];
-  // Takes already offered, by tool name: a field can reach the same producer under several names.
-  const seen = new Map<string, Set<string>>();
+  const seen: Offered = new Map();
   const wanted = targetOf(target, arg, index);
+  const here = pathSegments(target);
+  const targetProps = inputProperties(target);
+  // The best rank a candidate could have: no first call and no argument (positions 1 and 4 stay 0).
+  const bound: Rank = [0, 0, 0, 0, 0];
   for (const c of candidates(target, arg, wanted, index)) {
-    let takes = seen.get(c.tool.name);
-    if (!takes) seen.set(c.tool.name, (takes = new Set()));
-    else if (takes.has(c.take)) continue;
-    takes.add(c.take);
+    if (offeredBefore(seen, c)) continue;
     const unsafe = isSafe(c.tool) ? 0 : 1;
-    const shared = -sharedPath(target, c.tool);
-    // No first call and no argument is the best the parameters can give: when even that ranks below
-    // the three kept, the parameters need not be worked out (a first call's search has no side effects).
-    if (outranked(best, [unsafe, 0, c.kind, shared, 0], MAX_PRODUCERS)) continue;
-    const filled = producerParams(target, arg, wanted.keys, c.tool, index, hops);
+    const shared = -sharedSegments(here, pathSegments(c.tool));
+    // When even that ranks below the three kept, the parameters need not be worked out (a first call's search
+    // has no side effects).
+    bound[0] = unsafe;
+    bound[2] = c.kind;
+    bound[3] = shared;
+    if (outranked(best, bound, MAX_PRODUCERS)) continue;
+    const filled = producerParams(targetProps, arg, wanted.keys, c.tool, index, hops);
     if (!filled) continue;
     const rank: Rank = [unsafe, filled.via ? 1 : 0, c.kind, shared, Object.keys(filled.params).length];
     keepBest(best, { candidate: c, filled, rank, name: c.tool.name }, MAX_PRODUCERS);
   }
-  const kept = best.map(({ candidate, filled, rank }) => {
-    const p: Ranked = {
+  const kept = best.map(({ candidate, filled }) => {
+    const p: IdentifierProducer = {
       tool: candidate.tool.name,
       params: filled.params,
       take: candidate.take,
       note: noteOf(candidate),
-      rank,
     };
     if (filled.via) p.via = filled.via;
     return p;
@@ -315,7 +155,22 @@ function rankedProducers(target: ToolModel, arg: string, index: ProducerIndex, h
   return kept;
 }
 
-type Rank = Ranked["rank"];
+/** Takes already offered, by tool name (most tools offer one): a field can reach the same producer under several names. */
+type Offered = Map<string, string | Set<string>>;
+
+/** Whether the candidate's producer and take were offered before; notes them. */
+function offeredBefore(seen: Offered, c: Candidate): boolean {
+  const takes = seen.get(c.tool.name);
+  if (takes === undefined) seen.set(c.tool.name, c.take);
+  else if (typeof takes === "string") {
+    if (takes === c.take) return true;
+    seen.set(c.tool.name, new Set([takes, c.take]));
+  } else {
+    if (takes.has(c.take)) return true;
+    takes.add(c.take);
+  }
+  return false;
+}
 
 interface Found extends RankedEntry {
   candidate: Candidate;
@@ -351,7 +206,8 @@ export function findProducers(tool: ToolModel, index: ProducerIndex): Record<str
   const out: Record<string, IdentifierProducer[]> = {};
   for (const arg of identifierArgs(tool)) {
     if (!required.has(arg)) continue;
-    const found = rankedProducers(tool, arg, index, 0).map(({ rank: _rank, ...p }) => p);
+    // A tool's own search (no hops) is asked once: what it found is the tool's.
+    const found = rankedProducers(tool, arg, index, 0);
     if (found.length > 0) out[arg] = found;
   }
   return Object.keys(out).length > 0 ? out : undefined;

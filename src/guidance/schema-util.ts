@@ -4,7 +4,7 @@
  */
 import type { JsonSchema } from "../model/ir.js";
 import {
-  escapePointerToken,
+  escapePointerToken as escapeToken,
   isPlainObject,
   parseFragmentPointer,
   unescapePointerToken,
@@ -13,7 +13,12 @@ import { perObject } from "./per-object.js";
 
 // One definition of each, shared with the runtime. `parsePointer` here reads `$ref`
 // fragments, which are URI-encoded, so it is the percent-decoding variant.
-export { escapePointerToken, unescapePointerToken };
+export { unescapePointerToken };
+
+/** A JSON pointer token (the runtime's escaping): the name as it is when it holds no `~` or `/`, as nearly every name. */
+export function escapePointerToken(token: string): string {
+  return token.includes("~") || token.includes("/") ? escapeToken(token) : token;
+}
 export const isObject = isPlainObject;
 export const parsePointer = parseFragmentPointer;
 
@@ -33,13 +38,16 @@ export function schemaProperties(schema: JsonSchema | undefined): Readonly<Recor
 const propertiesOf = perObject(collectProperties);
 const NO_PROPERTIES: Readonly<Record<string, JsonSchema>> = Object.freeze({});
 
-function collectProperties(schema: JsonSchema): Record<string, JsonSchema> {
-  const out: Record<string, JsonSchema> = {};
+function collectProperties(schema: JsonSchema): Readonly<Record<string, JsonSchema>> {
   const props = schema["properties"];
+  const allOf = schema["allOf"];
+  // Nothing to merge, and every value a schema: the object itself is what a copy would be (names in the same order,
+  // the same values and prototype), without making one (Stripe's answers have dozens of properties each).
+  if (!Array.isArray(allOf) && isObject(props) && isPlainSchemaMap(props)) return props as Record<string, JsonSchema>;
+  const out: Record<string, JsonSchema> = {};
   if (isObject(props)) {
     for (const name of Object.keys(props)) out[name] = asSchema(props[name]) ?? {};
   }
-  const allOf = schema["allOf"];
   if (Array.isArray(allOf)) {
     for (const branch of allOf) {
       const b = asSchema(branch);
@@ -49,6 +57,13 @@ function collectProperties(schema: JsonSchema): Record<string, JsonSchema> {
     }
   }
   return out;
+}
+
+/** An object of schemas a copy by assignment would reproduce: `Object.prototype` its prototype, no own `__proto__`. */
+function isPlainSchemaMap(props: Record<string, unknown>): boolean {
+  if (Object.getPrototypeOf(props) !== Object.prototype || Object.hasOwn(props, "__proto__")) return false;
+  for (const name of Object.keys(props)) if (!isObject(props[name])) return false;
+  return true;
 }
 
 /** The required property names, `allOf` branches' included, each once; kept per schema object. Never modify the result. */
