@@ -261,27 +261,48 @@ async function applyUpdate(
 ): Promise<void> {
   const staging = join(outDir, ".guided-mcp", `staging-${randomBytes(4).toString("hex")}`);
   const writer = new FileWriter();
+  // Staged files are numbered in one folder: each folder made is one more to remove, which waits behind the freeing
+  // of the files replaced (see `renameReleasing`).
+  let staged = 0;
+  const stage: Stage = (content) => {
+    const path = join(staging, String(staged++));
+    writer.write(path, content);
+    return path;
+  };
   let saving: Promise<void> | undefined;
   try {
-    const moves = stageFiles(outDir, join(staging, "files"), encoded, plan, writer);
-    if (changelogEntry) moves.push(stageChangelog(outDir, join(staging, "files"), changelogEntry, writer));
-    saving = started(alongside, outDir);
-    const bases = stageBases(outDir, staging, encoded, plan, state, writer);
-    const stagedManifest = join(staging, MANIFEST_PATH);
-    writer.write(stagedManifest, JSON.stringify(state.manifest, null, 2) + "\n");
-    for (const [from, to] of [...moves, ...bases.moves]) {
-      writer.ensureDir(dirname(to));
-      renameSync(from, to);
-    }
+    const moves = stageFiles(outDir, encoded, plan, stage);
+    if (changelogEntry) moves.push(stageChangelog(outDir, changelogEntry, stage));
+    const bases = stageBases(outDir, encoded, plan, state, stage);
+    const stagedManifest = stage(JSON.stringify(state.manifest, null, 2) + "\n");
+    for (const { from, to, large } of [...moves, ...bases.moves]) writer.rename(from, to, large);
     for (const entry of plan) if (entry.action === "delete") rmSync(join(outDir, entry.path), { force: true });
     removeStaleBases(join(outDir, BASE_DIR), bases.kept);
     // The manifest moves last: until then, a re-run still sees the previous generation.
     renameSync(stagedManifest, join(outDir, MANIFEST_PATH));
+    // The caches go once the project is written: this thread serialises them while the pool frees the files replaced.
+    saving = started(alongside, outDir);
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }
-  await saving;
+  await Promise.all([saving, writer.released()]);
 }
+
+/** Writes `content` into the staging folder; returns where. */
+type Stage = (content: string | Buffer) => string;
+
+/**
+ * A staged file and where it goes. `large`: it most likely replaces a large file (the new one's size stands for the
+ * old one's), whose freeing is left to the thread pool (see `renameReleasing`).
+ */
+interface Move {
+  from: string;
+  to: string;
+  large?: boolean;
+}
+
+/** From this size, a replaced file is freed on the thread pool: below it, the trip there costs more than the freeing. */
+const LARGE_FILE = 256 * 1024;
 
 /** Starts `alongside` under `root`; a failure waits to be awaited (the write's own failure, if any, is reported instead). */
 function started(alongside: WriteOptions["alongside"], root: string): Promise<void> | undefined {
@@ -291,39 +312,28 @@ function started(alongside: WriteOptions["alongside"], root: string): Promise<vo
 }
 
 /** Writes what the plan changes into the staging folder; returns the moves into the project. */
-function stageFiles(
-  outDir: string,
-  staging: string,
-  encoded: Encoded[],
-  plan: PlannedFile[],
-  writer: FileWriter,
-): Array<[string, string]> {
+function stageFiles(outDir: string, encoded: Encoded[], plan: PlannedFile[], stage: Stage): Move[] {
   const byPath = new Map(encoded.map((entry) => [entry.file.path, entry]));
-  const moves: Array<[string, string]> = [];
-  const stage = (destination: string, content: string | Buffer) => {
-    const staged = join(staging, destination);
-    writer.write(staged, content);
-    moves.push([staged, join(outDir, destination)]);
-  };
+  const moves: Move[] = [];
+  const move = (destination: string, content: string | Buffer) =>
+    moves.push({ from: stage(content), to: join(outDir, destination), large: content.length >= LARGE_FILE });
   for (const entry of plan) {
     const file = byPath.get(entry.path);
     if (!file) continue;
-    if (entry.action === "create" || entry.action === "update") stage(entry.path, file.bytes);
-    else if (entry.action === "sidecar") stage(`${entry.path}.new`, file.bytes);
+    if (entry.action === "create" || entry.action === "update") move(entry.path, file.bytes);
+    else if (entry.action === "sidecar") move(`${entry.path}.new`, file.bytes);
     else if ((entry.action === "merged" || entry.action === "conflict") && entry.content !== undefined)
-      stage(entry.path, entry.content);
+      move(entry.path, entry.content);
   }
   return moves;
 }
 
-function stageChangelog(outDir: string, staging: string, entry: string, writer: FileWriter): [string, string] {
+function stageChangelog(outDir: string, entry: string, stage: Stage): Move {
   const changelog = join(outDir, CHANGELOG_PATH);
   const existing = existsSync(changelog)
     ? readFileSync(changelog, "utf8")
     : "# API changes\n\nWritten by create-guided-mcp at each regeneration.\n\n";
-  const staged = join(staging, CHANGELOG_PATH);
-  writer.write(staged, existing + entry);
-  return [staged, changelog];
+  return { from: stage(existing + entry), to: changelog };
 }
 
 /**
@@ -339,16 +349,15 @@ function stageChangelog(outDir: string, staging: string, entry: string, writer: 
  */
 function stageBases(
   outDir: string,
-  staging: string,
   encoded: Encoded[],
   plan: PlannedFile[],
   { manifest, previous, bases }: { manifest: Manifest; previous: Manifest | undefined; bases: BaseCompressor },
-  writer: FileWriter,
-): { moves: Array<[string, string]>; kept: Set<string> } {
+  stage: Stage,
+): { moves: Move[]; kept: Set<string> } {
   const unresolved = new Set(
     plan.filter((entry) => entry.action === "conflict" && entry.content === undefined).map((entry) => entry.path),
   );
-  const moves: Array<[string, string]> = [];
+  const moves: Move[] = [];
   const kept = new Set<string>();
   for (const { file, bytes, hash } of encoded) {
     if (file.owner !== "generator") continue;
@@ -357,9 +366,7 @@ function stageBases(
     if (old !== undefined) kept.add(old);
     else if (!unresolved.has(file.path)) {
       const target = basePath(outDir, file.path, bytes.length);
-      const staged = basePath(staging, file.path, bytes.length);
-      writer.write(staged, bases.compressed(bytes, hash));
-      moves.push([staged, target]);
+      moves.push({ from: stage(bases.compressed(bytes, hash)), to: target, large: bytes.length >= LARGE_FILE });
       kept.add(target);
     }
   }
