@@ -202,21 +202,15 @@ async function saveCopy(projectDir: string, specHash: string, spec: Buffer): Pro
   const stampsFile = join(projectDir, COPY_STAMPS_FILE);
   // (Stamps left by an earlier run stay true: they hold only while its copy is in place, with that hash.)
   let written: Stats | undefined;
-  const stamp = () => {
-    const now = statSync(copy);
-    if (now.ino !== written?.ino || now.size !== spec.length) return;
-    // A hundred bytes, written at once: a trip through the thread pool (its threads at the lowest priority) would
-    // keep the write stage waiting longer than writing them takes.
-    replaceFileSync(stampsFile, `${specHash} ${copyStamps(now)}`, "latin1");
-  };
-  await replaceFile(
-    copy,
-    async (temporary) => {
-      await writeWhole(temporary, spec);
-      written = statSync(temporary);
-    },
-    stamp,
-  );
+  await replaceFile(copy, async (temporary) => {
+    await writeWhole(temporary, spec);
+    written = statSync(temporary);
+  });
+  const now = statSync(copy);
+  if (now.ino !== written?.ino || now.size !== spec.length) return;
+  // A hundred bytes, written at once: a trip through the thread pool (its threads at the lowest priority) would
+  // keep the write stage waiting longer than writing them takes.
+  replaceFileSync(stampsFile, `${specHash} ${copyStamps(now)}`, "latin1");
 }
 
 /**

@@ -1,26 +1,17 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { renameReleasing } from "../write/file-writer.js";
 
 /**
  * Writes `file` beside itself (`write` fills the temporary path) and renames it into place: a run cut short
  * leaves the previous file, not half of one. The folder and the rename are synchronous: each is one short system
- * call, and as a trip through the thread pool it waited behind the pool's compression of the merge bases. The file
- * replaced is freed on the pool (GitHub's spec copy, 7 MB: see `renameReleasing`).
+ * call, and as a trip through the thread pool it waited behind the pool's compression of the merge bases.
  */
-export async function replaceFile(
-  file: string,
-  write: (temporary: string) => Promise<void>,
-  /** Called once the new file is in place, before the replaced one is freed. */
-  placed?: () => void,
-): Promise<void> {
+export async function replaceFile(file: string, write: (temporary: string) => Promise<void>): Promise<void> {
   mkdirSync(dirname(file), { recursive: true });
   const temporary = `${file}.${process.pid}.tmp`;
   await write(temporary);
-  const releasing = renameReleasing(temporary, file);
-  placed?.();
-  await releasing;
+  renameSync(temporary, file);
 }
 
 /**

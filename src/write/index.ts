@@ -261,8 +261,7 @@ async function applyUpdate(
 ): Promise<void> {
   const staging = join(outDir, ".guided-mcp", `staging-${randomBytes(4).toString("hex")}`);
   const writer = new FileWriter();
-  // Staged files are numbered in one folder: each folder made is one more to remove, which waits behind the freeing
-  // of the files replaced (see `renameReleasing`).
+  // Staged files are numbered in one folder: each folder made is two more system calls (and one more to remove).
   let staged = 0;
   const stage: Stage = (content) => {
     const path = join(staging, String(staged++));
@@ -273,36 +272,31 @@ async function applyUpdate(
   try {
     const moves = stageFiles(outDir, encoded, plan, stage);
     if (changelogEntry) moves.push(stageChangelog(outDir, changelogEntry, stage));
+    saving = started(alongside, outDir);
     const bases = stageBases(outDir, encoded, plan, state, stage);
     const stagedManifest = stage(JSON.stringify(state.manifest, null, 2) + "\n");
-    for (const { from, to, large } of [...moves, ...bases.moves]) writer.rename(from, to, large);
+    for (const { from, to } of [...moves, ...bases.moves]) {
+      writer.ensureDir(dirname(to));
+      renameSync(from, to);
+    }
     for (const entry of plan) if (entry.action === "delete") rmSync(join(outDir, entry.path), { force: true });
     removeStaleBases(join(outDir, BASE_DIR), bases.kept);
     // The manifest moves last: until then, a re-run still sees the previous generation.
     renameSync(stagedManifest, join(outDir, MANIFEST_PATH));
-    // The caches go once the project is written: this thread serialises them while the pool frees the files replaced.
-    saving = started(alongside, outDir);
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }
-  await Promise.all([saving, writer.released()]);
+  await saving;
 }
 
 /** Writes `content` into the staging folder; returns where. */
 type Stage = (content: string | Buffer) => string;
 
-/**
- * A staged file and where it goes. `large`: it most likely replaces a large file (the new one's size stands for the
- * old one's), whose freeing is left to the thread pool (see `renameReleasing`).
- */
+/** A staged file and where it goes. */
 interface Move {
   from: string;
   to: string;
-  large?: boolean;
 }
-
-/** From this size, a replaced file is freed on the thread pool: below it, the trip there costs more than the freeing. */
-const LARGE_FILE = 256 * 1024;
 
 /** Starts `alongside` under `root`; a failure waits to be awaited (the write's own failure, if any, is reported instead). */
 function started(alongside: WriteOptions["alongside"], root: string): Promise<void> | undefined {
@@ -316,7 +310,7 @@ function stageFiles(outDir: string, encoded: Encoded[], plan: PlannedFile[], sta
   const byPath = new Map(encoded.map((entry) => [entry.file.path, entry]));
   const moves: Move[] = [];
   const move = (destination: string, content: string | Buffer) =>
-    moves.push({ from: stage(content), to: join(outDir, destination), large: content.length >= LARGE_FILE });
+    moves.push({ from: stage(content), to: join(outDir, destination) });
   for (const entry of plan) {
     const file = byPath.get(entry.path);
     if (!file) continue;
@@ -366,7 +360,7 @@ function stageBases(
     if (old !== undefined) kept.add(old);
     else if (!unresolved.has(file.path)) {
       const target = basePath(outDir, file.path, bytes.length);
-      moves.push({ from: stage(bases.compressed(bytes, hash)), to: target, large: bytes.length >= LARGE_FILE });
+      moves.push({ from: stage(bases.compressed(bytes, hash)), to: target });
       kept.add(target);
     }
   }
