@@ -22,8 +22,10 @@ import {
   type Encoded,
   existingBase,
   hashContent,
+  overwriteBase,
   prepareWrite,
   type PreparedWrite,
+  RAW_BASE_SIZE,
   readBase,
 } from "./bases.js";
 import { FileWriter } from "./file-writer.js";
@@ -275,9 +277,10 @@ async function applyUpdate(
     saving = started(alongside, outDir);
     const bases = stageBases(outDir, encoded, plan, state, stage);
     const stagedManifest = stage(JSON.stringify(state.manifest, null, 2) + "\n");
-    for (const { from, to } of [...moves, ...bases.moves]) {
-      writer.ensureDir(dirname(to));
-      renameSync(from, to);
+    for (const move of [...moves, ...bases.moves]) {
+      writer.ensureDir(dirname(move.to));
+      if ("from" in move) renameSync(move.from, move.to);
+      else if (!overwriteBase(move.to, move.bytes)) renameSync(stage(move.bytes), move.to);
     }
     for (const entry of plan) if (entry.action === "delete") rmSync(join(outDir, entry.path), { force: true });
     removeStaleBases(join(outDir, BASE_DIR), bases.kept);
@@ -292,11 +295,8 @@ async function applyUpdate(
 /** Writes `content` into the staging folder; returns where. */
 type Stage = (content: string | Buffer) => string;
 
-/** A staged file and where it goes. */
-interface Move {
-  from: string;
-  to: string;
-}
+/** A staged file and where it goes, or a large base's bytes (see `overwriteBase`). */
+type Move = { from: string; to: string } | { bytes: Buffer; to: string };
 
 /** Starts `alongside` under `root`; a failure waits to be awaited (the write's own failure, if any, is reported instead). */
 function started(alongside: WriteOptions["alongside"], root: string): Promise<void> | undefined {
@@ -336,10 +336,12 @@ function stageChangelog(outDir: string, entry: string, stage: Stage): Move {
  * stored (same bytes: no need to write GitHub's 6 MB tools.json again); so does
  * a file whose conflict is still unresolved, so the next merge still sees every
  * change since. New bases are staged, then renamed over the old ones (a base
- * whose form changed leaves the old file behind for `removeStaleBases`): a run
- * cut short in between leaves bases that no longer match the manifest's hashes,
- * which `readBase` treats as missing (the edit is kept and the new version
- * written beside it), never as a wrong base.
+ * whose form changed leaves the old file behind for `removeStaleBases`); a
+ * large one is written over the old one's bytes where it can be, when the
+ * files move (see `overwriteBase`). A run cut short in between leaves bases
+ * that no longer match the manifest's hashes, which `readBase` treats as
+ * missing (the edit is kept and the new version written beside it), never as a
+ * wrong base.
  */
 function stageBases(
   outDir: string,
@@ -360,7 +362,12 @@ function stageBases(
     if (old !== undefined) kept.add(old);
     else if (!unresolved.has(file.path)) {
       const target = basePath(outDir, file.path, bytes.length);
-      moves.push({ from: stage(bases.compressed(bytes, hash)), to: target });
+      // A large base is written as it is: over the old one where it can be, when the files move.
+      moves.push(
+        bytes.length >= RAW_BASE_SIZE
+          ? { bytes, to: target }
+          : { from: stage(bases.compressed(bytes, hash)), to: target },
+      );
       kept.add(target);
     }
   }

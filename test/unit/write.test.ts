@@ -1,4 +1,17 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
@@ -265,6 +278,41 @@ describe("merge bases", () => {
     // The new base replaces the old one, in the new form.
     expect(existsSync(join(out, `${raw}.gz`))).toBe(false);
     expect(readFileSync(join(out, raw), "utf8")).toBe(JSON.stringify(bigTools("Two.")) + "\n");
+  });
+
+  it("a large one is written over the old one's bytes only where that file is the base's alone", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cgm-bases-"));
+    const out = join(dir, "project");
+    await writeProject(out, bigFile("One."), base);
+    const { ino } = statSync(join(out, raw));
+    await writeProject(out, bigFile("Two."), base);
+    expect(statSync(join(out, raw)).ino).toBe(ino);
+    expect(readFileSync(join(out, raw)).equals(readFileSync(join(out, "data/tools.json")))).toBe(true);
+    // Shorter than the old one: the file ends with the new bytes.
+    await writeProject(out, bigFile("3."), base);
+    expect(readFileSync(join(out, raw), "utf8")).toBe(JSON.stringify(bigTools("3.")) + "\n");
+    // A hard-linked backup of the project shares the base's bytes: they stay, and the base is a new file.
+    linkSync(join(out, raw), join(dir, "backup.json"));
+    await writeProject(out, bigFile("Four."), base);
+    expect(readFileSync(join(dir, "backup.json"), "utf8")).toBe(JSON.stringify(bigTools("3.")) + "\n");
+    expect(readFileSync(join(out, raw), "utf8")).toBe(JSON.stringify(bigTools("Four.")) + "\n");
+    // A base that is a symbolic link is replaced, not written through.
+    renameSync(join(out, raw), join(dir, "elsewhere.json"));
+    symlinkSync(join(dir, "elsewhere.json"), join(out, raw));
+    await writeProject(out, bigFile("Five."), base);
+    expect(readFileSync(join(dir, "elsewhere.json"), "utf8")).toBe(JSON.stringify(bigTools("Four.")) + "\n");
+    expect(lstatSync(join(out, raw)).isFile()).toBe(true);
+    expect(readFileSync(join(out, raw), "utf8")).toBe(JSON.stringify(bigTools("Five.")) + "\n");
+    // The user's edit still merges from it.
+    const edited = bigTools("Five.");
+    edited.tools[0]!.description = "Mine.";
+    writeFileSync(join(out, "data/tools.json"), JSON.stringify(edited) + "\n");
+    const result = await writeProject(out, bigFile("Six."), base);
+    expect(result.plan.find((entry) => entry.path === "data/tools.json")?.action).toBe("merged");
+    expect(JSON.parse(readFileSync(join(out, "data/tools.json"), "utf8")).tools.slice(0, 2)).toEqual([
+      { name: "tool_0", description: "Mine." },
+      { name: "tool_1", description: "Six." },
+    ]);
   });
 
   it("a damaged large base is no base: the edit is kept and the new version written beside it", async () => {
