@@ -4,12 +4,13 @@
  * three ways (see merge.ts). Small ones are gzipped (`<path>.gz`); large ones
  * (GitHub's 6 MB data/tools.json) are kept as they are (`<path>`), see `RAW_BASE_SIZE`.
  */
-import { closeSync, constants, existsSync, fstatSync, ftruncateSync, openSync, readFileSync, writeSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { EmittedFile } from "../emit/index.js";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { hashBytesOnce, hashContent } from "./hash.js";
 import { knownBase } from "./known-bases.js";
+import { overwriteFile } from "./in-place.js";
 
 export { hashContent };
 
@@ -38,32 +39,15 @@ export function existingBase(root: string, path: string): string | undefined {
 }
 
 /**
- * Writes a large base's new bytes over the old ones at `target`, when that is a file of its own (a regular file with
- * one link, reached without following a symbolic link); false where it is not, or there is none (the caller stages
- * the base and renames it into place). Renaming a new file over the old base frees the old one's blocks, which on
- * ext4 waits for their writeback (GitHub's 6 MB: ≈ 5 ms of every regeneration); writing over them reuses them. It is
- * crash-safe as the rename was: until the manifest moves, a base written in part or whole is not the one the
- * manifest's hash names, and `readBase` treats it as missing (the edit kept, the new version written beside it).
+ * Writes a large base's new bytes over the old ones at `target`, when that is a file of its own (see
+ * in-place.ts); false where it is not, or there is none (the caller stages the base and renames it into place).
+ * Renaming a new file over the old base frees the old one's blocks, which on ext4 waits for their writeback
+ * (GitHub's 6 MB: ≈ 5 ms of every regeneration); writing over them reuses them. It is crash-safe as the rename
+ * was: until the manifest moves, a base written in part or whole is not the one the manifest's hash names, and
+ * `readBase` treats it as missing (the edit kept, the new version written beside it).
  */
 export function overwriteBase(target: string, bytes: Buffer): boolean {
-  if (process.platform === "win32") return false;
-  let descriptor: number;
-  try {
-    descriptor = openSync(target, constants.O_WRONLY | constants.O_NOFOLLOW);
-  } catch {
-    return false;
-  }
-  try {
-    const stats = fstatSync(descriptor);
-    // Another link (a hard-linked backup of the project) shares these bytes: it must keep them.
-    if (!stats.isFile() || stats.nlink !== 1) return false;
-    for (let written = 0; written < bytes.length;)
-      written += writeSync(descriptor, bytes, written, bytes.length - written, written);
-    ftruncateSync(descriptor, bytes.length);
-    return true;
-  } finally {
-    closeSync(descriptor);
-  }
+  return overwriteFile(target, bytes);
 }
 
 /** The base kept for `path`, if it is there and still what the manifest recorded (`recorded` is its hash). */

@@ -29,6 +29,7 @@ import {
   readBase,
 } from "./bases.js";
 import { FileWriter } from "./file-writer.js";
+import { replaceKeepingSpare, stageInSpare } from "./in-place.js";
 import { hashBytesOnce } from "./hash.js";
 import { mergeJson } from "./json-merge.js";
 import { hasConflictMarkers, mergeText } from "./merge.js";
@@ -279,7 +280,8 @@ async function applyUpdate(
     const stagedManifest = stage(JSON.stringify(state.manifest, null, 2) + "\n");
     for (const move of [...moves, ...bases.moves]) {
       writer.ensureDir(dirname(move.to));
-      if ("from" in move) renameSync(move.from, move.to);
+      if ("from" in move && move.spare) replaceKeepingSpare(outDir, move.spare, move.from, move.to);
+      else if ("from" in move) renameSync(move.from, move.to);
       else if (!overwriteBase(move.to, move.bytes)) renameSync(stage(move.bytes), move.to);
     }
     for (const entry of plan) if (entry.action === "delete") rmSync(join(outDir, entry.path), { force: true });
@@ -295,8 +297,11 @@ async function applyUpdate(
 /** Writes `content` into the staging folder; returns where. */
 type Stage = (content: string | Buffer) => string;
 
-/** A staged file and where it goes, or a large base's bytes (see `overwriteBase`). */
-type Move = { from: string; to: string } | { bytes: Buffer; to: string };
+/**
+ * A staged file and where it goes (`spare`: a large project file's path, see in-place.ts), or a large base's bytes
+ * (see `overwriteBase`).
+ */
+type Move = { from: string; to: string; spare?: string } | { bytes: Buffer; to: string };
 
 /** Starts `alongside` under `root`; a failure waits to be awaited (the write's own failure, if any, is reported instead). */
 function started(alongside: WriteOptions["alongside"], root: string): Promise<void> | undefined {
@@ -311,13 +316,19 @@ function stageFiles(outDir: string, encoded: Encoded[], plan: PlannedFile[], sta
   const moves: Move[] = [];
   const move = (destination: string, content: string | Buffer) =>
     moves.push({ from: stage(content), to: join(outDir, destination) });
+  // A large file keeps the one it replaces as its spare, and is written into the last one (see in-place.ts).
+  const replace = (path: string, content: string | Buffer) => {
+    if (content.length < RAW_BASE_SIZE) return move(path, content);
+    const spare = typeof content === "string" ? undefined : stageInSpare(outDir, path, content);
+    moves.push({ from: spare ?? stage(content), to: join(outDir, path), spare: path });
+  };
   for (const entry of plan) {
     const file = byPath.get(entry.path);
     if (!file) continue;
-    if (entry.action === "create" || entry.action === "update") move(entry.path, file.bytes);
+    if (entry.action === "create" || entry.action === "update") replace(entry.path, file.bytes);
     else if (entry.action === "sidecar") move(`${entry.path}.new`, file.bytes);
     else if ((entry.action === "merged" || entry.action === "conflict") && entry.content !== undefined)
-      move(entry.path, entry.content);
+      replace(entry.path, entry.content);
   }
   return moves;
 }

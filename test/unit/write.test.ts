@@ -315,6 +315,45 @@ describe("merge bases", () => {
     ]);
   });
 
+  it("a large project file keeps the one it replaces as its spare, and is written into it the next time", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cgm-spare-"));
+    const out = join(dir, "project");
+    const tools = join(out, "data/tools.json");
+    const spare = join(out, ".guided-mcp/cache/spare/data/tools.json");
+    await writeProject(out, bigFile("One."), base);
+    const first = statSync(tools).ino;
+    await writeProject(out, bigFile("Two."), base);
+    // The replaced file is the spare (same file, the old bytes); the project's file has the new ones.
+    expect(statSync(spare).ino).toBe(first);
+    expect(readFileSync(spare, "utf8")).toBe(JSON.stringify(bigTools("One.")) + "\n");
+    const second = statSync(tools).ino;
+    await writeProject(out, bigFile("3."), base);
+    expect(statSync(tools).ino).toBe(first);
+    expect(readFileSync(tools, "utf8")).toBe(JSON.stringify(bigTools("3.")) + "\n");
+    expect(statSync(spare).ino).toBe(second);
+    // A hard-linked backup of the project keeps its bytes: the spare it shares is not written through.
+    linkSync(tools, join(dir, "backup.json"));
+    await writeProject(out, bigFile("Four."), base);
+    await writeProject(out, bigFile("Five."), base);
+    expect(readFileSync(join(dir, "backup.json"), "utf8")).toBe(JSON.stringify(bigTools("3.")) + "\n");
+    expect(readFileSync(tools, "utf8")).toBe(JSON.stringify(bigTools("Five.")) + "\n");
+    // A run cut short after naming the live file a second time: the name is removed, the file never written through.
+    linkSync(tools, `${spare}.old`);
+    rmSync(spare);
+    const edited = bigTools("Five.");
+    edited.tools[0]!.description = "Mine.";
+    writeFileSync(tools, JSON.stringify(edited) + "\n");
+    const result = await writeProject(out, bigFile("Six."), base);
+    expect(result.plan.find((entry) => entry.path === "data/tools.json")?.action).toBe("merged");
+    expect(JSON.parse(readFileSync(tools, "utf8")).tools.slice(0, 2)).toEqual([
+      { name: "tool_0", description: "Mine." },
+      { name: "tool_1", description: "Six." },
+    ]);
+    expect(existsSync(`${spare}.old`)).toBe(false);
+    expect(JSON.parse(readFileSync(spare, "utf8")).tools[0].description).toBe("Mine.");
+    expect(statSync(spare).nlink).toBe(1);
+  });
+
   it("a damaged large base is no base: the edit is kept and the new version written beside it", async () => {
     const out = join(mkdtempSync(join(tmpdir(), "cgm-bases-")), "project");
     await writeProject(out, bigFile("One."), base);
