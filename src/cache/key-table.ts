@@ -13,7 +13,8 @@
  *
  * It fails safe: the record is used only with the copy whose SHA-256 it names
  * (hashed again, or vouched for by the stamps its writer left: `copyStamps`),
- * patched as the record says (src/cache/copy-patch.ts), and the same salt (code fingerprint, location, name); the changed bytes must
+ * patched as the record says (src/cache/copy-patch.ts), and the same salt
+ * (code fingerprint, location, name); the changed bytes must
  * lie strictly inside one operation object of the copy, under
  * `paths/<path>/<method>`, and the new bytes there must parse on their own as
  * one JSON object, so that the new document is the old one with that object
