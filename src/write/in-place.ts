@@ -6,7 +6,7 @@
  * written over the old one's bytes (see bases.ts), and a large project file
  * replaced by a rename keeps its old blocks under a second name, its *spare*
  * (`.guided-mcp/cache/spare/<path>`, git-ignored with the caches), which the
- * next regeneration writes its new version into and renames into place.
+ * next regeneration claims, writes its new version into and renames into place.
  */
 import {
   closeSync,
@@ -17,7 +17,6 @@ import {
   mkdirSync,
   openSync,
   renameSync,
-  rmSync,
   writeSync,
 } from "node:fs";
 import { dirname, join } from "node:path";
@@ -49,31 +48,43 @@ export function overwriteFile(target: string, bytes: Buffer): boolean {
   }
 }
 
-/** Writes `bytes` into the spare of the project file at `path`, if it has one of its own; returns it, else undefined. */
-export function stageInSpare(outDir: string, path: string, bytes: Buffer): string | undefined {
-  const spare = join(outDir, SPARE_DIR, path);
-  return overwriteFile(spare, bytes) ? spare : undefined;
+/** Where the spare of the project file at `path` is kept. */
+export function sparePath(outDir: string, path: string): string {
+  return join(outDir, SPARE_DIR, path);
 }
 
 /**
- * Renames `staged` over the project file `target` (at `path`), keeping the file it replaces as the spare of `path`:
- * a second name is made for it first, so the rename drops a name, not the file. That name is only ever removed or
- * renamed: a run cut short while it names the project's live file leaves it to the next run, which removes it (never
- * writing through it; a spare is written only with one name, see `overwriteFile`).
+ * Writes `bytes` into `spare`, claimed first by renaming it to `claimed`, a path of this run's own (its staging
+ * folder), so that a concurrent run cannot write into the same file. Whether it did: if not, nothing is written
+ * (a claimed file that is not one of its own stays at `claimed`, to go with the staging folder).
  */
-export function replaceKeepingSpare(outDir: string, path: string, staged: string, target: string): void {
+export function writeIntoSpare(spare: string, claimed: string, bytes: Buffer): boolean {
+  if (process.platform === "win32") return false;
+  try {
+    renameSync(spare, claimed);
+  } catch {
+    return false;
+  }
+  return overwriteFile(claimed, bytes);
+}
+
+/**
+ * Renames `staged` over `target`, keeping the file it replaces as `spare`: a second name is made for it first
+ * (`second`, a path of this run's own in its staging folder), so the rename drops a name, not the file; then that
+ * name moves to `spare`. A name made this way is only ever renamed or removed with the staging folder, never written
+ * through; a spare is written only while it is a file of its own (see `overwriteFile`).
+ */
+export function replaceKeepingSpare(staged: string, target: string, spare: string, second: string): void {
   if (process.platform === "win32") return renameSync(staged, target);
-  const spare = join(outDir, SPARE_DIR, path);
-  const second = `${spare}.old`;
-  rmSync(second, { force: true });
   let kept = true;
   try {
-    mkdirSync(dirname(spare), { recursive: true });
     linkSync(target, second);
   } catch {
     // No file there yet, or no second name possible (another file system, no hard links): it goes, as before.
     kept = false;
   }
   renameSync(staged, target);
-  if (kept) renameSync(second, spare);
+  if (!kept) return;
+  mkdirSync(dirname(spare), { recursive: true });
+  renameSync(second, spare);
 }

@@ -23,13 +23,14 @@ import {
   existingBase,
   hashContent,
   overwriteBase,
+  removeStaleBases,
   prepareWrite,
   type PreparedWrite,
   RAW_BASE_SIZE,
   readBase,
 } from "./bases.js";
 import { FileWriter } from "./file-writer.js";
-import { replaceKeepingSpare, stageInSpare } from "./in-place.js";
+import { replaceKeepingSpare, sparePath, writeIntoSpare } from "./in-place.js";
 import { hashBytesOnce } from "./hash.js";
 import { mergeJson } from "./json-merge.js";
 import { hasConflictMarkers, mergeText } from "./merge.js";
@@ -266,11 +267,18 @@ async function applyUpdate(
   const writer = new FileWriter();
   // Staged files are numbered in one folder: each folder made is two more system calls (and one more to remove).
   let staged = 0;
-  const stage: Stage = (content) => {
-    const path = join(staging, String(staged++));
-    writer.write(path, content);
-    return path;
+  const fresh = () => {
+    writer.ensureDir(staging);
+    return join(staging, String(staged++));
   };
+  const stage: Stage = Object.assign(
+    (content: string | Buffer) => {
+      const path = fresh();
+      writer.write(path, content);
+      return path;
+    },
+    { path: fresh },
+  );
   let saving: Promise<void> | undefined;
   try {
     const moves = stageFiles(outDir, encoded, plan, stage);
@@ -280,7 +288,7 @@ async function applyUpdate(
     const stagedManifest = stage(JSON.stringify(state.manifest, null, 2) + "\n");
     for (const move of [...moves, ...bases.moves]) {
       writer.ensureDir(dirname(move.to));
-      if ("from" in move && move.spare) replaceKeepingSpare(outDir, move.spare, move.from, move.to);
+      if ("from" in move && move.spare) replaceKeepingSpare(move.from, move.to, move.spare.path, move.spare.second);
       else if ("from" in move) renameSync(move.from, move.to);
       else if (!overwriteBase(move.to, move.bytes)) renameSync(stage(move.bytes), move.to);
     }
@@ -294,14 +302,14 @@ async function applyUpdate(
   await saving;
 }
 
-/** Writes `content` into the staging folder; returns where. */
-type Stage = (content: string | Buffer) => string;
+/** Writes `content` into the staging folder; returns where. `path`: a new path there, for a file of this run's own. */
+type Stage = ((content: string | Buffer) => string) & { path: () => string };
 
 /**
- * A staged file and where it goes (`spare`: a large project file's path, see in-place.ts), or a large base's bytes
- * (see `overwriteBase`).
+ * A staged file and where it goes (`spare`: where a large project file keeps the one it replaces, and a second name
+ * for it, see in-place.ts), or a large base's bytes (see `overwriteBase`).
  */
-type Move = { from: string; to: string; spare?: string } | { bytes: Buffer; to: string };
+type Move = { from: string; to: string; spare?: { path: string; second: string } } | { bytes: Buffer; to: string };
 
 /** Starts `alongside` under `root`; a failure waits to be awaited (the write's own failure, if any, is reported instead). */
 function started(alongside: WriteOptions["alongside"], root: string): Promise<void> | undefined {
@@ -319,8 +327,10 @@ function stageFiles(outDir: string, encoded: Encoded[], plan: PlannedFile[], sta
   // A large file keeps the one it replaces as its spare, and is written into the last one (see in-place.ts).
   const replace = (path: string, content: string | Buffer) => {
     if (content.length < RAW_BASE_SIZE) return move(path, content);
-    const spare = typeof content === "string" ? undefined : stageInSpare(outDir, path, content);
-    moves.push({ from: spare ?? stage(content), to: join(outDir, path), spare: path });
+    const spare = sparePath(outDir, path);
+    const claimed = stage.path();
+    const from = typeof content !== "string" && writeIntoSpare(spare, claimed, content) ? claimed : stage(content);
+    moves.push({ from, to: join(outDir, path), spare: { path: spare, second: stage.path() } });
   };
   for (const entry of plan) {
     const file = byPath.get(entry.path);
@@ -383,17 +393,4 @@ function stageBases(
     }
   }
   return { moves, kept };
-}
-
-/** Removes the bases of files no longer generated (and empty folders they leave), keeping those in `kept`. */
-function removeStaleBases(dir: string, kept: Set<string>): boolean {
-  if (!existsSync(dir)) return true;
-  let empty = true;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const full = join(dir, entry.name);
-    if (entry.isDirectory() ? removeStaleBases(full, kept) : !kept.has(full))
-      rmSync(full, { recursive: true, force: true });
-    else empty = false;
-  }
-  return empty;
 }

@@ -337,9 +337,12 @@ describe("merge bases", () => {
     await writeProject(out, bigFile("Five."), base);
     expect(readFileSync(join(dir, "backup.json"), "utf8")).toBe(JSON.stringify(bigTools("3.")) + "\n");
     expect(readFileSync(tools, "utf8")).toBe(JSON.stringify(bigTools("Five.")) + "\n");
-    // A run cut short after naming the live file a second time: the name is removed, the file never written through.
-    linkSync(tools, `${spare}.old`);
-    rmSync(spare);
+    // A run cut short after naming the live file a second time (in its staging folder) and after claiming the spare:
+    // that name is never written through, and without a spare the new version is written afresh.
+    const leftover = join(out, ".guided-mcp/staging-cut-short");
+    mkdirSync(leftover);
+    linkSync(tools, join(leftover, "1"));
+    renameSync(spare, join(leftover, "0"));
     const edited = bigTools("Five.");
     edited.tools[0]!.description = "Mine.";
     writeFileSync(tools, JSON.stringify(edited) + "\n");
@@ -349,9 +352,19 @@ describe("merge bases", () => {
       { name: "tool_0", description: "Mine." },
       { name: "tool_1", description: "Six." },
     ]);
-    expect(existsSync(`${spare}.old`)).toBe(false);
+    expect(JSON.parse(readFileSync(join(leftover, "1"), "utf8")).tools[0].description).toBe("Mine.");
     expect(JSON.parse(readFileSync(spare, "utf8")).tools[0].description).toBe("Mine.");
-    expect(statSync(spare).nlink).toBe(1);
+    expect(statSync(spare).nlink).toBe(2); // the spare and the leftover name: not written into next time
+    await writeProject(out, bigFile("Seven."), base);
+    expect(JSON.parse(readFileSync(join(leftover, "1"), "utf8")).tools[0].description).toBe("Mine.");
+    expect(JSON.parse(readFileSync(tools, "utf8")).tools.slice(0, 2)).toEqual([
+      { name: "tool_0", description: "Mine." },
+      { name: "tool_1", description: "Seven." },
+    ]);
+    // Each run's own names go with its staging folder.
+    expect(readdirSync(join(out, ".guided-mcp")).filter((name) => name.startsWith("staging-"))).toEqual([
+      "staging-cut-short",
+    ]);
   });
 
   it("a damaged large base is no base: the edit is kept and the new version written beside it", async () => {
