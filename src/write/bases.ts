@@ -10,7 +10,6 @@ import type { EmittedFile } from "../emit/index.js";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { hashBytesOnce, hashContent } from "./hash.js";
 import { knownBase } from "./known-bases.js";
-import { overwriteFile } from "./in-place.js";
 
 export { hashContent };
 
@@ -36,18 +35,6 @@ export function existingBase(root: string, path: string): string | undefined {
   if (existsSync(raw)) return raw;
   const gzipped = `${raw}.gz`;
   return existsSync(gzipped) ? gzipped : undefined;
-}
-
-/**
- * Writes a large base's new bytes over the old ones at `target`, when that is a file of its own (see
- * in-place.ts); false where it is not, or there is none (the caller stages the base and renames it into place).
- * Renaming a new file over the old base frees the old one's blocks, which on ext4 waits for their writeback
- * (GitHub's 6 MB: ≈ 5 ms of every regeneration); writing over them reuses them. It is crash-safe as the rename
- * was: until the manifest moves, a base written in part or whole is not the one the manifest's hash names, and
- * `readBase` treats it as missing (the edit kept, the new version written beside it).
- */
-export function overwriteBase(target: string, bytes: Buffer): boolean {
-  return overwriteFile(target, bytes);
 }
 
 /** The base kept for `path`, if it is there and still what the manifest recorded (`recorded` is its hash). */

@@ -3,10 +3,13 @@
  * the last name of a large file whose blocks are allocated waits for their
  * writeback (GitHub's 6 MB data/tools.json: ≈ 5 ms of every regeneration, and
  * the disk is busy with the previous runs' files). So a large merge base is
- * written over the old one's bytes (see bases.ts), and a large project file
+ * written over the old one's bytes, and a large project file
  * replaced by a rename keeps its old blocks under a second name, its *spare*
  * (`.guided-mcp/cache/spare/<path>`, git-ignored with the caches), which the
  * next regeneration claims, writes its new version into and renames into place.
+ * Either stays as crash-safe as a rename: the project's file is still replaced
+ * by one rename, and until the manifest moves, a base written in part or whole
+ * is not the one the manifest's hash names, so `readBase` treats it as missing.
  */
 import {
   closeSync,
@@ -54,14 +57,15 @@ export function sparePath(outDir: string, path: string): string {
 }
 
 /**
- * Writes `bytes` into `spare`, claimed first by renaming it to `claimed`, a path of this run's own (its staging
- * folder), so that a concurrent run cannot write into the same file. Whether it did: if not, nothing is written
- * (a claimed file that is not one of its own stays at `claimed`, to go with the staging folder).
+ * Writes `bytes` over `file` (a spare, or a large merge base), claimed first by renaming it to `claimed`, a path of
+ * this run's own (in its staging folder), so that a concurrent run cannot write into the same file. Whether it did:
+ * if not, nothing is written (a claimed file that is not one of its own stays at `claimed`, to go with the staging
+ * folder). The caller renames `claimed` where it belongs.
  */
-export function writeIntoSpare(spare: string, claimed: string, bytes: Buffer): boolean {
+export function claimAndOverwrite(file: string, claimed: string, bytes: Buffer): boolean {
   if (process.platform === "win32") return false;
   try {
-    renameSync(spare, claimed);
+    renameSync(file, claimed);
   } catch {
     return false;
   }

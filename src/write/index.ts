@@ -22,7 +22,6 @@ import {
   type Encoded,
   existingBase,
   hashContent,
-  overwriteBase,
   removeStaleBases,
   prepareWrite,
   type PreparedWrite,
@@ -30,7 +29,7 @@ import {
   readBase,
 } from "./bases.js";
 import { FileWriter } from "./file-writer.js";
-import { replaceKeepingSpare, sparePath, writeIntoSpare } from "./in-place.js";
+import { claimAndOverwrite, replaceKeepingSpare, sparePath } from "./in-place.js";
 import { hashBytesOnce } from "./hash.js";
 import { mergeJson } from "./json-merge.js";
 import { hasConflictMarkers, mergeText } from "./merge.js";
@@ -290,7 +289,10 @@ async function applyUpdate(
       writer.ensureDir(dirname(move.to));
       if ("from" in move && move.spare) replaceKeepingSpare(move.from, move.to, move.spare.path, move.spare.second);
       else if ("from" in move) renameSync(move.from, move.to);
-      else if (!overwriteBase(move.to, move.bytes)) renameSync(stage(move.bytes), move.to);
+      else {
+        const claimed = stage.path();
+        renameSync(claimAndOverwrite(move.to, claimed, move.bytes) ? claimed : stage(move.bytes), move.to);
+      }
     }
     for (const entry of plan) if (entry.action === "delete") rmSync(join(outDir, entry.path), { force: true });
     removeStaleBases(join(outDir, BASE_DIR), bases.kept);
@@ -307,7 +309,7 @@ type Stage = ((content: string | Buffer) => string) & { path: () => string };
 
 /**
  * A staged file and where it goes (`spare`: where a large project file keeps the one it replaces, and a second name
- * for it, see in-place.ts), or a large base's bytes (see `overwriteBase`).
+ * for it), or a large base's bytes, written over the old base's where it can be (see in-place.ts).
  */
 type Move = { from: string; to: string; spare?: { path: string; second: string } } | { bytes: Buffer; to: string };
 
@@ -329,7 +331,7 @@ function stageFiles(outDir: string, encoded: Encoded[], plan: PlannedFile[], sta
     if (content.length < RAW_BASE_SIZE) return move(path, content);
     const spare = sparePath(outDir, path);
     const claimed = stage.path();
-    const from = typeof content !== "string" && writeIntoSpare(spare, claimed, content) ? claimed : stage(content);
+    const from = typeof content !== "string" && claimAndOverwrite(spare, claimed, content) ? claimed : stage(content);
     moves.push({ from, to: join(outDir, path), spare: { path: spare, second: stage.path() } });
   };
   for (const entry of plan) {
@@ -359,10 +361,9 @@ function stageChangelog(outDir: string, entry: string, stage: Stage): Move {
  * change since. New bases are staged, then renamed over the old ones (a base
  * whose form changed leaves the old file behind for `removeStaleBases`); a
  * large one is written over the old one's bytes where it can be, when the
- * files move (see `overwriteBase`). A run cut short in between leaves bases
- * that no longer match the manifest's hashes, which `readBase` treats as
- * missing (the edit is kept and the new version written beside it), never as a
- * wrong base.
+ * files move (in-place.ts). A run cut short in between leaves bases that no
+ * longer match the manifest's hashes, which `readBase` treats as missing (the
+ * edit is kept and the new version written beside it), never as a wrong base.
  */
 function stageBases(
   outDir: string,
