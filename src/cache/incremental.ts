@@ -17,7 +17,7 @@ import type { ModelOptions, OpenApiPrelude, OperationOutcome } from "../model/op
 import type { SpecObject } from "../normalise/index.js";
 import type { ModelCache } from "./model-cache.js";
 import { recordToolOrigins } from "./guidance-keys.js";
-import { editSince, readPreviousKeys, saveKeys } from "./key-table.js";
+import { editSince, type KeysSince, readPreviousKeys, saveKeys } from "./key-table.js";
 import { holdsObject, isSparseDocument, type Skeleton } from "./sparse-document.js";
 import { regenerationOf, withText, type Regeneration } from "./sparse-load.js";
 import { documentKeys, keysAfterEdit, pathItemFields, WEBHOOK_KEYS, type DocumentKeys } from "./refs.js";
@@ -100,7 +100,10 @@ function keysOf(
   const { textHash } = loaded;
   // The same spec, keyed as completely as before: the record and the copy on disk stay as they are.
   const asRecorded = edit === "unchanged" && previous && (previous.record.complete || !checkAll);
-  if (keys && json && textHash && !asRecorded) recordKeys(cache, salt, loaded.location, { bytes, textHash }, keys);
+  if (keys && json && textHash && !asRecorded) {
+    const since = previous && edit !== undefined ? { previous, edit } : undefined;
+    recordKeys(cache, salt, loaded.location, { bytes, textHash }, keys, { since });
+  }
   return keys;
 }
 
@@ -112,12 +115,13 @@ function recordKeys(
   /** The spec's bytes as this run read them, and their hash. */
   spec: { bytes: Buffer; textHash: string },
   keys: DocumentKeys,
-  skeleton?: Skeleton,
+  /** `since`: the last run's record and where this spec differs from it (see `saveKeys`). */
+  { skeleton, since }: { skeleton?: Skeleton; since?: KeysSince | undefined },
 ): void {
   if (!location.startsWith("file:")) return;
   // Taken now: the keys hold the document, which must not live until the caches are saved.
   const record = keys.record();
-  cache.alsoSave((root) => saveKeys(root, salt, spec.textHash, record, spec.bytes, skeleton));
+  cache.alsoSave((root) => saveKeys(root, salt, spec.textHash, record, spec.bytes, skeleton, since));
 }
 
 /**
@@ -144,7 +148,10 @@ async function sparseRegeneration(
   if (!warm) return undefined;
   // An unchanged spec keeps the record and copy on disk (see `keysOf`), unless the record lacks the skeleton.
   if ((edited || !previous.skeleton) && file.textHash)
-    recordKeys(cache, salt, file.location, { bytes: file.bytes, textHash: file.textHash }, keys, skeleton);
+    recordKeys(cache, salt, file.location, { bytes: file.bytes, textHash: file.textHash }, keys, {
+      skeleton,
+      since: { previous, edit },
+    });
   keepAll(cache, keys, warm.prelude, warm.outcomes);
   return warm.model;
 }

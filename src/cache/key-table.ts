@@ -12,8 +12,9 @@
  * that operation is keyed again (`keysAfterEdit`).
  *
  * It fails safe: the record is used only with the copy whose SHA-256 it names
- * (hashed again, or vouched for by the stamps its writer left: `copyStamps`)
- * and the same salt (code fingerprint, location, name); the changed bytes must
+ * (hashed again, or vouched for by the stamps its writer left: `copyStamps`),
+ * patched as the record says (src/cache/copy-patch.ts), and the same salt
+ * (code fingerprint, location, name); the changed bytes must
  * lie strictly inside one operation object of the copy, under
  * `paths/<path>/<method>`, and the new bytes there must parse on their own as
  * one JSON object, so that the new document is the old one with that object
@@ -21,14 +22,12 @@
  * item's shared fields, a component or the top level, a missing or damaged
  * file) keys the whole document as before.
  */
-import { writeFile } from "node:fs/promises";
 import {
   closeSync,
   existsSync,
   fstatSync,
   openSync,
   readFileSync,
-  readSync,
   statSync,
   type Stats,
   writeFile as writeFileCallback,
@@ -41,19 +40,34 @@ import type { KeyRecord } from "./refs.js";
 import { replaceFile, replaceFileSync, settleAll } from "./replace-file.js";
 import { stringEnd } from "../json-bytes.js";
 import { operationInSkeleton, type Skeleton } from "./sparse-document.js";
+import {
+  applyPatch,
+  type CopyPatch,
+  nextPatch,
+  openedCopy,
+  patchedLength,
+  prefixInFile,
+  readPatch,
+  readPatched,
+  storedPatch,
+  type StoredPatch,
+  suffixInFile,
+} from "./copy-patch.js";
 
 const KEYS_FILE = ".guided-mcp/cache/keys.json";
 const SPEC_COPY_FILE = ".guided-mcp/cache/spec.copy";
 /** The copy's stamps as its writer left it, after the hash of its bytes (see `copyStamps`). */
 const COPY_STAMPS_FILE = ".guided-mcp/cache/spec.copy.stamps";
-/** Bump when the file layout changes. */
-const FORMAT = 1;
+/** Bump when the file layout changes (2: `patch`). */
+const FORMAT = 2;
 
 interface KeysFile {
   format: number;
   salt: string;
-  /** SHA-256 of the spec copy's bytes: the document the record was made for. */
+  /** SHA-256 of the document the record was made for: the spec copy's bytes, with `patch` applied if any. */
   spec: string;
+  /** What the record's spec differs from the copy in, and the hash of the copy's own bytes. */
+  patch?: StoredPatch;
   record: KeyRecord;
   /** Where the spec's members lie (src/cache/sparse-document.ts), when this run had them at hand. */
   skeleton?: Skeleton;
@@ -75,6 +89,9 @@ interface StampedCopy {
   file: string;
   stamps: string;
   size: number;
+  /** The hash of the copy's bytes, and what the record's spec differs from them in (see copy-patch.ts). */
+  hash: string;
+  patch?: CopyPatch;
 }
 
 /**
@@ -93,10 +110,15 @@ export function readPreviousKeys(projectDir: string, salt: string, specHash?: st
     if (file.spec === specHash) return { record: file.record, ...skeleton };
     const stats = statSync(copyFile);
     const stamps = copyStamps(stats);
-    if (recordedStamps(projectDir) === `${file.spec} ${stamps}`)
-      return { record: file.record, copy: { file: copyFile, stamps, size: stats.size }, ...skeleton };
-    const spec = readFileSync(copyFile);
-    return hashContent(spec) === file.spec ? { record: file.record, spec, ...skeleton } : undefined;
+    const copyHash = file.patch ? file.patch.copy : file.spec;
+    const patch = file.patch && readPatch(file.patch, stats.size);
+    if (typeof copyHash !== "string" || (file.patch && !patch)) return undefined;
+    const copy = { file: copyFile, stamps, size: stats.size, hash: copyHash, ...(patch ? { patch } : {}) };
+    if (recordedStamps(projectDir) === `${copyHash} ${stamps}`) return { record: file.record, copy, ...skeleton };
+    const bytes = readFileSync(copyFile);
+    if (hashContent(bytes) !== copyHash) return undefined;
+    const spec = applyPatch(bytes, patch);
+    return !patch || hashContent(spec) === file.spec ? { record: file.record, spec, ...skeleton } : undefined;
   } catch {
     return undefined;
   }
@@ -122,11 +144,18 @@ function recordedStamps(projectDir: string): string {
   }
 }
 
+/** The last run's record, and where this run's spec differs from the spec it was made for. */
+export interface KeysSince {
+  previous: PreviousKeys;
+  edit: SpecEdit;
+}
+
 /**
  * Records this run's keys and a copy of its spec: the bytes this run read, which hash to `specHash`. Once the copy
  * is in place, its stamps go beside it with that hash (see `copyStamps`), so they vouch for those bytes whichever
  * run's keys are beside them; should another run replace the copy before they are taken, none are recorded and the
- * next run checks the copy's hash.
+ * next run checks the copy's hash. `since`: the last run's record and where this spec differs from it; when it was
+ * read with a stamped copy where this run writes, the copy stays and the keys record a patch (see copy-patch.ts).
  */
 export async function saveKeys(
   projectDir: string,
@@ -135,12 +164,38 @@ export async function saveKeys(
   record: KeyRecord,
   spec: Buffer,
   skeleton?: Skeleton,
+  since?: KeysSince,
 ): Promise<void> {
-  const file: KeysFile = { format: FORMAT, salt, spec: specHash, record, ...(skeleton ? { skeleton } : {}) };
-  await settleAll([
-    saveCopy(projectDir, specHash, spec),
-    replaceFile(join(projectDir, KEYS_FILE), (temporary) => writeFile(temporary, JSON.stringify(file))),
-  ]);
+  const patch = patchSince(projectDir, spec, since);
+  const file: KeysFile = {
+    format: FORMAT,
+    salt,
+    spec: specHash,
+    record,
+    ...(patch ? { patch } : {}),
+    ...(skeleton ? { skeleton } : {}),
+  };
+  const copy = patch ? undefined : saveCopy(projectDir, specHash, spec);
+  // At once (GitHub's 830 KB: well under a millisecond): through the lowest-priority pool, a busy machine kept the
+  // end of a regeneration waiting for it (190 ms seen at load 5). (Async: a failure waits for the copy's write.)
+  const keys = (async () => replaceFileSync(join(projectDir, KEYS_FILE), JSON.stringify(file)))();
+  await settleAll([copy, keys]);
+}
+
+/**
+ * The patch that makes the stamped copy the last record was read with into `spec`, when that copy is the one this
+ * run would replace and the patch stays small (else undefined: the copy is written whole).
+ */
+function patchSince(projectDir: string, spec: Buffer, since: KeysSince | undefined): StoredPatch | undefined {
+  const copy = since?.previous.copy;
+  if (!copy || copy.file !== join(projectDir, SPEC_COPY_FILE)) return undefined;
+  const { edit } = since!;
+  const patch =
+    edit === "unchanged"
+      ? (copy.patch ?? { start: 0, end: 0, bytes: Buffer.alloc(0) })
+      : nextPatch(copy.patch, patchedLength(copy.size, copy.patch), spec, edit);
+  // (By construction the patched copy is `spec`; its length is a last check of that arithmetic.)
+  return patch && patchedLength(copy.size, patch) === spec.length ? storedPatch(copy.hash, patch) : undefined;
 }
 
 async function saveCopy(projectDir: string, specHash: string, spec: Buffer): Promise<void> {
@@ -183,7 +238,7 @@ export function editSince(previous: PreviousKeys, bytes: Buffer): SpecEdit | und
 
 /** The length in bytes of the spec the record was made for, when this run read or stamped its copy. */
 export function previousLength(previous: PreviousKeys): number | undefined {
-  return previous.spec?.length ?? previous.copy?.size;
+  return previous.spec?.length ?? (previous.copy && patchedLength(previous.copy.size, previous.copy.patch));
 }
 
 /**
@@ -214,25 +269,27 @@ export function specEdit(before: Buffer, after: Buffer, skeleton?: Skeleton): Sp
 }
 
 /**
- * `specEdit` against the stamped copy, read through one small buffer: from the front to the first difference, from
- * the back to the last, and the operation object found between (a 7 MB buffer of its own cost ≈ 2 ms more, mostly
- * faulting in fresh memory). The stamps are checked again on the file read: a copy replaced since is no evidence.
+ * `specEdit` against the stamped copy (patched as the record says), read through one small buffer: from the front
+ * to the first difference, from the back to the last, and the operation object found between (a 7 MB buffer of its
+ * own cost ≈ 2 ms more, mostly faulting in fresh memory). The stamps are checked again on the file read: a copy
+ * replaced since is no evidence.
  */
 function editInCopy(copy: StampedCopy, after: Buffer, skeleton: Skeleton | undefined): SpecEdit | undefined {
   const descriptor = openSync(copy.file, "r");
   try {
     if (copyStamps(fstatSync(descriptor)) !== copy.stamps) return undefined;
     // Without a skeleton the operation is found by scanning the copy from its start (see `operationAround`).
-    if (!skeleton) return specEdit(readFileSync(descriptor), after);
-    const file = { descriptor, size: copy.size, buffer: Buffer.allocUnsafe(CHUNK) };
+    if (!skeleton) return specEdit(applyPatch(readFileSync(descriptor), copy.patch), after);
+    const size = patchedLength(copy.size, copy.patch);
+    const file = openedCopy(descriptor, copy.patch, size);
     const prefix = prefixInFile(file, after);
-    if (prefix === copy.size && prefix === after.length) return "unchanged";
-    const suffix = suffixInFile(file, after, Math.min(copy.size, after.length) - prefix);
-    const found = operationInSkeleton(skeleton, prefix, copy.size - suffix);
+    if (prefix === size && prefix === after.length) return "unchanged";
+    const suffix = suffixInFile(file, after, Math.min(size, after.length) - prefix);
+    const found = operationInSkeleton(skeleton, prefix, size - suffix);
     if (!found) return undefined;
     const object = Buffer.allocUnsafe(found.end - found.start);
-    if (readSync(descriptor, object, 0, object.length, found.start) !== object.length) return undefined;
-    const end = found.end + after.length - copy.size;
+    if (readPatched(descriptor, copy.patch, object, object.length, found.start) !== object.length) return undefined;
+    const end = found.end + after.length - size;
     return isJsonObject(object, 0, object.length) && isJsonObject(after, found.start, end)
       ? { path: found.path, method: found.method, start: found.start, end }
       : undefined;
@@ -242,42 +299,6 @@ function editInCopy(copy: StampedCopy, after: Buffer, skeleton: Skeleton | undef
   } finally {
     closeSync(descriptor);
   }
-}
-
-const CHUNK = 256 << 10;
-
-interface OpenCopy {
-  descriptor: number;
-  size: number;
-  buffer: Buffer;
-}
-
-/** `commonPrefix` of the copy and `after`. */
-function prefixInFile(file: OpenCopy, after: Buffer): number {
-  const limit = Math.min(file.size, after.length);
-  let at = 0;
-  while (at < limit) {
-    const read = readSync(file.descriptor, file.buffer, 0, Math.min(file.buffer.length, limit - at), at);
-    if (read <= 0) break;
-    const same = commonPrefix(file.buffer.subarray(0, read), after.subarray(at, at + read));
-    at += same;
-    if (same < read) break;
-  }
-  return at;
-}
-
-/** `commonSuffix` of the copy and `after`, up to `limit` bytes. */
-function suffixInFile(file: OpenCopy, after: Buffer, limit: number): number {
-  let shared = 0;
-  while (shared < limit) {
-    const size = Math.min(file.buffer.length, limit - shared);
-    if (readSync(file.descriptor, file.buffer, 0, size, file.size - shared - size) !== size) break;
-    const afterEnd = after.length - shared;
-    const same = commonSuffix(file.buffer.subarray(0, size), after.subarray(afterEnd - size, afterEnd), size);
-    shared += same;
-    if (same < size) break;
-  }
-  return shared;
 }
 
 function isJsonObject(text: Buffer, start: number, end: number): boolean {

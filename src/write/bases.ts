@@ -4,7 +4,7 @@
  * three ways (see merge.ts). Small ones are gzipped (`<path>.gz`); large ones
  * (GitHub's 6 MB data/tools.json) are kept as they are (`<path>`), see `RAW_BASE_SIZE`.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { EmittedFile } from "../emit/index.js";
 import { gunzipSync, gzipSync } from "node:zlib";
@@ -94,4 +94,17 @@ export function prepareWrite(
     return { file, bytes, hash: hashBytesOnce(bytes) };
   });
   return { encoded, bases };
+}
+
+/** Removes the bases of files no longer generated (and empty folders they leave), keeping those in `kept`. */
+export function removeStaleBases(dir: string, kept: Set<string>): boolean {
+  if (!existsSync(dir)) return true;
+  let empty = true;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = join(dir, entry.name);
+    if (entry.isDirectory() ? removeStaleBases(full, kept) : !kept.has(full))
+      rmSync(full, { recursive: true, force: true });
+    else empty = false;
+  }
+  return empty;
 }

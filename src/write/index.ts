@@ -22,11 +22,14 @@ import {
   type Encoded,
   existingBase,
   hashContent,
+  removeStaleBases,
   prepareWrite,
   type PreparedWrite,
+  RAW_BASE_SIZE,
   readBase,
 } from "./bases.js";
 import { FileWriter } from "./file-writer.js";
+import { claimAndOverwrite, replaceKeepingSpare, sparePath } from "./in-place.js";
 import { hashBytesOnce } from "./hash.js";
 import { mergeJson } from "./json-merge.js";
 import { hasConflictMarkers, mergeText } from "./merge.js";
@@ -261,17 +264,35 @@ async function applyUpdate(
 ): Promise<void> {
   const staging = join(outDir, ".guided-mcp", `staging-${randomBytes(4).toString("hex")}`);
   const writer = new FileWriter();
+  // Staged files are numbered in one folder: each folder made is two more system calls (and one more to remove).
+  let staged = 0;
+  const fresh = () => {
+    writer.ensureDir(staging);
+    return join(staging, String(staged++));
+  };
+  const stage: Stage = Object.assign(
+    (content: string | Buffer) => {
+      const path = fresh();
+      writer.write(path, content);
+      return path;
+    },
+    { path: fresh },
+  );
   let saving: Promise<void> | undefined;
   try {
-    const moves = stageFiles(outDir, join(staging, "files"), encoded, plan, writer);
-    if (changelogEntry) moves.push(stageChangelog(outDir, join(staging, "files"), changelogEntry, writer));
+    const moves = stageFiles(outDir, encoded, plan, stage);
+    if (changelogEntry) moves.push(stageChangelog(outDir, changelogEntry, stage));
     saving = started(alongside, outDir);
-    const bases = stageBases(outDir, staging, encoded, plan, state, writer);
-    const stagedManifest = join(staging, MANIFEST_PATH);
-    writer.write(stagedManifest, JSON.stringify(state.manifest, null, 2) + "\n");
-    for (const [from, to] of [...moves, ...bases.moves]) {
-      writer.ensureDir(dirname(to));
-      renameSync(from, to);
+    const bases = stageBases(outDir, encoded, plan, state, stage);
+    const stagedManifest = stage(JSON.stringify(state.manifest, null, 2) + "\n");
+    for (const move of [...moves, ...bases.moves]) {
+      writer.ensureDir(dirname(move.to));
+      if ("from" in move && move.spare) replaceKeepingSpare(move.from, move.to, move.spare.path, move.spare.second);
+      else if ("from" in move) renameSync(move.from, move.to);
+      else {
+        const claimed = stage.path();
+        renameSync(claimAndOverwrite(move.to, claimed, move.bytes) ? claimed : stage(move.bytes), move.to);
+      }
     }
     for (const entry of plan) if (entry.action === "delete") rmSync(join(outDir, entry.path), { force: true });
     removeStaleBases(join(outDir, BASE_DIR), bases.kept);
@@ -283,6 +304,15 @@ async function applyUpdate(
   await saving;
 }
 
+/** Writes `content` into the staging folder; returns where. `path`: a new path there, for a file of this run's own. */
+type Stage = ((content: string | Buffer) => string) & { path: () => string };
+
+/**
+ * A staged file and where it goes (`spare`: where a large project file keeps the one it replaces, and a second name
+ * for it), or a large base's bytes, written over the old base's where it can be (see in-place.ts).
+ */
+type Move = { from: string; to: string; spare?: { path: string; second: string } } | { bytes: Buffer; to: string };
+
 /** Starts `alongside` under `root`; a failure waits to be awaited (the write's own failure, if any, is reported instead). */
 function started(alongside: WriteOptions["alongside"], root: string): Promise<void> | undefined {
   const saving = alongside?.(root);
@@ -291,39 +321,36 @@ function started(alongside: WriteOptions["alongside"], root: string): Promise<vo
 }
 
 /** Writes what the plan changes into the staging folder; returns the moves into the project. */
-function stageFiles(
-  outDir: string,
-  staging: string,
-  encoded: Encoded[],
-  plan: PlannedFile[],
-  writer: FileWriter,
-): Array<[string, string]> {
+function stageFiles(outDir: string, encoded: Encoded[], plan: PlannedFile[], stage: Stage): Move[] {
   const byPath = new Map(encoded.map((entry) => [entry.file.path, entry]));
-  const moves: Array<[string, string]> = [];
-  const stage = (destination: string, content: string | Buffer) => {
-    const staged = join(staging, destination);
-    writer.write(staged, content);
-    moves.push([staged, join(outDir, destination)]);
+  const moves: Move[] = [];
+  const move = (destination: string, content: string | Buffer) =>
+    moves.push({ from: stage(content), to: join(outDir, destination) });
+  // A large file keeps the one it replaces as its spare, and is written into the last one (see in-place.ts).
+  const replace = (path: string, content: string | Buffer) => {
+    if (content.length < RAW_BASE_SIZE) return move(path, content);
+    const spare = sparePath(outDir, path);
+    const claimed = stage.path();
+    const from = typeof content !== "string" && claimAndOverwrite(spare, claimed, content) ? claimed : stage(content);
+    moves.push({ from, to: join(outDir, path), spare: { path: spare, second: stage.path() } });
   };
   for (const entry of plan) {
     const file = byPath.get(entry.path);
     if (!file) continue;
-    if (entry.action === "create" || entry.action === "update") stage(entry.path, file.bytes);
-    else if (entry.action === "sidecar") stage(`${entry.path}.new`, file.bytes);
+    if (entry.action === "create" || entry.action === "update") replace(entry.path, file.bytes);
+    else if (entry.action === "sidecar") move(`${entry.path}.new`, file.bytes);
     else if ((entry.action === "merged" || entry.action === "conflict") && entry.content !== undefined)
-      stage(entry.path, entry.content);
+      replace(entry.path, entry.content);
   }
   return moves;
 }
 
-function stageChangelog(outDir: string, staging: string, entry: string, writer: FileWriter): [string, string] {
+function stageChangelog(outDir: string, entry: string, stage: Stage): Move {
   const changelog = join(outDir, CHANGELOG_PATH);
   const existing = existsSync(changelog)
     ? readFileSync(changelog, "utf8")
     : "# API changes\n\nWritten by create-guided-mcp at each regeneration.\n\n";
-  const staged = join(staging, CHANGELOG_PATH);
-  writer.write(staged, existing + entry);
-  return [staged, changelog];
+  return { from: stage(existing + entry), to: changelog };
 }
 
 /**
@@ -332,23 +359,23 @@ function stageChangelog(outDir: string, staging: string, entry: string, writer: 
  * stored (same bytes: no need to write GitHub's 6 MB tools.json again); so does
  * a file whose conflict is still unresolved, so the next merge still sees every
  * change since. New bases are staged, then renamed over the old ones (a base
- * whose form changed leaves the old file behind for `removeStaleBases`): a run
- * cut short in between leaves bases that no longer match the manifest's hashes,
- * which `readBase` treats as missing (the edit is kept and the new version
- * written beside it), never as a wrong base.
+ * whose form changed leaves the old file behind for `removeStaleBases`); a
+ * large one is written over the old one's bytes where it can be, when the
+ * files move (in-place.ts). A run cut short in between leaves bases that no
+ * longer match the manifest's hashes, which `readBase` treats as missing (the
+ * edit is kept and the new version written beside it), never as a wrong base.
  */
 function stageBases(
   outDir: string,
-  staging: string,
   encoded: Encoded[],
   plan: PlannedFile[],
   { manifest, previous, bases }: { manifest: Manifest; previous: Manifest | undefined; bases: BaseCompressor },
-  writer: FileWriter,
-): { moves: Array<[string, string]>; kept: Set<string> } {
+  stage: Stage,
+): { moves: Move[]; kept: Set<string> } {
   const unresolved = new Set(
     plan.filter((entry) => entry.action === "conflict" && entry.content === undefined).map((entry) => entry.path),
   );
-  const moves: Array<[string, string]> = [];
+  const moves: Move[] = [];
   const kept = new Set<string>();
   for (const { file, bytes, hash } of encoded) {
     if (file.owner !== "generator") continue;
@@ -357,24 +384,14 @@ function stageBases(
     if (old !== undefined) kept.add(old);
     else if (!unresolved.has(file.path)) {
       const target = basePath(outDir, file.path, bytes.length);
-      const staged = basePath(staging, file.path, bytes.length);
-      writer.write(staged, bases.compressed(bytes, hash));
-      moves.push([staged, target]);
+      // A large base is written as it is: over the old one where it can be, when the files move.
+      moves.push(
+        bytes.length >= RAW_BASE_SIZE
+          ? { bytes, to: target }
+          : { from: stage(bases.compressed(bytes, hash)), to: target },
+      );
       kept.add(target);
     }
   }
   return { moves, kept };
-}
-
-/** Removes the bases of files no longer generated (and empty folders they leave), keeping those in `kept`. */
-function removeStaleBases(dir: string, kept: Set<string>): boolean {
-  if (!existsSync(dir)) return true;
-  let empty = true;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const full = join(dir, entry.name);
-    if (entry.isDirectory() ? removeStaleBases(full, kept) : !kept.has(full))
-      rmSync(full, { recursive: true, force: true });
-    else empty = false;
-  }
-  return empty;
 }

@@ -1,4 +1,17 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
@@ -265,6 +278,93 @@ describe("merge bases", () => {
     // The new base replaces the old one, in the new form.
     expect(existsSync(join(out, `${raw}.gz`))).toBe(false);
     expect(readFileSync(join(out, raw), "utf8")).toBe(JSON.stringify(bigTools("Two.")) + "\n");
+  });
+
+  it("a large one is written over the old one's bytes only where that file is the base's alone", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cgm-bases-"));
+    const out = join(dir, "project");
+    await writeProject(out, bigFile("One."), base);
+    const { ino } = statSync(join(out, raw));
+    await writeProject(out, bigFile("Two."), base);
+    expect(statSync(join(out, raw)).ino).toBe(ino);
+    expect(readFileSync(join(out, raw)).equals(readFileSync(join(out, "data/tools.json")))).toBe(true);
+    // Shorter than the old one: the file ends with the new bytes.
+    await writeProject(out, bigFile("3."), base);
+    expect(readFileSync(join(out, raw), "utf8")).toBe(JSON.stringify(bigTools("3.")) + "\n");
+    // A hard-linked backup of the project shares the base's bytes: they stay, and the base is a new file.
+    linkSync(join(out, raw), join(dir, "backup.json"));
+    await writeProject(out, bigFile("Four."), base);
+    expect(readFileSync(join(dir, "backup.json"), "utf8")).toBe(JSON.stringify(bigTools("3.")) + "\n");
+    expect(readFileSync(join(out, raw), "utf8")).toBe(JSON.stringify(bigTools("Four.")) + "\n");
+    // A base that is a symbolic link is replaced, not written through.
+    renameSync(join(out, raw), join(dir, "elsewhere.json"));
+    symlinkSync(join(dir, "elsewhere.json"), join(out, raw));
+    await writeProject(out, bigFile("Five."), base);
+    expect(readFileSync(join(dir, "elsewhere.json"), "utf8")).toBe(JSON.stringify(bigTools("Four.")) + "\n");
+    expect(lstatSync(join(out, raw)).isFile()).toBe(true);
+    expect(readFileSync(join(out, raw), "utf8")).toBe(JSON.stringify(bigTools("Five.")) + "\n");
+    // The user's edit still merges from it.
+    const edited = bigTools("Five.");
+    edited.tools[0]!.description = "Mine.";
+    writeFileSync(join(out, "data/tools.json"), JSON.stringify(edited) + "\n");
+    const result = await writeProject(out, bigFile("Six."), base);
+    expect(result.plan.find((entry) => entry.path === "data/tools.json")?.action).toBe("merged");
+    expect(JSON.parse(readFileSync(join(out, "data/tools.json"), "utf8")).tools.slice(0, 2)).toEqual([
+      { name: "tool_0", description: "Mine." },
+      { name: "tool_1", description: "Six." },
+    ]);
+  });
+
+  it("a large project file keeps the one it replaces as its spare, and is written into it the next time", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cgm-spare-"));
+    const out = join(dir, "project");
+    const tools = join(out, "data/tools.json");
+    const spare = join(out, ".guided-mcp/cache/spare/data/tools.json");
+    await writeProject(out, bigFile("One."), base);
+    const first = statSync(tools).ino;
+    await writeProject(out, bigFile("Two."), base);
+    // The replaced file is the spare (same file, the old bytes); the project's file has the new ones.
+    expect(statSync(spare).ino).toBe(first);
+    expect(readFileSync(spare, "utf8")).toBe(JSON.stringify(bigTools("One.")) + "\n");
+    const second = statSync(tools).ino;
+    await writeProject(out, bigFile("3."), base);
+    expect(statSync(tools).ino).toBe(first);
+    expect(readFileSync(tools, "utf8")).toBe(JSON.stringify(bigTools("3.")) + "\n");
+    expect(statSync(spare).ino).toBe(second);
+    // A hard-linked backup of the project keeps its bytes: the spare it shares is not written through.
+    linkSync(tools, join(dir, "backup.json"));
+    await writeProject(out, bigFile("Four."), base);
+    await writeProject(out, bigFile("Five."), base);
+    expect(readFileSync(join(dir, "backup.json"), "utf8")).toBe(JSON.stringify(bigTools("3.")) + "\n");
+    expect(readFileSync(tools, "utf8")).toBe(JSON.stringify(bigTools("Five.")) + "\n");
+    // A run cut short after naming the live file a second time (in its staging folder) and after claiming the spare:
+    // that name is never written through, and without a spare the new version is written afresh.
+    const leftover = join(out, ".guided-mcp/staging-cut-short");
+    mkdirSync(leftover);
+    linkSync(tools, join(leftover, "1"));
+    renameSync(spare, join(leftover, "0"));
+    const edited = bigTools("Five.");
+    edited.tools[0]!.description = "Mine.";
+    writeFileSync(tools, JSON.stringify(edited) + "\n");
+    const result = await writeProject(out, bigFile("Six."), base);
+    expect(result.plan.find((entry) => entry.path === "data/tools.json")?.action).toBe("merged");
+    expect(JSON.parse(readFileSync(tools, "utf8")).tools.slice(0, 2)).toEqual([
+      { name: "tool_0", description: "Mine." },
+      { name: "tool_1", description: "Six." },
+    ]);
+    expect(JSON.parse(readFileSync(join(leftover, "1"), "utf8")).tools[0].description).toBe("Mine.");
+    expect(JSON.parse(readFileSync(spare, "utf8")).tools[0].description).toBe("Mine.");
+    expect(statSync(spare).nlink).toBe(2); // the spare and the leftover name: not written into next time
+    await writeProject(out, bigFile("Seven."), base);
+    expect(JSON.parse(readFileSync(join(leftover, "1"), "utf8")).tools[0].description).toBe("Mine.");
+    expect(JSON.parse(readFileSync(tools, "utf8")).tools.slice(0, 2)).toEqual([
+      { name: "tool_0", description: "Mine." },
+      { name: "tool_1", description: "Seven." },
+    ]);
+    // Each run's own names go with its staging folder.
+    expect(readdirSync(join(out, ".guided-mcp")).filter((name) => name.startsWith("staging-"))).toEqual([
+      "staging-cut-short",
+    ]);
   });
 
   it("a damaged large base is no base: the edit is kept and the new version written beside it", async () => {
