@@ -330,7 +330,7 @@ async function guideModel(
       throw uncompilableSchema(positions.get(results.compileError.index)!, results.compileError.message);
     for (const { index, outcome } of results.outcomes) {
       const tool = positions.get(index)!;
-      exampleCache.store(tool.inputSchema, toolSeed(seed, tool.name), outcome);
+      exampleCache.store(tool.inputSchema, toolSeed(seed, tool.name), outcome, true);
     }
     return timed("guidance", () => finishGuidance(model, prepared, { seed, exampleCache, guidanceCache }));
   }

@@ -49,7 +49,11 @@ export interface ExampleCache {
   lookup(schema: JsonSchema, seed: number): ExampleOutcome | undefined;
   /** Whether `lookup` would hit (does not count as a use). `schema` may be a tool's `schemaRef` (src/model/lazy-schema.ts). */
   has(schema: JsonSchema | object, seed: number): boolean;
-  store(schema: JsonSchema, seed: number, outcome: ExampleOutcome): void;
+  /**
+   * Keeps a copy of `outcome` (the caller goes on using it), or, with `handedOver`, the object itself: the caller
+   * keeps no reference (a run's freshly computed results, stored once each; a cold GitHub run's copies cost ≈ 8 ms).
+   */
+  store(schema: JsonSchema, seed: number, outcome: ExampleOutcome, handedOver?: boolean): void;
   /**
    * Keys `schema` as the last run keyed the input schema of the tool made from the same operation cache entry
    * (`origin`, see src/cache/guidance-keys.ts `recordToolOrigins`): that entry fixes the tool's input schema, so its text
@@ -123,9 +127,9 @@ export function openExampleCache(
       const key = keyFor(schema, seed);
       return used.has(key) || previous.has(key);
     },
-    store(schema, seed, outcome) {
+    store(schema, seed, outcome, handedOver = false) {
       const key = keyFor(schema, seed);
-      used.set(key, structuredClone(outcome));
+      used.set(key, handedOver ? outcome : structuredClone(outcome));
       computed.add(key);
       misses++;
     },

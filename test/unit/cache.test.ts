@@ -111,6 +111,26 @@ describe("example cache file: one line per entry, parsed when used", () => {
     return { dir, file: join(dir, CACHE_DIR, "examples.json") };
   }
 
+  it("stores a copy unless the outcome is handed over, and hands out copies of what it stores", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cgm-example-store-"));
+    const cache = openExampleCache(dir, version);
+    const kept = outcome("a");
+    cache.store(schema("a"), 1, kept);
+    kept.examples.minimal = { a: "changed by the caller" };
+    expect(cache.lookup(schema("a"), 1)).toEqual(outcome("a"));
+    const handed = outcome("b");
+    cache.store(schema("b"), 1, handed, true);
+    const looked = cache.lookup(schema("b"), 1)!;
+    expect(looked).toEqual(outcome("b"));
+    expect(looked).not.toBe(handed);
+    // A caller changing what it got changes neither the entry nor the file.
+    looked.examples!.minimal = { b: "changed by a tool" };
+    await cache.save();
+    const reopened = openExampleCache(dir, version);
+    expect(reopened.lookup(schema("a"), 1)).toEqual(outcome("a"));
+    expect(reopened.lookup(schema("b"), 1)).toEqual(outcome("b"));
+  });
+
   it("keeps an entry without parsing it, writes it back as it was, and parses it when looked up", async () => {
     const { dir, file } = await saved();
     const lines = readFileSync(file, "utf8").split("\n");
