@@ -118,11 +118,11 @@ const noDefaultVersion = {
 
 /**
  * Built-in modules that only some runs use, loaded at their first use instead of when the bundle is: spawning
- * (`--install`), worker threads (the example worker, for large APIs) and the promise API of the file system (the
- * record of a JSON spec's keys) each load up to a dozen more of Node's own modules (≈ 1–2 ms apiece). The bundle
+ * (`--install`), worker threads and V8's flags (the example worker, for large APIs) and the promise API of the file
+ * system (the record of a JSON spec's keys) each load up to a dozen more of Node's own modules (≈ 1–2 ms apiece). The bundle
  * reads them only as `name.member`, which the stand-in forwards.
  */
-const LAZY_BUILTINS = /^let (\w+) = require\("(node:(?:child_process|worker_threads|fs\/promises))"\);$/gm;
+const LAZY_BUILTINS = /^let (\w+) = require\("(node:(?:child_process|worker_threads|fs\/promises|v8))"\);$/gm;
 
 export function lazyBuiltins(code) {
   return code.replace(

@@ -289,7 +289,7 @@ async function readModel(
         allowExternalFiles: options.allowExternalRefs ?? false,
       },
       modelCache,
-      timed,
+      worker?.restoring(timed) ?? timed,
     );
   try {
     const built = await build();

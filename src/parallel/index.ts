@@ -13,6 +13,7 @@
 import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
+import { setFlagsFromString } from "node:v8";
 import { Worker } from "node:worker_threads";
 import { listenToDrafts } from "../model/draft-listener.js";
 import { openAhead } from "./ahead.js";
@@ -64,7 +65,14 @@ export interface ExampleWorker {
    * GitHub) on the other core, which the run's next stages need not wait for.
    */
   release(): void;
+  /**
+   * `timed` as it is, but once its first stage is done, V8's flags are put back as they were before the worker
+   * was made (see `withRoomyHeap`); give it to the stages that follow the worker's start.
+   */
+  restoring(timed: Timed): Timed;
 }
+
+type Timed = <T>(stage: string, run: () => T | Promise<T>) => Promise<T>;
 
 /**
  * Starts the worker when a run of `operationCount` operations will use one (same rule as `shouldUseWorker`);
@@ -96,7 +104,9 @@ function spawnWorker(options?: {
   const url = workerFile();
   if (!url) return undefined;
   const ahead = options && openAhead(options.operationCount, options.seedOf);
-  const worker = new Worker(url, ahead ? { workerData: ahead.setup, transferList: [ahead.setup.port] } : {});
+  // Only a worker computing ahead gets the room: its heap's mark-compact falls in the middle of its examples.
+  const make = () => new Worker(url, ahead ? { workerData: ahead.setup, transferList: [ahead.setup.port] } : {});
+  const { worker, restore } = ahead ? withRoomyHeap(make) : { worker: make(), restore: () => {} };
   // Waiting for tasks, it must not keep a failed run's process alive.
   worker.unref();
   const stopListening = ahead ? listenToDrafts(ahead.sender.listener) : () => {};
@@ -116,13 +126,59 @@ function spawnWorker(options?: {
       worker.postMessage(request);
       return { shared: split.shared, results: Promise.race([answer, ended]) };
     },
+    restoring: (timed) => async (stage, run) => {
+      try {
+        return await timed(stage, run);
+      } finally {
+        restore();
+      }
+    },
     release: () => {
+      restore();
       stopListening();
       ahead?.close();
       worker.unref();
       void worker.terminate();
     },
   };
+}
+
+/**
+ * The old generation a worker computing ahead starts with, in MB. Otherwise V8 sets a new heap's first limit from
+ * how much of it survives the first scavenges, and the worker, with its modules, its example generator and the
+ * schemas sent ahead, reached it at ≈ 17 MB on Stripe: an incremental mark-compact (≈ 15–20 ms of its CPU) in the
+ * middle of its examples. With this room it runs none before the join (Stripe, GitHub).
+ */
+const WORKER_OLD_SPACE_MB = 64;
+const OLD_SPACE_FLAG = "--initial-old-space-size";
+
+/**
+ * Makes the worker with room in its heap. V8 reads `--initial-old-space-size` when it makes a heap, and its flags
+ * are the process's, so the flag is set around `new Worker` only: the worker's thread makes its heap within about
+ * a millisecond. V8 also hashes its flags into every code cache check: while this one is set, a script compiled
+ * with cached data (src/code-cache.ts; Node's own built-in modules) is refused and compiled afresh, which is why
+ * `restore` puts it back after this thread's next stage, which compiles no script. The worker's own start, made
+ * under the flag, compiles Node's built-ins afresh: ≈ 20–25 ms more of its CPU, while it waits for the model's
+ * first drafts anyway. Should its heap be made after the flag is put back (a machine too busy to start the thread
+ * in that time), it gets V8's usual sizing: slower, never different. A flag the user gave Node is left alone.
+ */
+function withRoomyHeap(make: () => Worker): { worker: Worker; restore: () => void } {
+  const given = [...process.execArgv, process.env["NODE_OPTIONS"] ?? ""].some((arg) => arg.includes(OLD_SPACE_FLAG));
+  if (given) return { worker: make(), restore: () => {} };
+  setFlagsFromString(`${OLD_SPACE_FLAG}=${WORKER_OLD_SPACE_MB}`);
+  let restored = false;
+  const restore = () => {
+    if (restored) return;
+    restored = true;
+    // 0 is V8's default: the flag hash is again the one every code cache entry was made with.
+    setFlagsFromString(`${OLD_SPACE_FLAG}=0`);
+  };
+  try {
+    return { worker: make(), restore };
+  } catch (error) {
+    restore();
+    throw error;
+  }
 }
 
 /**
@@ -142,26 +198,32 @@ export async function computeOutcomesInParallel<T>(
   if (!worker) {
     started?.release();
     const alongside = await meanwhile();
-    const { computeUnits } = await import("./outcomes.js");
-    return { results: computeUnits(units, sharedQueue(queueSlots())), meanwhile: alongside };
+    return { results: computeAlone(units, await import("./outcomes.js")), meanwhile: alongside };
   }
   const slots = queueSlots();
   const { shared, results: remote } = worker.run(units, slots);
   remote.catch(() => {}); // awaited below, after this thread's share
   let alongside: T;
   let local: OutcomeResults;
-  let other: OutcomeResults;
+  let other: OutcomeResults | undefined;
   try {
     alongside = await meanwhile();
     // Loaded once the worker has its units (≈ 10 ms: the example search's chunks), and only when the worker has
     // not taken every unit meanwhile (it often has, with the units it computed ahead).
     const queue = sharedQueue(slots);
     local = queue.left(shared.length) ? (await import("./outcomes.js")).computeUnits(shared, queue) : { outcomes: [] };
-    other = await remote;
+    other = await remote.catch(() => undefined);
   } finally {
     worker.release();
   }
+  // A worker that ended without answering (out of memory, a fault in its thread) is only a lost head start: this
+  // thread computes every unit again, as one thread would have, whatever shares the two had taken.
+  if (!other) return { results: computeAlone(units, await import("./outcomes.js")), meanwhile: alongside };
   return { results: merged(local, other), meanwhile: alongside };
+}
+
+function computeAlone(units: OutcomeUnit[], { computeUnits }: typeof import("./outcomes.js")): OutcomeResults {
+  return computeUnits(units, sharedQueue(queueSlots()));
 }
 
 /** The single-threaded check reports the first failing tool in model order; so do we. */

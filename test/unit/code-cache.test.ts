@@ -81,6 +81,21 @@ describe("the CLI's V8 code cache", () => {
     expect(entries(home)).toEqual(grown);
   });
 
+  it("is used as it is by runs with the example worker, which starts under another V8 flag", () => {
+    const home = mkdtempSync(join(tmpdir(), "cgm-code-cache-"));
+    const worker = { GUIDED_MCP_WORKERS: "1" };
+    const expected = generate(home, worker);
+    expect(generate(home)).toBe(expected);
+    // The scripts compiled after the worker's start, as a run without it left them: accepted again, so nothing
+    // rewrites them (data V8 refused under the worker's flag would be made and written again at the end of the run).
+    const later = (all: ReturnType<typeof entries>) =>
+      [...all].filter(([name]) => /-(dereference|model)\.bin$/.test(name));
+    const before = later(entries(home));
+    expect(before).toHaveLength(2);
+    expect(generate(home, worker)).toBe(expected);
+    expect(later(entries(home))).toEqual(before);
+  });
+
   it("replaces corrupt, cut-short and foreign entries, and the run is unaffected", () => {
     const home = mkdtempSync(join(tmpdir(), "cgm-code-cache-"));
     const first = generate(home);

@@ -1,7 +1,9 @@
 import { join } from "node:path";
+import { Worker } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
 import { toolSeed } from "../../src/guidance/index.js";
 import type { ApiModel } from "../../src/model/ir.js";
+import { computeOutcomesInParallel, type ExampleWorker } from "../../src/parallel/index.js";
 import { computeUnits, type OutcomeResults, warmedGenerator } from "../../src/parallel/outcomes.js";
 import { outcomeUnits, queueSlots, sharedQueue, type OutcomeTask, type UnitQueue } from "../../src/parallel/units.js";
 import { DIRECTORY_ROOT } from "../helpers/corpus.js";
@@ -88,5 +90,28 @@ describe("example outcomes over units shared by two threads", () => {
     expect(a.splits()).toBeUndefined();
     b.setSplits(false);
     expect(a.splits()).toBe(false);
+  });
+
+  it("computes every unit on this thread when the worker ends without answering", async () => {
+    const tasks = tasksOf(await modelFrom(join(SAMPLES, "petstore.yaml")));
+    const alone = computeUnits(outcomeUnits(tasks), sharedQueue(queueSlots()));
+    expect(alone.outcomes).toHaveLength(tasks.length);
+    // A real thread that dies before answering, having taken the first two units from the shared queue.
+    const thread = new Worker("process.exit(7)", { eval: true });
+    const ended = new Promise<never>((_, reject) => thread.once("exit", (code) => reject(new Error(`exit ${code}`))));
+    let released = 0;
+    const dying: ExampleWorker = {
+      run(units, slots) {
+        const queue = sharedQueue(slots);
+        expect([queue.take(), queue.take()]).toEqual([0, 1]);
+        return { shared: units, results: ended };
+      },
+      release: () => void released++,
+      restoring: (timed) => timed,
+    };
+    const { results, meanwhile } = await computeOutcomesInParallel(tasks, dying, () => "prepared");
+    expect(meanwhile).toBe("prepared");
+    expect(released).toBe(1);
+    expect(results).toEqual(alone);
   });
 });

@@ -25,9 +25,9 @@ describe("what a small generation loads", () => {
     const modules = loaded.builtins;
     expect(modules.some((name) => name.includes("zlib"))).toBe(true);
     expect(modules.filter((name) => name.includes("undici"))).toEqual([]);
-    // Spawning (--install), worker threads (large APIs), the file system's promises (a JSON spec's key record) and
-    // yargs' assert (only to fail) load at first use (rolldown.config.mjs); the stage timings need no perf_hooks.
-    for (const unused of ["child_process", "worker_threads", "fs/promises", "assert", "perf_hooks"])
+    // Spawning (--install), worker threads and V8's flags (large APIs), the file system's promises (a JSON spec's key
+    // record) and yargs' assert (only to fail) load at first use (rolldown.config.mjs); the stage timings need no perf_hooks.
+    for (const unused of ["child_process", "worker_threads", "v8", "fs/promises", "assert", "perf_hooks"])
       expect(modules, unused).not.toContain(`NativeModule ${unused}`);
     // Ajv comes from the code-cached bundle (rolldown.config.mjs), not as ≈ 80 files from node_modules.
     expect(loaded.files.filter((file) => /node_modules[\\/]ajv(-formats)?[\\/]/.test(file))).toEqual([]);
