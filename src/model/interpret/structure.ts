@@ -118,7 +118,8 @@ function requiredCheck(schema: JsonSchema, names: string[]): Check {
   const value = schema["required"];
   return (data, path, at, out) => {
     const object = data as Record<string, unknown>;
-    for (const name of names)
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i]!;
       if (object[name] === undefined)
         report(
           out,
@@ -131,6 +132,7 @@ function requiredCheck(schema: JsonSchema, names: string[]): Check {
           schema,
           data,
         );
+    }
   };
 }
 
@@ -184,7 +186,8 @@ function propertiesCheck(properties: Record<string, unknown>, sub: (schema: unkn
   if (checked.length === 0) return undefined;
   return (data, path, at, out) => {
     const object = data as Record<string, unknown>;
-    for (const { name, check, paths } of checked) {
+    for (let i = 0; i < checked.length; i++) {
+      const { name, check, paths } = checked[i]!;
       const value = object[name];
       if (value !== undefined) check(value, path + paths.instance, `${at}/properties${paths.schema}`, out);
     }
