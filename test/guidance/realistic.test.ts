@@ -6,10 +6,10 @@
 import { join } from "node:path";
 import { generateMersenne53Randomizer } from "@faker-js/faker";
 import { faker } from "@faker-js/faker/locale/en";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createExampleGenerator } from "../../src/guidance/examples/index.js";
 import { createMersenne53, isMersenne53 } from "../../src/guidance/examples/mersenne.js";
-import { jsWords, wasmWords, type Words } from "../../src/guidance/examples/mersenne-words.js";
+import { createWords, jsWords, wasmWords, type Words } from "../../src/guidance/examples/mersenne-words.js";
 import { adjective, noun, slug } from "../../src/guidance/examples/realistic.js";
 import { addGuidance } from "../../src/guidance/index.js";
 import type { JsonSchema } from "../../src/model/ir.js";
@@ -178,6 +178,21 @@ describe.each(WORDS)("the randomizer behind realistic values (%s loops)", (_name
 
 describe("the randomizer in use", () => {
   it("runs its loops in WebAssembly here", () => {
+    expect(wasmWords()).toBeDefined();
+  });
+
+  it("falls back to JavaScript where WebAssembly is missing (node --jitless), drawing the same", () => {
+    vi.stubGlobal("WebAssembly", undefined);
+    try {
+      expect(wasmWords()).toBeUndefined();
+      const ours = createMersenne53(9, createWords());
+      const reference = generateMersenne53Randomizer(9);
+      expect(Array.from({ length: 700 }, () => ours.next())).toEqual(
+        Array.from({ length: 700 }, () => reference.next()),
+      );
+    } finally {
+      vi.unstubAllGlobals();
+    }
     expect(wasmWords()).toBeDefined();
   });
 
