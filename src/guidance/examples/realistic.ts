@@ -69,10 +69,22 @@ export function slug(text: string): string {
 /**
  * faker's `word.adjective()` and `word.noun()` copy their whole word list (`[...list]`, thousands of words) and draw
  * one element of the copy; drawing it from the list itself is the same single draw (`helpers.arrayElement` on equal
- * contents) without the copy. test/guidance/realistic.test.ts compares both over many seeds.
+ * contents) without the copy. test/guidance/realistic.test.ts compares both over many seeds. The lists are read
+ * once per faker instance: `definitions` answers through two proxies (its locale data cannot be changed), slow in
+ * code V8 has not optimised, such as the example worker's.
  */
-export const adjective = (f: Faker): string => f.helpers.arrayElement(f.definitions.word.adjective);
-export const noun = (f: Faker): string => f.helpers.arrayElement(f.definitions.word.noun);
+export const adjective = (f: Faker): string => f.helpers.arrayElement(wordLists(f).adjective);
+export const noun = (f: Faker): string => f.helpers.arrayElement(wordLists(f).noun);
+
+let listsOwner: Faker | undefined;
+let lists: { adjective: readonly string[]; noun: readonly string[] } | undefined;
+function wordLists(f: Faker): { adjective: readonly string[]; noun: readonly string[] } {
+  if (f !== listsOwner || !lists) {
+    lists = { adjective: f.definitions.word.adjective, noun: f.definitions.word.noun };
+    listsOwner = f;
+  }
+  return lists;
+}
 
 const personSlug = (f: Faker): string => slug(`${f.person.firstName()} ${f.person.lastName()}`);
 const twoWords = (f: Faker): string => `${adjective(f)} ${noun(f)}`;
@@ -192,22 +204,30 @@ const NUMBER_RULES: Array<{ test: RegExp; integer: number; number?: number }> = 
  * so every attempt and repair sees the same value.
  */
 export function createPicker(roles: Pick<WeakMap<object, ValueRole>, "get">, seed: number) {
-  const cache = new Map<object, Map<string | undefined, unknown>>();
+  // One entry per schema and type asked (a schema is nearly always asked with one type): a small list rather
+  // than a Map per schema, which every shaped node of every tool would allocate.
+  const cache = new Map<object, Picked>();
   return (schema: JsonSchema, type: string | undefined): unknown => {
     const role = roles.get(schema);
     if (!role || "enum" in schema || "const" in schema || "format" in schema) return undefined;
-    let byType = cache.get(schema);
-    if (!byType) cache.set(schema, (byType = new Map()));
-    else if (byType.has(type)) return byType.get(type);
+    const first = cache.get(schema);
+    for (let known = first; known; known = known.next) if (known.type === type) return known.value;
     const value =
       type === "string"
         ? stringValue(schema, role, seed)
         : type === "integer" || type === "number"
           ? numberValue(schema, role, type)
           : undefined;
-    byType.set(type, value);
+    cache.set(schema, { type, value, next: first });
     return value;
   };
+}
+
+/** A value picked for one schema and type, and the one picked before it for another type. */
+interface Picked {
+  type: string | undefined;
+  value: unknown;
+  next: Picked | undefined;
 }
 
 export type Picker = ReturnType<typeof createPicker>;

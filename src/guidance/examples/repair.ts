@@ -65,9 +65,12 @@ function repair(
   depth: number,
 ): Made {
   let value = initial;
-  // Errors come from the verbose twin of `validate`, compiled only when needed.
+  // Errors come from the verbose twin of `validate`, compiled only when needed. Mostly `validate` is that twin
+  // (the example generator's own compiler judged the schema): its errors for the value it just rejected are
+  // then already there, and validating the value again would only make them anew.
   const explain = (v: unknown): ErrorObject[] => {
     const verbose = job.ctx.compile(schema).validate;
+    if (verbose === validate) return [...(validate.errors ?? [])];
     if (!verbose || verbose(v)) return [];
     return [...(verbose.errors ?? [])];
   };

@@ -32,26 +32,39 @@ function walkRoles(inputSchema: JsonSchema): Roles {
   // A Map, not a WeakMap: its keys are parts of the input schema, and `rolesBySchema` keeps it only as
   // long as that schema lives; a Map is cheaper to fill, read and collect.
   const roles = new Map<object, ValueRole>();
-  const seen = new Set<object>();
+  // Every node with a role was visited when it got it; only the nodes reached without one (the input schema
+  // and its branches and items) need a set of their own to be visited once.
+  const seenWithout = new Set<object>();
   const visit = (node: unknown, role: ValueRole | undefined, depth: number): void => {
     const s = asSchema(node);
     if (!s || depth > MAX_DEPTH) return;
-    if (role && !roles.has(s)) roles.set(s, role);
-    if (seen.has(s)) return;
-    seen.add(s);
+    if (role) {
+      if (roles.has(s)) return;
+      roles.set(s, role);
+      if (seenWithout.has(s)) return;
+    } else {
+      if (roles.has(s) || seenWithout.has(s)) return;
+      seenWithout.add(s);
+    }
     const props = s["properties"];
     if (isObject(props)) {
-      for (const name of Object.keys(props))
-        visit(props[name], roleOf(name, asSchema(props[name]), role?.name), depth + 1);
+      // Indexed loops: `for…of` makes an iterator and a result object per step in code V8 has not optimised.
+      const names = Object.keys(props);
+      for (let i = 0; i < names.length; i++) {
+        const name = names[i]!;
+        const sub = props[name];
+        // A node already placed keeps its first role: do not make another.
+        if (!roles.has(sub as object)) visit(sub, roleOf(name, asSchema(sub), role?.name), depth + 1);
+      }
     }
     if ("items" in s || "prefixItems" in s) {
-      const itemRole = role ? { ...role, name: singularize(role.name) } : undefined;
+      const itemRole = role ? { ...role, name: singularName(role.name) } : undefined;
       visit(s["items"], itemRole, depth + 1);
       if (Array.isArray(s["prefixItems"])) for (const item of s["prefixItems"]) visit(item, itemRole, depth + 1);
     }
-    for (const key of BRANCH_KEYS) {
-      const branches = s[key];
-      if (Array.isArray(branches)) for (const branch of branches) visit(branch, role, depth + 1);
+    for (let k = 0; k < BRANCH_KEYS.length; k++) {
+      const branches = s[BRANCH_KEYS[k]!];
+      if (Array.isArray(branches)) for (let i = 0; i < branches.length; i++) visit(branches[i], role, depth + 1);
     }
   };
   visit(inputSchema, undefined, 0);
@@ -65,6 +78,14 @@ function roleOf(name: string, schema: JsonSchema | undefined, parent: string | u
   if (parent) role.parent = parent;
   return role;
 }
+
+/** `singularize`, kept per name: the items of every array argument ask for it. */
+function singularName(name: string): string {
+  let known = singularNames.get(name);
+  if (known === undefined) singularNames.set(name, (known = singularize(name)));
+  return known;
+}
+const singularNames = new Map<string, string>();
 
 /** `isIdentifierName`, kept per name: large APIs repeat the same property names in every tool. */
 function identifierName(name: string): boolean {

@@ -25,7 +25,10 @@ export function shape(ctx: ExampleContext, node: unknown, o: ShapeOptions, depth
   if (depth > 24) return {};
   const s = node as JsonSchema;
   const out: JsonSchema = {};
-  for (const key of Object.keys(s)) copyKeyword(ctx, s, out, key, s[key], o, depth);
+  // Indexed loops here and below: `for…of` makes an iterator and a result object per step in code V8 has not
+  // optimised, as most of the example worker's is.
+  const keys = Object.keys(s);
+  for (let i = 0; i < keys.length; i++) copyKeyword(ctx, s, out, keys[i]!, s[keys[i]!], o, depth);
   chooseBranches(ctx, s, out, o, depth);
   pickRealistic(s, out, o);
   capSizes(ctx, s, out, o, depth);
@@ -55,7 +58,9 @@ function shapeProperties(
   let optionalKept = 0;
   // `full` keeps every top-level argument, and a few in nested objects.
   const keepOptional = o.mode === "full" && depth < ctx.cfg.optionalDepth;
-  for (const name of Object.keys(value)) {
+  const names = Object.keys(value);
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]!;
     const sub = value[name];
     const isRequired = required.includes(name);
     if (!isRequired) {

@@ -137,7 +137,7 @@ function oneOfCheck(schema: JsonSchema, branches: unknown[], sub: (schema: unkno
 function allOfCheck(branches: unknown[], sub: (schema: unknown) => Check): Check {
   const checks = branches.flatMap((branch, i) => (alwaysValid(branch) ? [] : [{ check: sub(branch), i }]));
   return (data, path, at, out) => {
-    for (const { check, i } of checks) check(data, path, `${at}/allOf/${i}`, out);
+    for (let k = 0; k < checks.length; k++) checks[k]!.check(data, path, `${at}/allOf/${checks[k]!.i}`, out);
   };
 }
 

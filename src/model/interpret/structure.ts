@@ -118,7 +118,8 @@ function requiredCheck(schema: JsonSchema, names: string[]): Check {
   const value = schema["required"];
   return (data, path, at, out) => {
     const object = data as Record<string, unknown>;
-    for (const name of names)
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i]!;
       if (object[name] === undefined)
         report(
           out,
@@ -131,6 +132,7 @@ function requiredCheck(schema: JsonSchema, names: string[]): Check {
           schema,
           data,
         );
+    }
   };
 }
 
@@ -176,19 +178,30 @@ function validateAdditional(isDeclared: (key: string) => boolean, extra: Check):
   };
 }
 
-/** properties.ts: each declared property that is present (`!== undefined`, inherited included). */
+/**
+ * properties.ts: each declared property that is present (`!== undefined`, inherited included). A property's
+ * check and paths are made when it is first present: an example holds a few of a large object's properties.
+ */
 function propertiesCheck(properties: Record<string, unknown>, sub: (schema: unknown) => Check): Check | undefined {
-  const checked = declaredProperties(properties)
+  const checked: DeclaredProperty[] = declaredProperties(properties)
     .filter((name) => !alwaysValid(properties[name]))
-    .map((name) => ({ name, check: sub(properties[name]), paths: propertyPaths(name) }));
+    .map((name) => ({ name, made: undefined }));
   if (checked.length === 0) return undefined;
   return (data, path, at, out) => {
     const object = data as Record<string, unknown>;
-    for (const { name, check, paths } of checked) {
-      const value = object[name];
-      if (value !== undefined) check(value, path + paths.instance, `${at}/properties${paths.schema}`, out);
+    for (let i = 0; i < checked.length; i++) {
+      const property = checked[i]!;
+      const value = object[property.name];
+      if (value === undefined) continue;
+      const made = (property.made ??= { check: sub(properties[property.name]), paths: propertyPaths(property.name) });
+      made.check(value, path + made.paths.instance, `${at}/properties${made.paths.schema}`, out);
     }
   };
+}
+
+interface DeclaredProperty {
+  name: string;
+  made: { check: Check; paths: { instance: string; schema: string } } | undefined;
 }
 
 function typeList(type: unknown): string[] {

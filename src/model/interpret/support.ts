@@ -58,7 +58,9 @@ export function interpretable(schema: unknown): boolean {
   // A cycle (impossible in JSON, possible in a hand-built object) is not followed twice.
   verdicts.set(schema, false);
   let ok = true;
-  for (const keyword of Object.keys(schema)) {
+  const keywords = Object.keys(schema);
+  for (let i = 0; i < keywords.length; i++) {
+    const keyword = keywords[i]!;
     if (!keywordSupported(keyword, schema[keyword])) {
       ok = false;
       break;
