@@ -6,10 +6,9 @@
 import { join } from "node:path";
 import { generateMersenne53Randomizer } from "@faker-js/faker";
 import { faker } from "@faker-js/faker/locale/en";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createExampleGenerator } from "../../src/guidance/examples/index.js";
 import { createMersenne53, isMersenne53 } from "../../src/guidance/examples/mersenne.js";
-import { createWords, jsWords, wasmWords, type Words } from "../../src/guidance/examples/mersenne-words.js";
 import { adjective, noun, slug } from "../../src/guidance/examples/realistic.js";
 import { addGuidance } from "../../src/guidance/index.js";
 import type { JsonSchema } from "../../src/model/ir.js";
@@ -111,16 +110,10 @@ describe("spec examples and placeholders (samples/catalogue.yaml)", () => {
   });
 });
 
-/** The state's loops: the WebAssembly module (required here: Node runs it) and the JavaScript fallback. */
-const WORDS: Array<[string, () => Words]> = [
-  ["WebAssembly", () => wasmWords()!],
-  ["JavaScript", jsWords],
-];
-
-describe.each(WORDS)("the randomizer behind realistic values (%s loops)", (_name, words) => {
+describe("the randomizer behind realistic values", () => {
   it("draws exactly what faker's own Mersenne Twister draws, across reseeds and state refills", () => {
     const reference = generateMersenne53Randomizer(1);
-    const ours = createMersenne53(1, words());
+    const ours = createMersenne53(1);
     const seeds = [
       0,
       1,
@@ -142,7 +135,7 @@ describe.each(WORDS)("the randomizer behind realistic values (%s loops)", (_name
   it("draws the same after reseeds that interrupt a partly drawn state", () => {
     // A reseed fills and twists the state only as far as draws reach: interrupt it at every stage.
     const reference = generateMersenne53Randomizer(3);
-    const ours = createMersenne53(3, words());
+    const ours = createMersenne53(3);
     for (const [seed, draws] of [
       [5, 1],
       [6, 0],
@@ -164,7 +157,7 @@ describe.each(WORDS)("the randomizer behind realistic values (%s loops)", (_name
 
   it("draws the same words over many seeds, draw counts and refills", () => {
     const reference = generateMersenne53Randomizer(11);
-    const ours = createMersenne53(11, words());
+    const ours = createMersenne53(11);
     for (let round = 0; round < 300; round++) {
       const seed = (round * 2654435761 + 12345) >>> 0;
       reference.seed(seed);
@@ -177,25 +170,6 @@ describe.each(WORDS)("the randomizer behind realistic values (%s loops)", (_name
 });
 
 describe("the randomizer in use", () => {
-  it("runs its loops in WebAssembly here", () => {
-    expect(wasmWords()).toBeDefined();
-  });
-
-  it("falls back to JavaScript where WebAssembly is missing (node --jitless), drawing the same", () => {
-    vi.stubGlobal("WebAssembly", undefined);
-    try {
-      expect(wasmWords()).toBeUndefined();
-      const ours = createMersenne53(9, createWords());
-      const reference = generateMersenne53Randomizer(9);
-      expect(Array.from({ length: 700 }, () => ours.next())).toEqual(
-        Array.from({ length: 700 }, () => reference.next()),
-      );
-    } finally {
-      vi.unstubAllGlobals();
-    }
-    expect(wasmWords()).toBeDefined();
-  });
-
   it("is the one the en faker instance draws from", () => {
     const core = (faker as unknown as { fakerCore?: { randomizer?: unknown } }).fakerCore;
     faker.seed(7);

@@ -3,31 +3,23 @@
  * the same output for the same seed, but reseeding in place: faker's own
  * builds a fresh 624-entry array with `Array.from` at every `seed()`, and the
  * realistic-value picker reseeds once per argument (≈ 20 µs each, tens of
- * thousands of times on Microsoft Graph). The state lives in 32-bit words:
+ * thousands of times on Microsoft Graph). The state lives in an Int32Array:
  * every operation on it is a 32-bit one, so wrapping at store time changes
  * no result.
- *
- * The two loops over the state (seeding and twisting) run in a tiny
- * WebAssembly module when one can be made (./mersenne-words.ts): a reseed
- * seeds ≈ 430 words one after the other, and in the example worker, whose
- * code V8 rarely gets to optimise (its compiler threads run at the lowest
- * priority while both cores are busy), those loops ran unoptimised at
- * ≈ 60 ns a word — ≈ 50 ms of a Stripe run. WebAssembly is compiled before
- * it runs, whatever the tier of the JavaScript around it.
  */
-import { createWords, type Words } from "./mersenne-words.js";
-
 const N = 624;
 const M = 397;
+const MATRIX_A = 0x9908b0df;
+const UPPER = 0x80000000;
+const LOWER = 0x7fffffff;
 
 export interface Randomizer {
   next(): number;
   seed(seed: number | number[]): void;
 }
 
-/** `words` may be given to test both implementations of the state's loops. */
-export function createMersenne53(seed: number, words: Words = createWords()): Randomizer {
-  const { state } = words;
+export function createMersenne53(seed: number): Randomizer {
+  const state = new Int32Array(N);
   let index = 0;
   // After a reseed the state is filled and twisted only as far as draws reach (a picked value takes a few
   // dozen words of 624): `seeded` words hold the seeding values, `ready` words are twisted. Twisting word i
@@ -40,13 +32,16 @@ export function createMersenne53(seed: number, words: Words = createWords()): Ra
     ready = 0;
     index = 0;
   };
-  const twistTo = (end: number): void => {
-    const seedEnd = Math.min(N, end + M);
-    if (seedEnd > seeded) {
-      words.seed(seeded, seedEnd);
-      seeded = seedEnd;
+  const seedTo = (end: number): void => {
+    for (let i = seeded; i < end; i++) {
+      const prev = state[i - 1]! ^ (state[i - 1]! >>> 30);
+      state[i] = Math.trunc(Math.imul(1812433253, prev) + i);
     }
-    words.twist(ready, end);
+    if (end > seeded) seeded = end;
+  };
+  const twistTo = (end: number): void => {
+    seedTo(Math.min(N, end + M));
+    for (let i = ready; i < end; i++) twistWord(state, i);
     ready = end;
   };
   const nextU32 = (): number => {
@@ -57,7 +52,7 @@ export function createMersenne53(seed: number, words: Words = createWords()): Ra
     y ^= (y << 15) & 0xefc60000;
     y ^= y >>> 18;
     if (++index >= N) {
-      words.twist(0, N);
+      twist(state);
       index = 0;
     }
     return y >>> 0;
@@ -80,3 +75,14 @@ export function isMersenne53(randomizer: unknown): boolean {
   return typeof randomizer === "object" && randomizer !== null && made.has(randomizer);
 }
 const made = new WeakSet<object>();
+
+/** Twists the whole state (every word ready): the next 624 words. */
+function twist(s: Int32Array): void {
+  for (let i = 0; i < N; i++) twistWord(s, i);
+}
+
+/** Word i of the next state: from words i and i + 1 (word 0's new value for the last) and i + M (wrapping to new words). */
+function twistWord(s: Int32Array, i: number): void {
+  const y = (s[i]! & UPPER) + (s[i + 1 < N ? i + 1 : 0]! & LOWER);
+  s[i] = s[i + M < N ? i + M : i + M - N]! ^ (y >>> 1) ^ (-(y & 1) & MATRIX_A);
+}
