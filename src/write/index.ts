@@ -29,6 +29,7 @@ import {
   readBase,
 } from "./bases.js";
 import { FileWriter } from "./file-writer.js";
+import { removeAbandonedStaging } from "./abandoned.js";
 import { claimAndOverwrite, replaceKeepingSpare, sparePath } from "./in-place.js";
 import { hashBytesOnce } from "./hash.js";
 import { mergeJson } from "./json-merge.js";
@@ -111,6 +112,7 @@ export async function writeProject(
     if (entry.action === "conflict" && entry.content === undefined && previous?.files[entry.path])
       manifest.files[entry.path] = previous.files[entry.path]!;
   if (!options.dryRun) {
+    removeAbandonedStaging(outDir);
     if (fresh) await writeFresh(outDir, encoded, { manifest, bases }, options.alongside);
     else await applyUpdate(outDir, encoded, plan, { manifest, previous, bases }, options);
   }

@@ -10,6 +10,7 @@ import {
   rmSync,
   statSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -69,6 +70,29 @@ describe("write", () => {
     expect(readFileSync(join(out, "src/hooks.ts"), "utf8")).toBe("// my hooks\n");
     expect(readFileSync(join(out, "src/mine.ts"), "utf8")).toBe("// my file\n");
     expect(existsSync(join(out, "src/old.ts"))).toBe(false);
+  });
+
+  it("removes the staging folders a killed run left an hour ago or more, and nothing else", async () => {
+    const parent = mkdtempSync(join(tmpdir(), "cgm-write-"));
+    const out = join(parent, "project");
+    const plant = (folder: string, hoursAgo: number) => {
+      mkdirSync(folder, { recursive: true });
+      writeFileSync(join(folder, "0"), "half a run");
+      const time = Date.now() / 1000 - hoursAgo * 3600;
+      utimesSync(folder, time, time);
+    };
+    // A fresh project stages beside its folder; a regeneration inside `.guided-mcp`.
+    plant(join(parent, ".project.tmp-0a1b2c3d"), 2);
+    plant(join(parent, ".project.tmp-1a2b3c4d"), 0);
+    plant(join(parent, ".other.tmp-0a1b2c3d"), 2);
+    await writeProject(out, files("v1"), base);
+    expect(readdirSync(parent).sort()).toEqual([".other.tmp-0a1b2c3d", ".project.tmp-1a2b3c4d", "project"]);
+    plant(join(out, ".guided-mcp", "staging-0a1b2c3d"), 2);
+    plant(join(out, ".guided-mcp", "staging-1a2b3c4d"), 0.5);
+    plant(join(out, ".guided-mcp", "staging-notours"), 2);
+    await writeProject(out, files("v2"), base);
+    const left = readdirSync(join(out, ".guided-mcp")).filter((name) => name.startsWith("staging-"));
+    expect(left.sort()).toEqual(["staging-1a2b3c4d", "staging-notours"]);
   });
 
   it("writes nothing on a dry run", async () => {
