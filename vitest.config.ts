@@ -6,6 +6,7 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 600_000,
     pool: "forks",
+    globalSetup: ["./test/helpers/temp-root.ts"],
     reporters: ["default", "./test/helpers/summary-reporter.ts"],
   },
 });
