@@ -56,6 +56,7 @@ import { readPreviousTools } from "./write/previous.js";
 import { recordedOptions, recordedSource, type RecordableOptions } from "./recorded-options.js";
 import { hashBytesOnce } from "./write/hash.js";
 import { schemaRef } from "./model/lazy-schema.js";
+import type { Timed } from "./timed.js";
 
 export interface GenerateOptions {
   from: string;
@@ -262,8 +263,6 @@ function reportReuse(
   if (stats && stats.hits > 0) progress(`cache: ${stats.hits} of ${stats.hits + stats.misses} ${what} reused`);
 }
 
-type Timed = <T>(stage: string, run: () => T | Promise<T>) => Promise<T>;
-
 /**
  * Load → normalise → dereference → model, with the per-operation cache of the
  * project (see src/cache/incremental.ts). Only the model and the spec's hash
@@ -278,8 +277,9 @@ async function readModel(
   const loaded = await timed("load", () => loadSpecCached(options.from, options, modelCache));
   const specHash = loaded.textHash ?? hashContent(loaded.text);
   // A cold run of a large API will want the example worker: started now, it works ahead while this thread models.
-  const seedOf = (toolName: string) => toolSeed(options.seed ?? 1, toolName);
-  const worker = modelCache?.fresh === false ? undefined : startExampleWorker(operationCount(loaded.document), seedOf);
+  const seedOf = (tool: string) => toolSeed(options.seed ?? 1, tool);
+  const worker =
+    modelCache?.fresh === false ? undefined : startExampleWorker(operationCount(loaded.document), seedOf, !!modelCache);
   const build = () =>
     buildModelCached(
       loaded,

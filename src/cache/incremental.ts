@@ -15,6 +15,7 @@ import { isParsedJsonTree, parseSpecFile, parseSpecText, type LoadedSpec } from 
 import type { ApiModel } from "../model/ir.js";
 import type { ModelOptions, OpenApiPrelude, OperationOutcome } from "../model/openapi.js";
 import type { SpecObject } from "../normalise/index.js";
+import type { Timed } from "../timed.js";
 import type { ModelCache } from "./model-cache.js";
 import { recordToolOrigins } from "./guidance-keys.js";
 import { editSince, type KeysSince, readPreviousKeys, saveKeys } from "./key-table.js";
@@ -25,14 +26,12 @@ import { HTTP_METHODS } from "../model/openapi.js";
 
 export { loadSpecCached } from "./sparse-load.js";
 
-type Stage = <T>(stage: string, run: () => T | Promise<T>) => Promise<T>;
-
 /** The model of a loaded spec, from the cache where it can be (see the module comment). */
 export async function buildModelCached(
   given: LoadedSpec,
   options: ModelOptions & DereferenceOptions,
   cache: ModelCache | undefined,
-  timed: Stage,
+  timed: Timed,
 ): Promise<ApiModel> {
   let loaded = given;
   const regeneration = regenerationOf(loaded);
@@ -135,7 +134,7 @@ async function sparseRegeneration(
   { file, previous, edit, salt, skeleton }: Regeneration,
   options: ModelOptions & DereferenceOptions,
   cache: ModelCache,
-  timed: Stage,
+  timed: Timed,
 ): Promise<ApiModel | undefined> {
   const document = loaded.document as SpecObject;
   const edited = edit === "unchanged" ? undefined : edit;
@@ -173,7 +172,7 @@ function isOpenApi(document: unknown): boolean {
 async function fullPipeline(
   loaded: LoadedSpec,
   options: ModelOptions & DereferenceOptions,
-  timed: Stage,
+  timed: Timed,
   record: { cache: ModelCache; keys: DocumentKeys } | undefined,
 ): Promise<ApiModel> {
   const dereferenced = await normaliseAndDereference(loaded, options, timed);
@@ -204,7 +203,7 @@ async function fullPipeline(
   });
 }
 
-async function normaliseAndDereference(loaded: LoadedSpec, options: DereferenceOptions, timed: Stage) {
+async function normaliseAndDereference(loaded: LoadedSpec, options: DereferenceOptions, timed: Timed) {
   const { normaliseSpec } = await import("../normalise/index.js");
   const { dereferenceSpec } = await import("../dereference/index.js");
   const normalised = await timed("normalise", () => normaliseSpec(loaded));

@@ -16,6 +16,7 @@ import { fileURLToPath } from "node:url";
 import { setFlagsFromString } from "node:v8";
 import { Worker } from "node:worker_threads";
 import { listenToDrafts } from "../model/draft-listener.js";
+import type { Timed } from "../timed.js";
 import { openAhead } from "./ahead.js";
 // Types only: ./outcomes.ts brings the example search (json-schema-faker, faker), loaded by a run that computes outcomes.
 import type { OutcomeResults, WorkerRequest } from "./outcomes.js";
@@ -72,18 +73,20 @@ export interface ExampleWorker {
   restoring(timed: Timed): Timed;
 }
 
-type Timed = <T>(stage: string, run: () => T | Promise<T>) => Promise<T>;
-
 /**
  * Starts the worker when a run of `operationCount` operations will use one (same rule as `shouldUseWorker`);
- * the model stage's drafts are sent to it ahead, each with the seed `seedOf` gives its base name.
+ * the model stage's drafts are sent to it ahead, each with the seed `seedOf` gives its base name. `roomyHeap`:
+ * whether the stage that follows (given `restoring`) compiles no script, so the worker can be made with room in
+ * its heap (see `withRoomyHeap`): a run with the project's caches keys the spec first; one without them
+ * loads the normalise and dereference chunks at once, which the flag would keep from the code cache.
  */
 export function startExampleWorker(
   operationCount: number,
   seedOf: (toolName: string) => number,
+  roomyHeap: boolean,
 ): ExampleWorker | undefined {
   if (!shouldUseWorker(operationCount)) return undefined;
-  return spawnWorker(operationCount <= MAX_OPERATIONS_AHEAD ? { operationCount, seedOf } : undefined);
+  return spawnWorker(operationCount <= MAX_OPERATIONS_AHEAD ? { operationCount, seedOf, roomyHeap } : undefined);
 }
 
 /**
@@ -100,13 +103,14 @@ const MAX_OPERATIONS_AHEAD = 5_000;
 function spawnWorker(options?: {
   operationCount: number;
   seedOf: (toolName: string) => number;
+  roomyHeap: boolean;
 }): ExampleWorker | undefined {
   const url = workerFile();
   if (!url) return undefined;
   const ahead = options && openAhead(options.operationCount, options.seedOf);
   // Only a worker computing ahead gets the room: its heap's mark-compact falls in the middle of its examples.
   const make = () => new Worker(url, ahead ? { workerData: ahead.setup, transferList: [ahead.setup.port] } : {});
-  const { worker, restore } = ahead ? withRoomyHeap(make) : { worker: make(), restore: () => {} };
+  const { worker, restore } = ahead && options.roomyHeap ? withRoomyHeap(make) : { worker: make(), restore: () => {} };
   // Waiting for tasks, it must not keep a failed run's process alive.
   worker.unref();
   const stopListening = ahead ? listenToDrafts(ahead.sender.listener) : () => {};

@@ -30,7 +30,7 @@ const SPARE_DIR = ".guided-mcp/cache/spare";
  * Writes `bytes` over the file at `target`, when it is a file of its own: a regular file with one name, reached
  * without following a symbolic link. False where it is not, or there is none (nothing written).
  */
-export function overwriteFile(target: string, bytes: Buffer): boolean {
+function overwriteFile(target: string, bytes: Buffer): boolean {
   if (process.platform === "win32") return false;
   let descriptor: number;
   try {

@@ -10,10 +10,16 @@ import { REPO_ROOT } from "../helpers/project.js";
 const CLI = join(REPO_ROOT, "bin", "create-guided-mcp.js");
 const SPEC = join(REPO_ROOT, "samples", "petstore.yaml");
 
-/** Generates Petstore with the real bin, its code cache under `cacheHome`; returns the README as generated. */
-function generate(cacheHome: string, env: Record<string, string> = {}): string {
-  const out = join(mkdtempSync(join(tmpdir(), "cgm-code-cache-out-")), "petstore");
-  const run = spawnSync(process.execPath, [CLI, "--quiet", "--from", SPEC, "--out", out], {
+/**
+ * Generates Petstore with the real bin, its code cache under `cacheHome`; returns the README as generated.
+ * `named`: without `--out`, into the folder named after the API (a run without the project's caches).
+ */
+function generate(cacheHome: string, env: Record<string, string> = {}, named = false): string {
+  const cwd = mkdtempSync(join(tmpdir(), "cgm-code-cache-out-"));
+  const out = join(cwd, named ? "petstore-mcp" : "petstore");
+  const args = [CLI, "--quiet", "--from", SPEC, ...(named ? [] : ["--out", out])];
+  const run = spawnSync(process.execPath, args, {
+    cwd,
     encoding: "utf8",
     env: { ...process.env, XDG_CACHE_HOME: cacheHome, ...env },
   });
@@ -94,6 +100,11 @@ describe("the CLI's V8 code cache", () => {
     expect(before).toHaveLength(2);
     expect(generate(home, worker)).toBe(expected);
     expect(later(entries(home))).toEqual(before);
+    // Without `--out` the run has no project caches, and loads those chunks right after the worker's start.
+    generate(home, worker, true);
+    const named = entries(home);
+    generate(home, worker, true);
+    expect(entries(home)).toEqual(named);
   });
 
   it("replaces corrupt, cut-short and foreign entries, and the run is unaffected", () => {
