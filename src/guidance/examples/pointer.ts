@@ -1,10 +1,19 @@
-/** Reading and writing values by instance path, and finding the subschema for a path. */
+/**
+ * Reading and writing values by instance path, and finding the subschema for a path. An instance path is Ajv's:
+ * a plain JSON pointer, whose `%` is a character (unlike a `$ref` fragment's, which is percent-encoded).
+ */
 import type { JsonSchema } from "../../model/ir.js";
-import { asSchema, escapePointerToken, isObject, parsePointer, schemaProperties } from "../schema-util.js";
+import { parsePointer } from "../../../templates/server/src/runtime/shared/json.js";
+import { asSchema, isObject, schemaProperties } from "../schema-util.js";
 
 export function getAt(root: unknown, instancePath: string): unknown {
+  return valueAt(root, parsePointer(instancePath), 0);
+}
+
+function valueAt(root: unknown, tokens: readonly string[], leaveOut: number): unknown {
   let cur = root;
-  for (const token of parsePointer(instancePath)) {
+  for (let index = 0; index < tokens.length - leaveOut; index++) {
+    const token = tokens[index]!;
     if (Array.isArray(cur)) cur = cur[Number(token)];
     else if (isObject(cur)) cur = cur[token];
     else return undefined;
@@ -18,13 +27,7 @@ export function setAt(holder: { root: unknown }, instancePath: string, value: un
     holder.root = value;
     return;
   }
-  const parent = getAt(
-    holder.root,
-    tokens
-      .slice(0, -1)
-      .map((t) => "/" + escapePointerToken(t))
-      .join(""),
-  );
+  const parent = valueAt(holder.root, tokens, 1);
   const last = tokens[tokens.length - 1]!;
   if (Array.isArray(parent)) parent[Number(last)] = value;
   else if (isObject(parent)) parent[last] = value;

@@ -7,7 +7,7 @@
  */
 import type { ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
 import type { JsonSchema } from "../../model/ir.js";
-import { asSchema, isObject, schemaRequired } from "../schema-util.js";
+import { asSchema, escapePointerToken, isObject, schemaRequired } from "../schema-util.js";
 import type { Budget, ExampleContext, ExampleMode, Made } from "./context.js";
 import { leafValue } from "./leaf.js";
 import type { Picker } from "./realistic.js";
@@ -148,7 +148,8 @@ function fixError(round: FixRound, e: ErrorObject): void {
     case "dependentRequired":
     case "dependencies": {
       const missing = String(params["missingProperty"]);
-      const key = `${e.instancePath}/${missing}`;
+      // The path Ajv would report for the property (its leaf errors are marked done under theirs).
+      const key = `${e.instancePath}/${escapePointerToken(missing)}`;
       if (done.has(key)) break;
       done.add(key);
       const propSchema =
