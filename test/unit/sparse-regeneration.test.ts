@@ -73,7 +73,10 @@ describe("a sparse JSON document", () => {
       Buffer.from('{"paths":{"/x":{"get":{"a":1},"put":[],"post":null,"parameters":[{"in":"query"}]}}}'),
     ) as Document;
     const item = sparse.paths["/x"]!;
-    expect(Object.getOwnPropertyDescriptor(item, "get")?.get).toBeTypeOf("function");
+    // Not parsed yet (the target holds a placeholder), not even by listing the keys.
+    expect(Object.keys(item)).toEqual(["get", "put", "post", "parameters"]);
+    expect(Object.getOwnPropertyDescriptor(item, "get")?.value).toBeUndefined();
+    expect(item["parameters"]).toEqual([{ in: "query" }]);
     expect(["get", "put", "post", "delete"].map((method) => holdsObject(item, method))).toEqual([
       true,
       false,
@@ -83,9 +86,18 @@ describe("a sparse JSON document", () => {
     const get = item["get"];
     expect(get).toEqual({ a: 1 });
     expect(item["get"]).toBe(get);
+    expect(Object.getOwnPropertyDescriptor(item, "get")?.value).toBe(get);
     item["put"] = { replaced: true };
     expect(item["put"]).toEqual({ replaced: true });
     expect(holdsObject(item, "put")).toBe(true);
+    // A member defined or deleted before it is read is never read from the text.
+    Object.defineProperty(item, "post", { value: 7, writable: true, enumerable: true, configurable: true });
+    expect(item["post"]).toBe(7);
+    const other = sparseJsonDocument(Buffer.from('{"a":{"b":1},"c":2}')) as Record<string, unknown>;
+    delete other["a"];
+    expect(other["a"]).toBeUndefined();
+    expect(JSON.stringify(other)).toBe('{"c":2}');
+    expect({ ...other }).toEqual({ c: 2 });
   });
 
   it("refuses text that is not one JSON object", () => {
