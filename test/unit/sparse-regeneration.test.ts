@@ -162,6 +162,15 @@ describe("a regeneration that parses only the edited operation", () => {
         json["application/json"]!.schema = { $ref: "#/components/schemas/simple-user" };
       },
     ],
+    // A `__proto__` member stops the in-place upgrade of the pruned document; the library upgrades its text instead.
+    [
+      "__proto__ member",
+      (document) => {
+        const edited = operation(document, "/user", "get");
+        edited["summary"] += " (with a note)";
+        edited["x-note"] = JSON.parse('{"__proto__":{"example":1}}');
+      },
+    ],
   ];
 
   it("writes what a full parse writes (report, changelog, merged user edits, --check) and what a cold run writes", async () => {
