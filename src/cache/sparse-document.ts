@@ -48,6 +48,8 @@ type LazyMember = [key: string, start: number, end: number];
 interface Unread {
   bytes: Buffer;
   members: Map<string, LazyMember>;
+  /** A path item's operations once read or written (see `OPERATION_ACCESSORS`); a proxy's target holds its own. */
+  values?: Map<string, unknown>;
 }
 const unread = new WeakMap<object, Unread>();
 const documents = new WeakSet<object>();
@@ -101,6 +103,7 @@ export function sparseJsonDocument(bytes: Buffer): JsonObject | undefined {
 type Role = "document" | "paths" | "path item" | "other";
 
 function objectOf(bytes: Buffer, skeleton: Skeleton, role: Role): JsonObject {
+  if (role === "path item") return pathItemOf(bytes, skeleton);
   const target: JsonObject = {};
   let members: Map<string, LazyMember> | undefined;
   for (const member of skeleton) {
@@ -108,9 +111,6 @@ function objectOf(bytes: Buffer, skeleton: Skeleton, role: Role): JsonObject {
     if (member.length === 2) {
       members?.delete(key);
       setMember(target, key, objectOf(bytes, member[1], childRole(role, key)));
-    } else if (role === "path item" && !(HTTP_METHODS as readonly string[]).includes(key)) {
-      members?.delete(key);
-      setMember(target, key, JSON.parse(bytes.toString("utf8", member[1], member[2])));
     } else {
       // Its place among the keys now (a repeated key keeps its first place), its value when read.
       (members ??= new Map()).set(key, member);
@@ -126,12 +126,62 @@ function objectOf(bytes: Buffer, skeleton: Skeleton, role: Role): JsonObject {
 }
 
 /**
+ * A path item: its operations read when needed, its own fields (path-level parameters, `x-mcp`…) parsed at once,
+ * since every regeneration reads them all (Microsoft Graph: 16,858 of them, where a lazy member each would cost
+ * more than the parse). Every regeneration also walks every path item (GitHub: 810), which through a proxy costs
+ * a few milliseconds more; a path item is a plain object whose operations are accessors shared by all path items
+ * (`OPERATION_ACCESSORS`), so that path items with the same keys share one layout.
+ */
+function pathItemOf(bytes: Buffer, skeleton: Skeleton): JsonObject {
+  const item: JsonObject = {};
+  const members = new Map<string, LazyMember>();
+  for (const member of skeleton) {
+    const key = member[0];
+    const accessor = OPERATION_ACCESSORS.get(key);
+    // (The scan lays out no path item's member; a recorded skeleton that does is read as it says.)
+    if (member.length === 2) setMember(item, key, objectOf(bytes, member[1], "other"));
+    else if (accessor) {
+      members.set(key, member);
+      Object.defineProperty(item, key, accessor);
+    } else setMember(item, key, JSON.parse(bytes.toString("utf8", member[1], member[2])));
+  }
+  if (members.size > 0) unread.set(item, { bytes, members, values: new Map() });
+  return item;
+}
+
+/** One getter and setter per HTTP method, shared by every path item: the operation's value is kept in `Unread.values`. */
+const OPERATION_ACCESSORS = new Map<string, PropertyDescriptor>(
+  HTTP_METHODS.map((method) => [
+    method,
+    {
+      enumerable: true,
+      configurable: true,
+      get(this: JsonObject): unknown {
+        const state = unread.get(this);
+        if (!state) return undefined;
+        const member = state.members.get(method);
+        if (member !== undefined) {
+          state.members.delete(method);
+          state.values!.set(method, JSON.parse(state.bytes.toString("utf8", member[1], member[2])));
+        }
+        return state.values!.get(method);
+      },
+      set(this: JsonObject, value: unknown) {
+        const state = unread.get(this);
+        state?.members.delete(method);
+        state?.values!.set(method, value);
+      },
+    },
+  ]),
+);
+
+/**
  * The traps of an object with members not read yet: a member is parsed from its bytes at its first read, and then
  * held by the target as a plain data property; one written, defined or deleted first is never read from the text.
  * An accessor per member cost ≈ 4 µs each to define (GitHub: 3,000 members, ≈ 12 ms a regeneration), and redefining
  * one as data on an object of hundreds copies the object's layout each time; a proxy defines nothing per member.
  * The keys are the target's own, in text order. (A property descriptor asked for before the member is read holds
- * `undefined`: `Object.keys` and spreads ask for descriptors of every key, and must not parse them all.)
+ * `undefined`: `Object.keys` asks for the descriptor of every key, and must not parse them all.)
  */
 const LAZY_MEMBERS: ProxyHandler<JsonObject> = {
   get(target, key, receiver) {
@@ -240,8 +290,9 @@ export function isSparseDocument(document: unknown): boolean {
  * sparse document not read yet.
  */
 export function holdsObject(holder: JsonObject, key: string): boolean {
-  const member = unread.get(holder)?.members.get(key);
-  if (member !== undefined) return unread.get(holder)!.bytes[member[1]] === OPEN_BRACE;
+  const state = unread.get(holder);
+  const member = state?.members.get(key);
+  if (member !== undefined) return state!.bytes[member[1]] === OPEN_BRACE;
   const value = holder[key];
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -69,30 +69,52 @@ describe("a sparse JSON document", () => {
   });
 
   it("says which members hold objects before reading them, and parses a member once, when read", () => {
-    const sparse = sparseJsonDocument(
-      Buffer.from('{"paths":{"/x":{"get":{"a":1},"put":[],"post":null,"parameters":[{"in":"query"}]}}}'),
-    ) as Document;
-    const item = sparse.paths["/x"]!;
-    // Not parsed yet (the target holds a placeholder), not even by listing the keys.
-    expect(Object.keys(item)).toEqual(["get", "put", "post", "parameters"]);
-    expect(Object.getOwnPropertyDescriptor(item, "get")?.value).toBeUndefined();
-    expect(item["parameters"]).toEqual([{ in: "query" }]);
-    expect(["get", "put", "post", "delete"].map((method) => holdsObject(item, method))).toEqual([
-      true,
-      false,
-      false,
-      false,
-    ]);
-    const get = item["get"];
-    expect(get).toEqual({ a: 1 });
-    expect(item["get"]).toBe(get);
-    expect(Object.getOwnPropertyDescriptor(item, "get")?.value).toBe(get);
-    item["put"] = { replaced: true };
-    expect(item["put"]).toEqual({ replaced: true });
-    expect(holdsObject(item, "put")).toBe(true);
-    // A member defined or deleted before it is read is never read from the text.
-    Object.defineProperty(item, "post", { value: 7, writable: true, enumerable: true, configurable: true });
-    expect(item["post"]).toBe(7);
+    const parse = vi.spyOn(JSON, "parse");
+    try {
+      const sparse = sparseJsonDocument(
+        Buffer.from(
+          '{"paths":{"/x":{"get":{"a":1},"put":[],"post":null,"parameters":[{"in":"query"}]}},' +
+            '"components":{"schemas":{"A":{"type":"string"},"B":{"type":"integer"}}},"info":{"title":"t"}}',
+        ),
+      ) as Document & { components: { schemas: Record<string, unknown> }; info: unknown };
+      // A path item's own fields are parsed at once; nothing else until read, not even by listing keys.
+      expect(parse).toHaveBeenCalledTimes(1);
+      const item = sparse.paths["/x"]!;
+      expect(Object.keys(item)).toEqual(["get", "put", "post", "parameters"]);
+      expect(Object.keys(sparse)).toEqual(["paths", "components", "info"]);
+      const schemas = sparse.components.schemas;
+      expect(Object.keys(schemas)).toEqual(["A", "B"]);
+      expect(Object.hasOwn(schemas, "A") && "B" in schemas).toBe(true);
+      expect(item["parameters"]).toEqual([{ in: "query" }]);
+      expect(["get", "put", "post", "delete"].map((method) => holdsObject(item, method))).toEqual([
+        true,
+        false,
+        false,
+        false,
+      ]);
+      expect(parse).toHaveBeenCalledTimes(1);
+      const get = item["get"];
+      expect(get).toEqual({ a: 1 });
+      expect(item["get"]).toBe(get);
+      expect(schemas["B"]).toEqual({ type: "integer" });
+      expect(schemas["B"]).toBe(schemas["B"]);
+      expect(parse).toHaveBeenCalledTimes(3);
+      // A member written, defined or deleted before it is read is never read from the text.
+      item["put"] = { replaced: true };
+      expect(item["put"]).toEqual({ replaced: true });
+      expect(holdsObject(item, "put")).toBe(true);
+      schemas["A"] = 7;
+      expect(schemas["A"]).toBe(7);
+      Object.defineProperty(sparse, "info", { value: 8, writable: true, enumerable: true, configurable: true });
+      expect(sparse.info).toBe(8);
+      expect(parse).toHaveBeenCalledTimes(3);
+      expect(JSON.stringify(sparse)).toBe(
+        '{"paths":{"/x":{"get":{"a":1},"put":{"replaced":true},"post":null,"parameters":[{"in":"query"}]}},' +
+          '"components":{"schemas":{"A":7,"B":{"type":"integer"}}},"info":8}',
+      );
+    } finally {
+      parse.mockRestore();
+    }
     const other = sparseJsonDocument(Buffer.from('{"a":{"b":1},"c":2}')) as Record<string, unknown>;
     delete other["a"];
     expect(other["a"]).toBeUndefined();
