@@ -244,11 +244,11 @@ async function prunedPipeline(
   let pruned: SpecObject | undefined;
   if (misses.length > 0 || !prelude) {
     try {
+      const input = prunedDocument(document, keys, misses);
       const spec = await normaliseAndDereference(
-        withText(
-          { source: loaded.source, location: loaded.location, document: prunedDocument(document, keys, misses) },
-          () => loaded.text,
-        ),
+        isSparseDocument(document)
+          ? ownedPrunedSpec(loaded, input)
+          : withText({ source: loaded.source, location: loaded.location, document: input }, () => loaded.text),
         options,
         async (_stage, run) => run(),
       );
@@ -286,6 +286,20 @@ async function prunedPipeline(
   const model = openapi.assembleOpenApiModel(prelude!, steps);
   recordToolOrigins(model.tools, outcomes, keys.operations);
   return { model, prelude: saved, outcomes };
+}
+
+/**
+ * A sparse document's pruned copy as a spec of its own: a fresh parse of its JSON, which the normalise stage may
+ * upgrade in place (src/normalise/upgrade-in-place.ts) instead of the library's copy of every object (GitHub's
+ * pruned document after a summary edit: ≈ 4 ms → ≈ 1 ms with the copy). The pruned copy itself shares its values
+ * with the sparse document, which the walk below reads again, so it must not change; a fresh parse is a tree
+ * nothing else holds, and its text is what the in-place walk's fallback parses again. (Only the full pipeline's
+ * fallback needs the original document untouched too, and it parses the spec afresh after a sparse run.)
+ */
+function ownedPrunedSpec(loaded: LoadedSpec, pruned: SpecObject): LoadedSpec {
+  const text = JSON.stringify(pruned);
+  const document = parseSpecText(text, loaded.source);
+  return withText({ source: loaded.source, location: loaded.location, document }, () => text);
 }
 
 /**

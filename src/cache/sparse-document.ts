@@ -9,8 +9,8 @@
  * bytes finds the members down to the level a regeneration addresses — the
  * top level, `paths/<path>/<member>`, `components/<group>/<name>` and Swagger
  * 2.0's `definitions|parameters|responses/<name>` — and each member's value is
- * parsed from its bytes when first read (a property getter that then replaces
- * itself with the value).
+ * parsed from its bytes when first read (an object with such members is a proxy
+ * whose target then holds the value: see `LAZY_MEMBERS`).
  *
  * Reading a sparse document gives exactly what reading `JSON.parse` of the same
  * text gives: the same keys in the same order (an object's keys are defined in
@@ -38,8 +38,20 @@ import { HTTP_METHODS, type HttpMethod } from "../model/openapi.js";
 
 type JsonObject = Record<string, unknown>;
 
-/** Sparse documents' objects: the first byte of each member not read yet (`{` for an object). */
-const unread = new WeakMap<object, Map<string, number>>();
+/** A member read when needed: its key and the bytes of its value. */
+type LazyMember = [key: string, start: number, end: number];
+
+/**
+ * An object of a sparse document with members not read yet (see `objectOf`): the members by key, and the text they
+ * are read from. Held for both the proxy and its target.
+ */
+interface Unread {
+  bytes: Buffer;
+  members: Map<string, LazyMember>;
+  /** A path item's operations once read or written (see `OPERATION_ACCESSORS`); a proxy's target holds its own. */
+  values?: Map<string, unknown>;
+}
+const unread = new WeakMap<object, Unread>();
 const documents = new WeakSet<object>();
 
 /**
@@ -70,7 +82,7 @@ export function scanSkeleton(bytes: Buffer): Skeleton | undefined {
   }
 }
 
-/** The document of JSON text `bytes` laid out as `skeleton` says (from `scanSkeleton` of these very bytes, or shifted by `skeletonAfterEdit`). */
+/** The document of JSON text `bytes` laid out as `skeleton` says (from `scanSkeleton` of these very bytes, or moved by `moveSkeleton`). */
 export function sparseDocument(bytes: Buffer, skeleton: Skeleton): JsonObject {
   const document = objectOf(bytes, skeleton, "document");
   documents.add(document);
@@ -91,22 +103,118 @@ export function sparseJsonDocument(bytes: Buffer): JsonObject | undefined {
 type Role = "document" | "paths" | "path item" | "other";
 
 function objectOf(bytes: Buffer, skeleton: Skeleton, role: Role): JsonObject {
+  if (role === "path item") return pathItemOf(bytes, skeleton);
   const target: JsonObject = {};
-  const pending = new Map<string, number>();
-  unread.set(target, pending);
+  let members: Map<string, LazyMember> | undefined;
   for (const member of skeleton) {
     const key = member[0];
     if (member.length === 2) {
-      pending.delete(key);
-      const child = objectOf(bytes, member[1], childRole(role, key));
-      Object.defineProperty(target, key, { value: child, writable: true, enumerable: true, configurable: true });
-    } else if (role === "path item" && !(HTTP_METHODS as readonly string[]).includes(key)) {
-      pending.delete(key);
-      const value: unknown = JSON.parse(bytes.toString("utf8", member[1], member[2]));
-      Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
-    } else defineLazy(target, pending, key, bytes, member[1], member[2]);
+      members?.delete(key);
+      setMember(target, key, objectOf(bytes, member[1], childRole(role, key)));
+    } else {
+      // Its place among the keys now (a repeated key keeps its first place), its value when read.
+      (members ??= new Map()).set(key, member);
+      setMember(target, key, undefined);
+    }
   }
-  return target;
+  if (!members) return target;
+  const state = { bytes, members };
+  const proxy = new Proxy(target, LAZY_MEMBERS);
+  unread.set(target, state);
+  unread.set(proxy, state);
+  return proxy;
+}
+
+/**
+ * A path item: its operations read when needed, its own fields (path-level parameters, `x-mcp`…) parsed at once,
+ * since every regeneration reads them all (Microsoft Graph: 16,858 of them, where a lazy member each would cost
+ * more than the parse). Every regeneration also walks every path item (GitHub: 810), which through a proxy costs
+ * a few milliseconds more; a path item is a plain object whose operations are accessors shared by all path items
+ * (`OPERATION_ACCESSORS`), so that path items with the same keys share one layout.
+ */
+function pathItemOf(bytes: Buffer, skeleton: Skeleton): JsonObject {
+  const item: JsonObject = {};
+  const members = new Map<string, LazyMember>();
+  for (const member of skeleton) {
+    const key = member[0];
+    const accessor = OPERATION_ACCESSORS.get(key);
+    // (The scan lays out no path item's member; a recorded skeleton that does is read as it says.)
+    if (member.length === 2) setMember(item, key, objectOf(bytes, member[1], "other"));
+    else if (accessor) {
+      members.set(key, member);
+      Object.defineProperty(item, key, accessor);
+    } else setMember(item, key, JSON.parse(bytes.toString("utf8", member[1], member[2])));
+  }
+  if (members.size > 0) unread.set(item, { bytes, members, values: new Map() });
+  return item;
+}
+
+/** One getter and setter per HTTP method, shared by every path item: the operation's value is kept in `Unread.values`. */
+const OPERATION_ACCESSORS = new Map<string, PropertyDescriptor>(
+  HTTP_METHODS.map((method) => [
+    method,
+    {
+      enumerable: true,
+      configurable: true,
+      get(this: JsonObject): unknown {
+        const state = unread.get(this);
+        if (!state) return undefined;
+        const member = state.members.get(method);
+        if (member !== undefined) {
+          state.members.delete(method);
+          state.values!.set(method, JSON.parse(state.bytes.toString("utf8", member[1], member[2])));
+        }
+        return state.values!.get(method);
+      },
+      set(this: JsonObject, value: unknown) {
+        const state = unread.get(this);
+        state?.members.delete(method);
+        state?.values!.set(method, value);
+      },
+    },
+  ]),
+);
+
+/**
+ * The traps of an object with members not read yet: a member is parsed from its bytes at its first read, and then
+ * held by the target as a plain data property; one written, defined or deleted first is never read from the text.
+ * An accessor per member cost ≈ 4 µs each to define (GitHub: 3,000 members, ≈ 12 ms a regeneration), and redefining
+ * one as data on an object of hundreds copies the object's layout each time; a proxy defines nothing per member.
+ * The keys are the target's own, in text order. (A property descriptor asked for before the member is read holds
+ * `undefined`: `Object.keys` asks for the descriptor of every key, and must not parse them all.)
+ */
+const LAZY_MEMBERS: ProxyHandler<JsonObject> = {
+  get(target, key, receiver) {
+    if (typeof key === "string") readMember(target, key);
+    return Reflect.get(target, key, receiver);
+  },
+  set(target, key, value) {
+    if (typeof key === "string") unread.get(target)?.members.delete(key);
+    return Reflect.set(target, key, value);
+  },
+  defineProperty(target, key, descriptor) {
+    if (typeof key === "string") unread.get(target)?.members.delete(key);
+    return Reflect.defineProperty(target, key, descriptor);
+  },
+  deleteProperty(target, key) {
+    if (typeof key === "string") unread.get(target)?.members.delete(key);
+    return Reflect.deleteProperty(target, key);
+  },
+};
+
+function readMember(target: JsonObject, key: string): void {
+  const state = unread.get(target);
+  const member = state?.members.get(key);
+  if (member === undefined) return;
+  state!.members.delete(key);
+  setMember(target, key, JSON.parse(state!.bytes.toString("utf8", member[1], member[2])));
+}
+
+/** `target[key] = value` as `JSON.parse` makes it: an own data property, `__proto__` included. */
+function setMember(target: JsonObject, key: string, value: unknown): void {
+  if (key === "__proto__")
+    Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+  else target[key] = value;
 }
 
 function childRole(role: Role, key: string): Role {
@@ -115,18 +223,23 @@ function childRole(role: Role, key: string): Role {
 }
 
 /**
- * The skeleton of a text that is the skeleton's text with the lazily read member spanning `start` to `end` replaced
- * by `length` bytes: members before it stay, members after it move by the difference. (Only such a member can be
- * replaced: a structured object's members are all in the skeleton, and none changed.)
+ * Moves `skeleton` (the caller's own: it is changed in place, and returned) to a text that is the skeleton's text
+ * with the lazily read member spanning `start` to `end` replaced by `length` bytes: members before it stay, members
+ * after it move by the difference. (Only such a member can be replaced: a structured object's members are all in
+ * the skeleton, and none changed.) In place, because a regeneration moves nearly every member of a skeleton it has
+ * just parsed (GitHub: ≈ 3,800 arrays, which a copy allocated again).
  */
-export function skeletonAfterEdit(skeleton: Skeleton, start: number, end: number, length: number): Skeleton {
+export function moveSkeleton(skeleton: Skeleton, start: number, end: number, length: number): Skeleton {
   const delta = length - (end - start);
-  return skeleton.map((member) => {
-    if (member.length === 2) return [member[0], skeletonAfterEdit(member[1], start, end, length)];
-    const [key, from, to] = member;
-    if (from === start && to === end) return [key, from, start + length];
-    return from >= end ? [key, from + delta, to + delta] : member;
-  });
+  for (const member of skeleton) {
+    if (member.length === 2) moveSkeleton(member[1], start, end, length);
+    else if (member[1] === start && member[2] === end) member[2] = start + length;
+    else if (member[1] >= end) {
+      member[1] += delta;
+      member[2] += delta;
+    }
+  }
+  return skeleton;
 }
 
 /**
@@ -182,8 +295,9 @@ export function isSparseDocument(document: unknown): boolean {
  * sparse document not read yet.
  */
 export function holdsObject(holder: JsonObject, key: string): boolean {
-  const first = unread.get(holder)?.get(key);
-  if (first !== undefined) return first === OPEN_BRACE;
+  const state = unread.get(holder);
+  const member = state?.members.get(key);
+  if (member !== undefined) return state!.bytes[member[1]] === OPEN_BRACE;
   const value = holder[key];
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -227,41 +341,6 @@ function scanObject(bytes: Buffer, start: number, skeleton: Skeleton, plan: Plan
     if (bytes[index] !== COMMA) throw new Unexpected();
     index = skipSpace(bytes, index + 1);
   }
-}
-
-/**
- * A member parsed from its bytes when first read (or replaced when first written). The getter keeps the value
- * rather than redefining the property as data: redefining one property of an object with hundreds of accessors
- * copies the object's layout every time (Stripe's 775 schemas: ≈ 1.6 ms a read).
- */
-function defineLazy(
-  target: JsonObject,
-  pending: Map<string, number>,
-  key: string,
-  bytes: Buffer,
-  start: number,
-  end: number,
-): void {
-  pending.set(key, bytes[start]!);
-  let read = false;
-  let value: unknown;
-  Object.defineProperty(target, key, {
-    enumerable: true,
-    configurable: true,
-    get() {
-      if (!read) {
-        value = JSON.parse(bytes.toString("utf8", start, end));
-        read = true;
-        pending.delete(key);
-      }
-      return value;
-    },
-    set(next: unknown) {
-      value = next;
-      read = true;
-      pending.delete(key);
-    },
-  });
 }
 
 function decodeKey(bytes: Buffer, start: number, end: number): string {

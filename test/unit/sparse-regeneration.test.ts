@@ -16,7 +16,7 @@ import {
   holdsObject,
   isSparseDocument,
   scanSkeleton,
-  skeletonAfterEdit,
+  moveSkeleton,
   sparseDocument,
   sparseJsonDocument,
 } from "../../src/cache/sparse-document.js";
@@ -69,23 +69,57 @@ describe("a sparse JSON document", () => {
   });
 
   it("says which members hold objects before reading them, and parses a member once, when read", () => {
-    const sparse = sparseJsonDocument(
-      Buffer.from('{"paths":{"/x":{"get":{"a":1},"put":[],"post":null,"parameters":[{"in":"query"}]}}}'),
-    ) as Document;
-    const item = sparse.paths["/x"]!;
-    expect(Object.getOwnPropertyDescriptor(item, "get")?.get).toBeTypeOf("function");
-    expect(["get", "put", "post", "delete"].map((method) => holdsObject(item, method))).toEqual([
-      true,
-      false,
-      false,
-      false,
-    ]);
-    const get = item["get"];
-    expect(get).toEqual({ a: 1 });
-    expect(item["get"]).toBe(get);
-    item["put"] = { replaced: true };
-    expect(item["put"]).toEqual({ replaced: true });
-    expect(holdsObject(item, "put")).toBe(true);
+    const parse = vi.spyOn(JSON, "parse");
+    try {
+      const sparse = sparseJsonDocument(
+        Buffer.from(
+          '{"paths":{"/x":{"get":{"a":1},"put":[],"post":null,"parameters":[{"in":"query"}]}},' +
+            '"components":{"schemas":{"A":{"type":"string"},"B":{"type":"integer"}}},"info":{"title":"t"}}',
+        ),
+      ) as Document & { components: { schemas: Record<string, unknown> }; info: unknown };
+      // A path item's own fields are parsed at once; nothing else until read, not even by listing keys.
+      expect(parse).toHaveBeenCalledTimes(1);
+      const item = sparse.paths["/x"]!;
+      expect(Object.keys(item)).toEqual(["get", "put", "post", "parameters"]);
+      expect(Object.keys(sparse)).toEqual(["paths", "components", "info"]);
+      const schemas = sparse.components.schemas;
+      expect(Object.keys(schemas)).toEqual(["A", "B"]);
+      expect(Object.hasOwn(schemas, "A") && "B" in schemas).toBe(true);
+      expect(item["parameters"]).toEqual([{ in: "query" }]);
+      expect(["get", "put", "post", "delete"].map((method) => holdsObject(item, method))).toEqual([
+        true,
+        false,
+        false,
+        false,
+      ]);
+      expect(parse).toHaveBeenCalledTimes(1);
+      const get = item["get"];
+      expect(get).toEqual({ a: 1 });
+      expect(item["get"]).toBe(get);
+      expect(schemas["B"]).toEqual({ type: "integer" });
+      expect(schemas["B"]).toBe(schemas["B"]);
+      expect(parse).toHaveBeenCalledTimes(3);
+      // A member written, defined or deleted before it is read is never read from the text.
+      item["put"] = { replaced: true };
+      expect(item["put"]).toEqual({ replaced: true });
+      expect(holdsObject(item, "put")).toBe(true);
+      schemas["A"] = 7;
+      expect(schemas["A"]).toBe(7);
+      Object.defineProperty(sparse, "info", { value: 8, writable: true, enumerable: true, configurable: true });
+      expect(sparse.info).toBe(8);
+      expect(parse).toHaveBeenCalledTimes(3);
+      expect(JSON.stringify(sparse)).toBe(
+        '{"paths":{"/x":{"get":{"a":1},"put":{"replaced":true},"post":null,"parameters":[{"in":"query"}]}},' +
+          '"components":{"schemas":{"A":7,"B":{"type":"integer"}}},"info":8}',
+      );
+    } finally {
+      parse.mockRestore();
+    }
+    const other = sparseJsonDocument(Buffer.from('{"a":{"b":1},"c":2}')) as Record<string, unknown>;
+    delete other["a"];
+    expect(other["a"]).toBeUndefined();
+    expect(JSON.stringify(other)).toBe('{"c":2}');
+    expect({ ...other }).toEqual({ c: 2 });
   });
 
   it("refuses text that is not one JSON object", () => {
@@ -116,7 +150,7 @@ describe("a skeleton moved past an edit", () => {
       expect(found).toEqual(specEdit(before, after));
       if (typeof found !== "object") throw new Error("no operation edit found");
       const oldEnd = found.end - (after.length - before.length);
-      const moved = skeletonAfterEdit(skeleton, found.start, oldEnd, found.end - found.start);
+      const moved = moveSkeleton(structuredClone(skeleton), found.start, oldEnd, found.end - found.start);
       expect(moved).toEqual(scanSkeleton(after));
       expect(fitsSkeleton(after, moved)).toBe(true);
       expect(fitsSkeleton(after, skeleton)).toBe(false);
@@ -148,6 +182,15 @@ describe("a regeneration that parses only the edited operation", () => {
           "200"
         ]!["content"] as Record<string, { schema: unknown }>;
         json["application/json"]!.schema = { $ref: "#/components/schemas/simple-user" };
+      },
+    ],
+    // A `__proto__` member stops the in-place upgrade of the pruned document; the library upgrades its text instead.
+    [
+      "__proto__ member",
+      (document) => {
+        const edited = operation(document, "/user", "get");
+        edited["summary"] += " (with a note)";
+        edited["x-note"] = JSON.parse('{"__proto__":{"example":1}}');
       },
     ],
   ];
