@@ -12,34 +12,21 @@ import { emitFiles, toolsBytes } from "./emit-stage.js";
 import { saveToolsIndex, toolTextKeys } from "./cache/tool-texts.js";
 import type { ShipTarget } from "./emit/ship.js";
 import { loadTemplateHelpers, packageRoot } from "./emit/templates.js";
-import { openExampleCache, type ExampleCache } from "./cache/index.js";
+import { openExampleCache } from "./cache/index.js";
 import { withUndamagedCaches } from "./cache/damaged.js";
 import { buildModelCached, loadSpecCached } from "./cache/incremental.js";
 import { openModelCache, type ModelCache } from "./cache/model-cache.js";
 import { settleAll } from "./cache/replace-file.js";
-import {
-  computeOutcomesInParallel,
-  shouldUseWorker,
-  startExampleWorker,
-  type ExampleWorker,
-} from "./parallel/index.js";
+import { startExampleWorker, type ExampleWorker } from "./parallel/index.js";
 // The guidance stage without the example search: that (json-schema-faker, faker) is loaded when a tool needs it.
-import {
-  addGuidance,
-  exampleCompiler,
-  finishGuidance,
-  lazyGuidanceCache,
-  prepareGuidance,
-  toolSeed,
-  type GuidanceOptions,
-} from "./guidance/guide.js";
+import { lazyGuidanceCache, toolSeed } from "./guidance/guide.js";
+import { guideModel } from "./guide-stage.js";
 import { guidanceCacheFor, primeExampleKeys } from "./cache/guidance-keys.js";
 import { isUrl, operationCount } from "./load/index.js";
 import type { ApiModel, Diagnostic, GuidedApiModel } from "./model/ir.js";
 import { filterTools, type ToolFilter } from "../templates/server/src/runtime/shared/filter.js";
 import { DEFAULT_AUTO_THRESHOLD } from "../templates/server/src/runtime/config/settings.js";
 import type { ToolMode } from "../templates/server/src/runtime/shared/tool-data.js";
-import { compileInputValidators, uncompilableSchema } from "./model/validators.js";
 import { formatReport, type ChangeReport } from "./report/index.js";
 import { compareToolsText } from "./report/text.js";
 import {
@@ -55,7 +42,6 @@ import {
 import { readPreviousTools } from "./write/previous.js";
 import { recordedOptions, recordedSource, type RecordableOptions } from "./recorded-options.js";
 import { hashBytesOnce } from "./write/hash.js";
-import { schemaRef } from "./model/lazy-schema.js";
 import type { Timed } from "./timed.js";
 
 export interface GenerateOptions {
@@ -298,55 +284,6 @@ async function readModel(
     worker?.release();
     throw error;
   }
-}
-
-/**
- * Validate (fail closed) and guidance. A cached tool's schema passed this very
- * generator's check when its entry was made, so only the others are checked;
- * the largest APIs do that and the example search on two threads, whose
- * outcomes go into the cache that guidance then reads.
- */
-async function guideModel(
-  model: ApiModel,
-  seed: number,
-  caches: Pick<GuidanceOptions, "guidanceCache"> & { exampleCache: ExampleCache; worker?: ExampleWorker | undefined },
-  timed: Timed,
-): Promise<GuidedApiModel> {
-  const { exampleCache, guidanceCache, worker } = caches;
-  const uncached = model.tools.filter(
-    (tool) => !exampleCache.has(schemaRef(tool, "inputSchema"), toolSeed(seed, tool.name)),
-  );
-  if (shouldUseWorker(uncached.length)) {
-    const positions = new Map(uncached.map((tool, index) => [index, tool]));
-    // This thread prepares the guidance that needs no example while the worker starts on the examples.
-    const { results, meanwhile: prepared } = await timed("validate+examples (2 threads)", () =>
-      computeOutcomesInParallel(
-        uncached.map((tool, index) => ({ index, schema: tool.inputSchema, seed: toolSeed(seed, tool.name) })),
-        worker,
-        () => timed("guidance without examples", () => prepareGuidance(model, { guidanceCache })),
-      ),
-    );
-    if (results.compileError)
-      throw uncompilableSchema(positions.get(results.compileError.index)!, results.compileError.message);
-    for (const { index, outcome } of results.outcomes) {
-      const tool = positions.get(index)!;
-      exampleCache.store(tool.inputSchema, toolSeed(seed, tool.name), outcome, true);
-    }
-    return timed("guidance", () => finishGuidance(model, prepared, { seed, exampleCache, guidanceCache }));
-  }
-  worker?.release();
-  // Every example is cached (a warm regeneration): nothing to check.
-  if (uncached.length === 0) return timed("guidance", () => addGuidance(model, { seed, exampleCache, guidanceCache }));
-  // The fail-closed check (see createCheckCompiler) judges each input schema with the example generator's
-  // compiler (the interpreter, else Ajv), whose repair then reuses that validator.
-  const { createExampleGenerator } = await import("./guidance/examples/index.js");
-  const exampleGenerator = createExampleGenerator();
-  const validators = await timed("validate", () =>
-    compileInputValidators({ ...model, tools: uncached }, exampleCompiler(exampleGenerator)),
-  );
-  return timed("guidance", () =>
-    addGuidance(model, { seed, validators, exampleGenerator, exampleCache, guidanceCache }),
-  );
 }
 
 /** The user's generation-time choices: which operations, and how they are exposed. */
