@@ -8,7 +8,8 @@ import { isAbsolute, resolve } from "node:path";
 import { GeneratorError } from "./diagnostics.js";
 import { TOOLS_DATA_PATH, type EmittedFile } from "./emit/index.js";
 import type { ToolSpan } from "./emit/tools-file.js";
-import { emitFiles, toolsBytes } from "./emit-stage.js";
+import { emitFiles, renderAhead, toolsBytes, type RenderedAhead } from "./emit-stage.js";
+import { serialiseMembersAhead } from "./emit/tool-members.js";
 import { saveToolsIndex, toolTextKeys } from "./cache/tool-texts.js";
 import type { ShipTarget } from "./emit/ship.js";
 import { loadTemplateHelpers, packageRoot } from "./emit/templates.js";
@@ -20,10 +21,10 @@ import { settleAll } from "./cache/replace-file.js";
 import { startExampleWorker, type ExampleWorker } from "./parallel/index.js";
 // The guidance stage without the example search: that (json-schema-faker, faker) is loaded when a tool needs it.
 import { lazyGuidanceCache, toolSeed } from "./guidance/guide.js";
-import { guideModel } from "./guide-stage.js";
+import { guideModel, type GuideAhead } from "./guide-stage.js";
 import { guidanceCacheFor, primeExampleKeys } from "./cache/guidance-keys.js";
 import { isUrl, operationCount } from "./load/index.js";
-import type { ApiModel, Diagnostic, GuidedApiModel } from "./model/ir.js";
+import type { ApiModel, Diagnostic, GuidedApiModel, ToolModel } from "./model/ir.js";
 import { filterTools, type ToolFilter } from "../templates/server/src/runtime/shared/filter.js";
 import { DEFAULT_AUTO_THRESHOLD } from "../templates/server/src/runtime/config/settings.js";
 import type { ToolMode } from "../templates/server/src/runtime/shared/tool-data.js";
@@ -118,15 +119,22 @@ async function generateOnce(
   };
 
   const version = generatorVersion();
-  const caches = { readCaches, progress };
-  const { guided, specHash, outDir, reuse, saveCaches, textKeys } = await guidedModel(options, version, timed, caches);
   const helpers = await loadTemplateHelpers(options.templatesDir);
+  const stageOptions = (outDir: string) => ({ ...options, outDir, generatorVersion: version, helpers });
+  let rendered: RenderedAhead | undefined;
+  // Emit's work that needs no example (see src/emit/tool-members.ts and src/emit-stage.ts `renderAhead`).
+  const ahead = (model: ApiModel, own: ToolModel[]) => {
+    serialiseMembersAhead(own, model.tools.length);
+    rendered = renderAhead(model, stageOptions(outDirOf(options, model)));
+  };
+  const caches = { readCaches, progress, ahead };
+  const { guided, specHash, outDir, reuse, saveCaches, textKeys } = await guidedModel(options, version, timed, caches);
   const previousManifest = await readManifest(outDir);
   const lastTools = previousManifest && readPreviousTools(outDir, previousManifest);
   const previousTools = lastTools?.generated;
   const previous = previousTools && { bytes: previousTools, hash: previousManifest?.files[TOOLS_DATA_PATH]?.hash };
   const { files, toolData, toolsFile } = await timed("emit", () =>
-    emitFiles(guided, { ...options, outDir, generatorVersion: version, helpers }, textKeys, previous),
+    emitFiles(guided, stageOptions(outDir), textKeys, previous, rendered),
   );
   reportReuse(progress, toolsFile?.stats, "tools' JSON");
   const reused = toolsFile ? { ...reuse, toolTexts: toolsFile.stats } : reuse;
@@ -189,7 +197,7 @@ async function guidedModel(
   options: GenerateOptions,
   version: string,
   timed: Timed,
-  { readCaches, progress }: { readCaches: boolean; progress: (line: string) => void },
+  { readCaches, progress, ahead }: { readCaches: boolean; progress: (line: string) => void; ahead: GuideAhead },
 ) {
   // Without --out the folder is named after the API, known only after the model: no model cache then.
   const cacheDir = options.out ? resolve(options.out) : undefined;
@@ -208,7 +216,7 @@ async function guidedModel(
   const modelStats = modelCache?.stats("operations");
   reportReuse(progress, modelStats, "operations' models");
   const seed = options.seed ?? 1;
-  const outDir = resolve(options.out ?? `./${model.api.name}`);
+  const outDir = outDirOf(options, model);
   // Example outcomes of an earlier run of this generator on this project (see src/cache).
   const exampleCache = openExampleCache(outDir, version, { readExisting: readCaches });
   primeExampleKeys(exampleCache, model.tools);
@@ -216,7 +224,7 @@ async function guidedModel(
   let keyed: ReturnType<typeof guidanceCacheFor> | undefined;
   const keyedCache = modelCache && (() => (keyed ??= guidanceCacheFor(modelCache, model.tools, seed)));
   const guidanceCache = keyedCache && lazyGuidanceCache(keyedCache);
-  const guided = await guideModel(model, seed, { exampleCache, guidanceCache, worker }, timed);
+  const guided = await guideModel(model, seed, { exampleCache, guidanceCache, worker }, timed, ahead);
   const guidanceStats = modelCache?.stats("guidance");
   reportReuse(progress, guidanceStats, "tools' guidance");
   reportReuse(progress, exampleCache.stats(), "tools' examples");
@@ -238,6 +246,11 @@ async function guidedModel(
     ]);
   };
   return { guided, specHash, outDir, reuse, saveCaches, ...(textKeys ? { textKeys } : {}) };
+}
+
+/** The project's folder: `--out`, else named after the API. */
+function outDirOf(options: GenerateOptions, model: ApiModel): string {
+  return resolve(options.out ?? `./${model.api.name}`);
 }
 
 /** A progress line for a cache that saved work this run. */

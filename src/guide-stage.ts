@@ -4,7 +4,6 @@
  * large API (see src/parallel).
  */
 import type { ExampleCache } from "./cache/index.js";
-import { serialiseMembersAhead } from "./emit/tool-members.js";
 import {
   addGuidance,
   exampleCompiler,
@@ -13,11 +12,14 @@ import {
   toolSeed,
   type GuidanceOptions,
 } from "./guidance/guide.js";
-import type { ApiModel, GuidedApiModel } from "./model/ir.js";
+import type { ApiModel, GuidedApiModel, ToolModel } from "./model/ir.js";
 import { schemaRef } from "./model/lazy-schema.js";
 import { compileInputValidators, uncompilableSchema } from "./model/validators.js";
 import { computeOutcomesInParallel, shouldUseWorker, type ExampleWorker } from "./parallel/index.js";
 import type { Timed } from "./timed.js";
+
+/** Later stages' work that needs no example, done while the worker searches (`own`: the tools not from the cache). */
+export type GuideAhead = (model: ApiModel, own: ToolModel[]) => void;
 
 /**
  * Validate (fail closed) and guidance. A cached tool's schema passed this very
@@ -30,6 +32,7 @@ export async function guideModel(
   seed: number,
   caches: Pick<GuidanceOptions, "guidanceCache"> & { exampleCache: ExampleCache; worker?: ExampleWorker | undefined },
   timed: Timed,
+  ahead?: GuideAhead,
 ): Promise<GuidedApiModel> {
   const { exampleCache, guidanceCache, worker } = caches;
   const uncached = model.tools.filter(
@@ -44,9 +47,11 @@ export async function guideModel(
         worker,
         async () => {
           const prepared = await timed("guidance without examples", () => prepareGuidance(model, { guidanceCache }));
-          // Emit's part that needs no example, while the worker still searches (see src/emit/tool-members.ts).
-          const own = model.tools.filter((_, position) => "own" in prepared.tools[position]!);
-          serialiseMembersAhead(own, model.tools.length);
+          // The worker still searches: what this thread does now, it does not do in the tail after the join.
+          ahead?.(
+            model,
+            model.tools.filter((_, position) => "own" in prepared.tools[position]!),
+          );
           return prepared;
         },
       ),

@@ -46,7 +46,8 @@ export function membersAhead(tool: GuidedTool): string | undefined {
   return entry.members;
 }
 
-function sameMembers(source: ToolModel, tool: GuidedTool): boolean {
+/** Whether `tool` is `source` with guidance: the same keys and values, besides its guidance. */
+export function sameMembers(source: ToolModel, tool: GuidedTool): boolean {
   const keys = Object.keys(source);
   if (Object.hasOwn(source, "guidance") || Object.keys(tool).length !== keys.length + 1) return false;
   const from = source as unknown as Record<string, unknown>;

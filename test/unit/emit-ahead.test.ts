@@ -7,6 +7,7 @@ import { toToolData } from "../../src/emit/index.js";
 import { membersAhead, serialiseMembersAhead } from "../../src/emit/tool-members.js";
 import { addGuidance } from "../../src/guidance/index.js";
 import type { GuidedTool } from "../../src/model/ir.js";
+import { emitFiles, renderAhead } from "../../src/emit-stage.js";
 import { runCli } from "../helpers/cli.js";
 import { modelFrom } from "../helpers/pipeline.js";
 import { projectFiles } from "../helpers/project.js";
@@ -107,5 +108,42 @@ describe("tools' members serialised before the example worker joins", () => {
     expect(threaded.stderr).toContain("validate+examples (2 threads)");
     expect(projectFiles(two!, [CACHE_DIR])).toEqual(projectFiles(one!, [CACHE_DIR]));
     expect(readFileSync(join(two!, "data", "tools.json"), "utf8")).toMatch(/^\{"api":/);
+  });
+});
+
+describe("the templates rendered before the example worker joins", () => {
+  const options = (outDir: string) => ({ outDir, generatorVersion: "0.0.0-test" });
+  const contents = (files: Array<{ path: string; content: string }>) =>
+    Object.fromEntries(files.map((file) => [file.path, file.content]));
+
+  it("are the files emit renders, used only for a guided model made of the model they were rendered from", async () => {
+    const model = await modelFrom(specOf(30));
+    const outDir = join(mkdtempSync(join(tmpdir(), "cgm-render-ahead-")), "out");
+    const ahead = renderAhead(model, options(outDir))!;
+    expect(ahead).toBeDefined();
+    const guided = addGuidance(model);
+    const plain = emitFiles(guided, options(outDir), undefined, undefined);
+    const early = emitFiles(guided, options(outDir), undefined, undefined, ahead);
+    expect(contents(early.files)).toEqual(contents(plain.files));
+    // The very files rendered ahead (not rendered again).
+    expect(early.files).toContain(ahead.rendered.files[0]);
+
+    // A tool's summary changed since (the README lists it), another API object, a tool more: rendered anew.
+    const [first, ...rest] = guided.tools;
+    const changes = [
+      { ...guided, tools: [{ ...first!, title: "A title the README shows" }, ...rest] },
+      { ...guided, api: { ...guided.api } },
+      { ...guided, tools: [...guided.tools, first!] },
+    ];
+    for (const changed of changes) {
+      const emitted = emitFiles(changed, options(outDir), undefined, undefined, ahead);
+      expect(emitted.files).not.toContain(ahead.rendered.files[0]);
+      expect(contents(emitted.files)).toEqual(
+        contents(emitFiles(changed, options(outDir), undefined, undefined).files),
+      );
+    }
+    expect(contents(emitFiles(changes[0]!, options(outDir), undefined, undefined).files)["README.md"]).toContain(
+      "A title the README shows",
+    );
   });
 });
