@@ -41,6 +41,7 @@ import {
   type WriteResult,
 } from "./write/index.js";
 import { readPreviousTools } from "./write/previous.js";
+import { knownBase } from "./write/known-bases.js";
 import { recordedOptions, recordedSource, type RecordableOptions } from "./recorded-options.js";
 import { hashBytesOnce } from "./write/hash.js";
 import type { Timed } from "./timed.js";
@@ -126,6 +127,8 @@ async function generateOnce(
   const ahead = (model: ApiModel, own: ToolModel[]) => {
     serialiseMembersAhead(own, model.tools.length);
     rendered = renderAhead(model, stageOptions(outDirOf(options, model)));
+    // The build's compressed merge bases (≈ 2 ms to read and check the first time), for the write.
+    knownBase("");
   };
   const caches = { readCaches, progress, ahead };
   const { guided, specHash, outDir, reuse, saveCaches, textKeys } = await guidedModel(options, version, timed, caches);
