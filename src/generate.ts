@@ -24,7 +24,7 @@ import { lazyGuidanceCache, toolSeed } from "./guidance/guide.js";
 import { guideModel, type GuideAhead } from "./guide-stage.js";
 import { guidanceCacheFor, primeExampleKeys } from "./cache/guidance-keys.js";
 import { isUrl, operationCount } from "./load/index.js";
-import type { ApiModel, Diagnostic, GuidedApiModel, ToolModel } from "./model/ir.js";
+import type { ApiModel, Diagnostic, GuidedApiModel } from "./model/ir.js";
 import { filterTools, type ToolFilter } from "../templates/server/src/runtime/shared/filter.js";
 import { DEFAULT_AUTO_THRESHOLD } from "../templates/server/src/runtime/config/settings.js";
 import type { ToolMode } from "../templates/server/src/runtime/shared/tool-data.js";
@@ -124,11 +124,11 @@ async function generateOnce(
   const stageOptions = (outDir: string) => ({ ...options, outDir, generatorVersion: version, helpers });
   let rendered: RenderedAhead | undefined;
   // Emit's work that needs no example (see src/emit/tool-members.ts and src/emit-stage.ts `renderAhead`).
-  const ahead = (model: ApiModel, own: ToolModel[]) => {
-    serialiseMembersAhead(own, model.tools.length);
+  const ahead: GuideAhead = (model, own, queued) => {
     rendered = renderAhead(model, stageOptions(outDirOf(options, model)));
     // The build's compressed merge bases (≈ 2 ms to read and check the first time), for the write.
     knownBase("");
+    serialiseMembersAhead(own, model.tools.length, queued);
   };
   const caches = { readCaches, progress, ahead };
   const { guided, specHash, outDir, reuse, saveCaches, textKeys } = await guidedModel(options, version, timed, caches);

@@ -18,8 +18,11 @@ import { compileInputValidators, uncompilableSchema } from "./model/validators.j
 import { computeOutcomesInParallel, shouldUseWorker, type ExampleWorker } from "./parallel/index.js";
 import type { Timed } from "./timed.js";
 
-/** Later stages' work that needs no example, done while the worker searches (`own`: the tools not from the cache). */
-export type GuideAhead = (model: ApiModel, own: ToolModel[]) => void;
+/**
+ * Later stages' work that needs no example, done while units wait for the worker (`own`: the tools not from the
+ * cache; `queued`: whether units still wait, so the work can stop where the worker would be left with nothing to do).
+ */
+export type GuideAhead = (model: ApiModel, own: ToolModel[], queued: () => boolean) => void;
 
 /**
  * Validate (fail closed) and guidance. A cached tool's schema passed this very
@@ -45,13 +48,15 @@ export async function guideModel(
       computeOutcomesInParallel(
         uncached.map((tool, index) => ({ index, schema: tool.inputSchema, seed: toolSeed(seed, tool.name) })),
         worker,
-        async () => {
+        async (queued) => {
           const prepared = await timed("guidance without examples", () => prepareGuidance(model, { guidanceCache }));
-          // The worker still searches: what this thread does now, it does not do in the tail after the join.
-          ahead?.(
-            model,
-            model.tools.filter((_, position) => "own" in prepared.tools[position]!),
-          );
+          // While the worker has units waiting, what this thread does now it does not do in the tail after the join.
+          if (queued())
+            ahead?.(
+              model,
+              model.tools.filter((_, position) => "own" in prepared.tools[position]!),
+              queued,
+            );
           return prepared;
         },
       ),

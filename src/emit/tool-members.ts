@@ -22,13 +22,20 @@ import { isCompactToolsFile } from "./tools-file.js";
 /** Above this many tools nothing is made ahead: Microsoft Graph's members would hold ≈ 50 MB until emit. */
 const MAX_TOOLS_AHEAD = 5_000;
 
+/** Tools serialised between two asks of `more` (Stripe: ≈ 1 ms). */
+const BATCH = 32;
+
 /** By the tool's input schema (a tool's own object; a lazy one's cell is never a key): what was made and from what. */
 const made = new WeakMap<object, { source: ToolModel; members: string }>();
 
-/** Serialises the members of `tools` (a large API's, whose data/tools.json is compact) for `membersAhead`. */
-export function serialiseMembersAhead(tools: readonly ToolModel[], total: number): void {
+/**
+ * Serialises the members of `tools` (a large API's, whose data/tools.json is compact) for `membersAhead`, in
+ * batches while `more()` says so: the rest are serialised by emit, as before.
+ */
+export function serialiseMembersAhead(tools: readonly ToolModel[], total: number, more = () => true): void {
   if (!isCompactToolsFile(total) || total > MAX_TOOLS_AHEAD) return;
-  for (const tool of tools) {
+  for (const [index, tool] of tools.entries()) {
+    if (index % BATCH === 0 && !more()) return;
     // A tool read from the cache holds its schemas as text: serialising it would parse them.
     if (hasLazySchema(tool)) continue;
     // A model tool has no guidance, so its entry's JSON is exactly the members'.

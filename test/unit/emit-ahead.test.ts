@@ -9,7 +9,10 @@ import { addGuidance } from "../../src/guidance/index.js";
 import type { GuidedTool } from "../../src/model/ir.js";
 import { emitFiles, renderAhead } from "../../src/emit-stage.js";
 import { runCli } from "../helpers/cli.js";
-import { modelFrom } from "../helpers/pipeline.js";
+import { modelFrom, SAMPLES } from "../helpers/pipeline.js";
+import { toolSeed } from "../../src/guidance/index.js";
+import { computeOutcomesInParallel, type ExampleWorker } from "../../src/parallel/index.js";
+import { outcomeUnits, sharedQueue } from "../../src/parallel/units.js";
 import { projectFiles } from "../helpers/project.js";
 import { CACHE_DIR } from "../../src/cache/index.js";
 
@@ -145,5 +148,32 @@ describe("the templates rendered before the example worker joins", () => {
     expect(contents(emitFiles(changes[0]!, options(outDir), undefined, undefined).files)["README.md"]).toContain(
       "A title the README shows",
     );
+  });
+});
+
+describe("what the main thread is told while the worker has units waiting", () => {
+  it("says units are queued until some thread has taken every one, and never without a worker", async () => {
+    const model = await modelFrom(join(SAMPLES, "petstore.yaml"));
+    const tasks = model.tools.map((tool, index) => ({ index, schema: tool.inputSchema, seed: toolSeed(1, tool.name) }));
+    const count = outcomeUnits(tasks).length;
+    expect(count).toBeGreaterThan(2);
+    // A stand-in for the worker that takes `taken` units, then answers with nothing (its units are then recomputed).
+    const worker = (taken: number): ExampleWorker => ({
+      run(units, slots) {
+        const queue = sharedQueue(slots);
+        for (let unit = 0; unit < taken; unit++) queue.take();
+        return { shared: units, results: Promise.reject(new Error("no answer")) };
+      },
+      release: () => {},
+      restoring: (timed) => timed,
+    });
+    const seen = async (taken: number) =>
+      (await computeOutcomesInParallel(tasks, worker(taken), (queued) => queued())).meanwhile;
+    expect(await seen(2)).toBe(true);
+    expect(await seen(count - 1)).toBe(true);
+    expect(await seen(count)).toBe(false);
+    // One unit: no worker, so nothing is queued for one.
+    const one = [tasks[0]!];
+    expect((await computeOutcomesInParallel(one, undefined, (queued) => queued())).meanwhile).toBe(false);
   });
 });
