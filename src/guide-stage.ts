@@ -10,6 +10,7 @@ import {
   finishGuidance,
   prepareGuidance,
   toolSeed,
+  type ExampleOutcome,
   type GuidanceOptions,
 } from "./guidance/guide.js";
 import type { ApiModel, GuidedApiModel, ToolModel } from "./model/ir.js";
@@ -63,11 +64,13 @@ export async function guideModel(
     );
     if (results.compileError)
       throw uncompilableSchema(positions.get(results.compileError.index)!, results.compileError.message);
+    const computed = new Map<ToolModel, ExampleOutcome>();
     for (const { index, outcome } of results.outcomes) {
       const tool = positions.get(index)!;
       exampleCache.store(tool.inputSchema, toolSeed(seed, tool.name), outcome, true);
+      computed.set(tool, outcome);
     }
-    return timed("guidance", () => finishGuidance(model, prepared, { seed, exampleCache, guidanceCache }));
+    return timed("guidance", () => finishGuidance(model, prepared, { seed, exampleCache, guidanceCache, computed }));
   }
   worker?.release();
   // Every example is cached (a warm regeneration): nothing to check.

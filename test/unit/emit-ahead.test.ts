@@ -110,6 +110,9 @@ describe("tools' members serialised before the example worker joins", () => {
     expect(threaded.code, threaded.stderr).toBe(0);
     expect(threaded.stderr).toContain("validate+examples (2 threads)");
     expect(projectFiles(two!, [CACHE_DIR])).toEqual(projectFiles(one!, [CACHE_DIR]));
+    // The outcomes the worker computed are in guidance as they are, uncopied: the example cache saves them unchanged.
+    const examples = [one!, two!].map((project) => readFileSync(join(project, CACHE_DIR, "examples.json"), "utf8"));
+    expect(examples[1]).toBe(examples[0]);
     expect(readFileSync(join(two!, "data", "tools.json"), "utf8")).toMatch(/^\{"api":/);
   });
 });
