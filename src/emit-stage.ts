@@ -4,9 +4,19 @@
  * texts when the project's caches allow it (see src/cache/tool-texts.ts).
  */
 import { assembleToolsFile, previousToolTexts } from "./cache/tool-texts.js";
-import { emitProject, toToolData, TOOLS_DATA_PATH, type EmitOptions, type EmittedFile } from "./emit/index.js";
+import {
+  emitProject,
+  renderProjectFiles,
+  toToolData,
+  TOOLS_DATA_PATH,
+  type EmitOptions,
+  type EmittedFile,
+  type RenderedFiles,
+} from "./emit/index.js";
+import { sameMembers } from "./emit/tool-members.js";
 import { isCompactToolsFile } from "./emit/tools-file.js";
-import type { GuidedApiModel } from "./model/ir.js";
+import type { ApiModel, GuidedApiModel } from "./model/ir.js";
+import { hasLazySchema } from "./model/lazy-schema.js";
 import type { PreparedWrite } from "./write/index.js";
 import { projectVersion } from "./write/previous.js";
 
@@ -16,18 +26,13 @@ import { projectVersion } from "./write/previous.js";
  */
 export function emitFiles(
   guided: GuidedApiModel,
-  options: Pick<EmitOptions, "generatorVersion" | "helpers" | "templatesDir" | "ship" | "mcpName"> & { outDir: string },
+  options: StageOptions,
   textKeys: { code: string; keys: string[] } | undefined,
   previous: { bytes: Buffer; hash: string | undefined } | undefined,
+  ahead?: RenderedAhead,
 ) {
-  const emitOptions: EmitOptions = {
-    generatorVersion: options.generatorVersion,
-    ...(options.helpers ? { helpers: options.helpers } : {}),
-    ...(options.templatesDir ? { templatesDir: options.templatesDir } : {}),
-    ...(options.ship ? { ship: options.ship } : {}),
-    ...(options.mcpName ? { mcpName: options.mcpName } : {}),
-    ...projectVersion(options.outDir),
-  };
+  const made = ahead && sameModel(ahead.model, guided) ? ahead : undefined;
+  const emitOptions: EmitOptions = made ? { ...made.options, rendered: made.rendered } : emitOptionsOf(options);
   if (!textKeys || !isCompactToolsFile(guided.tools.length)) {
     // The data file's tools, computed once: the change report compares them too.
     const toolData = guided.tools.map(toToolData);
@@ -42,6 +47,52 @@ export function emitFiles(
     slice: (from?: number, to?: number) => guided.tools.slice(from, to).map(toToolData),
   };
   return { files: emitProject(guided, { ...emitOptions, toolsFile: toolsFile.bytes }), toolData, toolsFile };
+}
+
+type StageOptions = Pick<EmitOptions, "generatorVersion" | "helpers" | "templatesDir" | "ship" | "mcpName"> & {
+  outDir: string;
+};
+
+function emitOptionsOf(options: StageOptions): EmitOptions {
+  return {
+    generatorVersion: options.generatorVersion,
+    ...(options.helpers ? { helpers: options.helpers } : {}),
+    ...(options.templatesDir ? { templatesDir: options.templatesDir } : {}),
+    ...(options.ship ? { ship: options.ship } : {}),
+    ...(options.mcpName ? { mcpName: options.mcpName } : {}),
+    ...projectVersion(options.outDir),
+  };
+}
+
+/** The project's templates rendered for a model before its guidance (see `renderAhead`). */
+export interface RenderedAhead {
+  model: ApiModel;
+  options: EmitOptions;
+  rendered: RenderedFiles;
+}
+
+/**
+ * The files emit renders from the templates, made while the example worker still searches (src/guide-stage.ts): they
+ * read the API and the tools' names, texts and operations, never the guidance. Used by `emitFiles` only for a guided
+ * model made of these very values. Not for a model read from the cache (its schemas would be parsed to compare them),
+ * and not when rendering fails: emit then renders again, and reports the failure where it always did.
+ */
+export function renderAhead(model: ApiModel, options: StageOptions): RenderedAhead | undefined {
+  if (model.tools.some(hasLazySchema)) return undefined;
+  const emitOptions = emitOptionsOf(options);
+  try {
+    return { model, options: emitOptions, rendered: renderProjectFiles(model, emitOptions) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether `guided` is `model` with guidance: the same members, and the same tools but for their guidance. */
+function sameModel(model: ApiModel, guided: GuidedApiModel): boolean {
+  const keys = Object.keys(model) as Array<keyof ApiModel>;
+  if (Object.keys(guided).length !== keys.length || model.tools.length !== guided.tools.length) return false;
+  for (const key of keys) if (key !== "tools" && key !== "diagnostics" && guided[key] !== model[key]) return false;
+  return model.tools.every((tool, index) => sameMembers(tool, guided.tools[index]!));
 }
 
 /** The emitted data/tools.json, as the write will encode it (already encoded unless this run writes nothing). */

@@ -8,38 +8,26 @@ import { isAbsolute, resolve } from "node:path";
 import { GeneratorError } from "./diagnostics.js";
 import { TOOLS_DATA_PATH, type EmittedFile } from "./emit/index.js";
 import type { ToolSpan } from "./emit/tools-file.js";
-import { emitFiles, toolsBytes } from "./emit-stage.js";
+import { emitFiles, renderAhead, toolsBytes, type RenderedAhead } from "./emit-stage.js";
+import { serialiseMembersAhead } from "./emit/tool-members.js";
 import { saveToolsIndex, toolTextKeys } from "./cache/tool-texts.js";
 import type { ShipTarget } from "./emit/ship.js";
 import { loadTemplateHelpers, packageRoot } from "./emit/templates.js";
-import { openExampleCache, type ExampleCache } from "./cache/index.js";
+import { openExampleCache } from "./cache/index.js";
 import { withUndamagedCaches } from "./cache/damaged.js";
 import { buildModelCached, loadSpecCached } from "./cache/incremental.js";
 import { openModelCache, type ModelCache } from "./cache/model-cache.js";
 import { settleAll } from "./cache/replace-file.js";
-import {
-  computeOutcomesInParallel,
-  shouldUseWorker,
-  startExampleWorker,
-  type ExampleWorker,
-} from "./parallel/index.js";
+import { startExampleWorker, type ExampleWorker } from "./parallel/index.js";
 // The guidance stage without the example search: that (json-schema-faker, faker) is loaded when a tool needs it.
-import {
-  addGuidance,
-  exampleCompiler,
-  finishGuidance,
-  lazyGuidanceCache,
-  prepareGuidance,
-  toolSeed,
-  type GuidanceOptions,
-} from "./guidance/guide.js";
+import { lazyGuidanceCache, toolSeed } from "./guidance/guide.js";
+import { guideModel, type GuideAhead } from "./guide-stage.js";
 import { guidanceCacheFor, primeExampleKeys } from "./cache/guidance-keys.js";
 import { isUrl, operationCount } from "./load/index.js";
 import type { ApiModel, Diagnostic, GuidedApiModel } from "./model/ir.js";
 import { filterTools, type ToolFilter } from "../templates/server/src/runtime/shared/filter.js";
 import { DEFAULT_AUTO_THRESHOLD } from "../templates/server/src/runtime/config/settings.js";
 import type { ToolMode } from "../templates/server/src/runtime/shared/tool-data.js";
-import { compileInputValidators, uncompilableSchema } from "./model/validators.js";
 import { formatReport, type ChangeReport } from "./report/index.js";
 import { compareToolsText } from "./report/text.js";
 import {
@@ -53,9 +41,9 @@ import {
   type WriteResult,
 } from "./write/index.js";
 import { readPreviousTools } from "./write/previous.js";
+import { knownBase } from "./write/known-bases.js";
 import { recordedOptions, recordedSource, type RecordableOptions } from "./recorded-options.js";
 import { hashBytesOnce } from "./write/hash.js";
-import { schemaRef } from "./model/lazy-schema.js";
 import type { Timed } from "./timed.js";
 
 export interface GenerateOptions {
@@ -132,15 +120,24 @@ async function generateOnce(
   };
 
   const version = generatorVersion();
-  const caches = { readCaches, progress };
-  const { guided, specHash, outDir, reuse, saveCaches, textKeys } = await guidedModel(options, version, timed, caches);
   const helpers = await loadTemplateHelpers(options.templatesDir);
+  const stageOptions = (outDir: string) => ({ ...options, outDir, generatorVersion: version, helpers });
+  let rendered: RenderedAhead | undefined;
+  // Emit's work that needs no example (see src/emit/tool-members.ts and src/emit-stage.ts `renderAhead`).
+  const ahead: GuideAhead = (model, own, queued) => {
+    rendered = renderAhead(model, stageOptions(outDirOf(options, model)));
+    // The build's compressed merge bases (≈ 2 ms to read and check the first time), for the write.
+    knownBase("");
+    serialiseMembersAhead(own, model.tools.length, queued);
+  };
+  const caches = { readCaches, progress, ahead };
+  const { guided, specHash, outDir, reuse, saveCaches, textKeys } = await guidedModel(options, version, timed, caches);
   const previousManifest = await readManifest(outDir);
   const lastTools = previousManifest && readPreviousTools(outDir, previousManifest);
   const previousTools = lastTools?.generated;
   const previous = previousTools && { bytes: previousTools, hash: previousManifest?.files[TOOLS_DATA_PATH]?.hash };
   const { files, toolData, toolsFile } = await timed("emit", () =>
-    emitFiles(guided, { ...options, outDir, generatorVersion: version, helpers }, textKeys, previous),
+    emitFiles(guided, stageOptions(outDir), textKeys, previous, rendered),
   );
   reportReuse(progress, toolsFile?.stats, "tools' JSON");
   const reused = toolsFile ? { ...reuse, toolTexts: toolsFile.stats } : reuse;
@@ -203,7 +200,7 @@ async function guidedModel(
   options: GenerateOptions,
   version: string,
   timed: Timed,
-  { readCaches, progress }: { readCaches: boolean; progress: (line: string) => void },
+  { readCaches, progress, ahead }: { readCaches: boolean; progress: (line: string) => void; ahead: GuideAhead },
 ) {
   // Without --out the folder is named after the API, known only after the model: no model cache then.
   const cacheDir = options.out ? resolve(options.out) : undefined;
@@ -222,7 +219,7 @@ async function guidedModel(
   const modelStats = modelCache?.stats("operations");
   reportReuse(progress, modelStats, "operations' models");
   const seed = options.seed ?? 1;
-  const outDir = resolve(options.out ?? `./${model.api.name}`);
+  const outDir = outDirOf(options, model);
   // Example outcomes of an earlier run of this generator on this project (see src/cache).
   const exampleCache = openExampleCache(outDir, version, { readExisting: readCaches });
   primeExampleKeys(exampleCache, model.tools);
@@ -230,7 +227,7 @@ async function guidedModel(
   let keyed: ReturnType<typeof guidanceCacheFor> | undefined;
   const keyedCache = modelCache && (() => (keyed ??= guidanceCacheFor(modelCache, model.tools, seed)));
   const guidanceCache = keyedCache && lazyGuidanceCache(keyedCache);
-  const guided = await guideModel(model, seed, { exampleCache, guidanceCache, worker }, timed);
+  const guided = await guideModel(model, seed, { exampleCache, guidanceCache, worker }, timed, ahead);
   const guidanceStats = modelCache?.stats("guidance");
   reportReuse(progress, guidanceStats, "tools' guidance");
   reportReuse(progress, exampleCache.stats(), "tools' examples");
@@ -252,6 +249,11 @@ async function guidedModel(
     ]);
   };
   return { guided, specHash, outDir, reuse, saveCaches, ...(textKeys ? { textKeys } : {}) };
+}
+
+/** The project's folder: `--out`, else named after the API. */
+function outDirOf(options: GenerateOptions, model: ApiModel): string {
+  return resolve(options.out ?? `./${model.api.name}`);
 }
 
 /** A progress line for a cache that saved work this run. */
@@ -298,55 +300,6 @@ async function readModel(
     worker?.release();
     throw error;
   }
-}
-
-/**
- * Validate (fail closed) and guidance. A cached tool's schema passed this very
- * generator's check when its entry was made, so only the others are checked;
- * the largest APIs do that and the example search on two threads, whose
- * outcomes go into the cache that guidance then reads.
- */
-async function guideModel(
-  model: ApiModel,
-  seed: number,
-  caches: Pick<GuidanceOptions, "guidanceCache"> & { exampleCache: ExampleCache; worker?: ExampleWorker | undefined },
-  timed: Timed,
-): Promise<GuidedApiModel> {
-  const { exampleCache, guidanceCache, worker } = caches;
-  const uncached = model.tools.filter(
-    (tool) => !exampleCache.has(schemaRef(tool, "inputSchema"), toolSeed(seed, tool.name)),
-  );
-  if (shouldUseWorker(uncached.length)) {
-    const positions = new Map(uncached.map((tool, index) => [index, tool]));
-    // This thread prepares the guidance that needs no example while the worker starts on the examples.
-    const { results, meanwhile: prepared } = await timed("validate+examples (2 threads)", () =>
-      computeOutcomesInParallel(
-        uncached.map((tool, index) => ({ index, schema: tool.inputSchema, seed: toolSeed(seed, tool.name) })),
-        worker,
-        () => timed("guidance without examples", () => prepareGuidance(model, { guidanceCache })),
-      ),
-    );
-    if (results.compileError)
-      throw uncompilableSchema(positions.get(results.compileError.index)!, results.compileError.message);
-    for (const { index, outcome } of results.outcomes) {
-      const tool = positions.get(index)!;
-      exampleCache.store(tool.inputSchema, toolSeed(seed, tool.name), outcome, true);
-    }
-    return timed("guidance", () => finishGuidance(model, prepared, { seed, exampleCache, guidanceCache }));
-  }
-  worker?.release();
-  // Every example is cached (a warm regeneration): nothing to check.
-  if (uncached.length === 0) return timed("guidance", () => addGuidance(model, { seed, exampleCache, guidanceCache }));
-  // The fail-closed check (see createCheckCompiler) judges each input schema with the example generator's
-  // compiler (the interpreter, else Ajv), whose repair then reuses that validator.
-  const { createExampleGenerator } = await import("./guidance/examples/index.js");
-  const exampleGenerator = createExampleGenerator();
-  const validators = await timed("validate", () =>
-    compileInputValidators({ ...model, tools: uncached }, exampleCompiler(exampleGenerator)),
-  );
-  return timed("guidance", () =>
-    addGuidance(model, { seed, validators, exampleGenerator, exampleCache, guidanceCache }),
-  );
 }
 
 /** The user's generation-time choices: which operations, and how they are exposed. */

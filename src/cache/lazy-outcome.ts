@@ -12,7 +12,7 @@ import type { OperationOutcome } from "../model/openapi.js";
 import { defineLazySchema, LAZY_SCHEMAS } from "../model/lazy-schema.js";
 import { DamagedCacheError } from "./damaged.js";
 
-/** The outcome's text (`json`: how a value becomes the file's JSON; see model-cache.ts `asciiJson`). */
+/** The outcome's text (`json`: how a value becomes the file's JSON; see model-cache.ts `writeChunked`). */
 export function outcomeText(outcome: OperationOutcome, json: (value: unknown) => string): string {
   return [...outcomePieces(outcome, json)].join("");
 }

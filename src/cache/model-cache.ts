@@ -23,7 +23,7 @@ import { replaceFile, settleAll } from "./replace-file.js";
 
 export const MODEL_CACHE_FILE = ".guided-mcp/cache/model.json";
 /**
- * Bump when the file layout changes (4: ASCII only, see `asciiJson`; 5: the `shapes` section; 6: an operation's
+ * Bump when the file layout changes (4: ASCII only, see `asciiText`; 5: the `shapes` section; 6: an operation's
  * response schema after a tab, see lazy-outcome.ts).
  */
 const FORMAT = 6;
@@ -180,39 +180,55 @@ function* entryLines(kept: Kept, onlyComputed: boolean): Generator<string> {
       if (onlyComputed && typeof json === "string") continue;
       yield `${section}\t${key}\t`;
       if (typeof json === "string") yield json;
-      else if (section === "operations") yield* outcomePieces(json.value as OperationOutcome, toJson);
-      else yield asciiJson(json.json?.() ?? JSON.stringify(json.value));
+      // A schema's text may have been made already, for its tool's shape (see ./schema-texts.ts).
+      else if (section === "operations") yield* outcomePieces(json.value as OperationOutcome, schemaJson);
+      else yield json.json?.() ?? JSON.stringify(json.value);
       yield "\n";
     }
 }
 
 /**
- * Writes (`w`) or appends (`a`) the text `pieces`, copied into a 1 MB buffer written whenever full. Synchronously:
- * each asynchronous write was a trip through the thread pool with this thread idle (GitHub's 7.5 MB: ≈ 30 ms),
- * and the other caches' files are written on the pool meanwhile. Each piece goes into the buffer as it is (joining
- * them into chunk strings first made V8 flatten and copy every byte once more). The text is ASCII (see
- * `asciiJson`), so Latin-1 encodes it.
+ * Writes (`w`) or appends (`a`) the text `pieces` as ASCII (see `asciiText`), copied into a 1 MB buffer written
+ * whenever full. Synchronously: each asynchronous write was a trip through the thread pool with this thread idle
+ * (GitHub's 7.5 MB: ≈ 30 ms), and the other caches' files are written on the pool meanwhile. Each piece goes into
+ * the buffer as it is (joining them into chunk strings first made V8 flatten and copy every byte once more).
  */
 function writeChunked(path: string, flags: "w" | "a", pieces: Iterable<string>): void {
   const descriptor = openSync(path, flags);
   try {
-    const chunk = Buffer.allocUnsafe(CHUNK);
-    let used = 0;
+    const out = { descriptor, chunk: Buffer.allocUnsafe(CHUNK), used: 0 };
     for (const piece of pieces) {
-      if (used + piece.length > CHUNK) {
-        writeAll(descriptor, chunk.subarray(0, used));
-        used = 0;
+      // Room for three bytes a character, so that the UTF-8 write below is never cut short.
+      if (out.used + 3 * piece.length > CHUNK) flush(out);
+      if (3 * piece.length > CHUNK) {
+        const bytes = Buffer.from(piece, "utf8");
+        writeAll(descriptor, bytes.length === piece.length ? bytes : Buffer.from(asciiText(piece), "latin1"));
+        continue;
       }
-      if (piece.length > CHUNK) writeAll(descriptor, Buffer.from(piece, "latin1"));
-      else used += chunk.write(piece, used, "latin1");
+      // One pass for nearly every piece: as many bytes as characters means all of them were ASCII. (Measuring the
+      // UTF-8 length first, then copying, read every piece twice: ≈ 3 ms of Stripe's 5 MB.)
+      const written = out.chunk.write(piece, out.used, "utf8");
+      if (written === piece.length) {
+        out.used += written;
+        continue;
+      }
+      const ascii = asciiText(piece);
+      if (out.used + ascii.length > CHUNK) flush(out);
+      if (ascii.length > CHUNK) writeAll(descriptor, Buffer.from(ascii, "latin1"));
+      else out.used += out.chunk.write(ascii, out.used, "latin1");
     }
-    writeAll(descriptor, chunk.subarray(0, used));
+    flush(out);
   } finally {
     closeSync(descriptor);
   }
 }
 
 const CHUNK = 1 << 20;
+
+function flush(out: { descriptor: number; chunk: Buffer; used: number }): void {
+  writeAll(out.descriptor, out.chunk.subarray(0, out.used));
+  out.used = 0;
+}
 
 function writeAll(descriptor: number, bytes: Buffer): void {
   for (let written = 0; written < bytes.length;) written += writeSync(descriptor, bytes, written);
@@ -229,17 +245,13 @@ function stillAsRead(path: string, read: { size: number; mtimeMs: number }): boo
   }
 }
 
-// A schema's text may have been made already, for its tool's shape (see ./schema-texts.ts).
-const toJson = (value: unknown): string => asciiJson(schemaJson(value));
-
 /**
- * JSON text with every non-ASCII character escaped (`\u00e9`), which parses to the same value. A file of
- * ASCII only is read as one-byte Latin-1 text: V8 holds it in half the memory, and decoding, splitting and
- * parsing it take about half the time (GitHub's 62 non-ASCII characters made all 7.5 MB a two-byte string).
+ * JSON text with every non-ASCII character escaped (`\u00e9`), which parses to the same value: the file holds
+ * ASCII only (see `writeChunked`). It is read as one-byte Latin-1 text: V8 holds it in half the memory, and
+ * decoding, splitting and parsing it take about half the time (GitHub's 62 non-ASCII characters made all 7.5 MB a
+ * two-byte string).
  */
-function asciiJson(json: string): string {
-  // As many UTF-8 bytes as characters: all ASCII (most entries), nothing to escape.
-  if (Buffer.byteLength(json, "utf8") === json.length) return json;
+function asciiText(json: string): string {
   return json.replace(/[\u0080-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
@@ -264,7 +276,7 @@ function readCacheFile(file: string, code: string): ReadFile {
   try {
     const { size, mtimeMs } = statSync(file);
     const bytes = readFileSync(file);
-    // The writer escapes everything else (see `asciiJson`): any other byte is damage.
+    // The writer escapes everything else (see `asciiText`): any other byte is damage.
     if (!isAscii(bytes)) return empty;
     const lines = bytes.toString("latin1").split("\n");
     const header = JSON.parse(lines[0] ?? "") as { format?: unknown; code?: unknown };

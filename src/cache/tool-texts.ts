@@ -19,6 +19,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { toToolData } from "../emit/index.js";
 import { compactToolsFile } from "../emit/tools-file.js";
+import { membersAhead } from "../emit/tool-members.js";
 import type { GuidedApiModel, ToolModel } from "../model/ir.js";
 import { hashBytesOnce, hashContent } from "../write/hash.js";
 import { toolOrigin } from "./guidance-keys.js";
@@ -81,8 +82,13 @@ export function assembleToolsFile(model: GuidedApiModel, keys: readonly string[]
   let hits = 0;
   const pieces = model.tools.map((tool, index) => {
     const text = previous.get(keys[index]!);
-    if (text) hits++;
-    return text ?? (() => toToolData(tool));
+    if (text) {
+      hits++;
+      return text;
+    }
+    const members = membersAhead(tool);
+    const guidance: object | undefined = tool.guidance;
+    return members && typeof guidance === "object" ? { members, guidance } : () => toToolData(tool);
   });
   return { ...compactToolsFile(model, pieces), stats: { hits, misses: pieces.length - hits } };
 }

@@ -5,7 +5,7 @@
  */
 import { createRequire } from "node:module";
 import { GeneratorError } from "../diagnostics.js";
-import type { GuidedApiModel, GuidedTool, ToolData } from "../model/ir.js";
+import type { ApiModel, GuidedApiModel, GuidedTool, ToolData, ToolModel } from "../model/ir.js";
 import { credentialEnvNames, schemeEnvNames } from "../../templates/server/src/runtime/shared/credentials.js";
 import { DEFAULT_AUTO_THRESHOLD, settingRows } from "../../templates/server/src/runtime/config/settings.js";
 import type { ToolsFile } from "../../templates/server/src/runtime/shared/tool-data.js";
@@ -57,6 +57,18 @@ export interface EmitOptions {
   toolData?: ToolData[];
   /** The bytes of data/tools.json, when the caller assembled them already (see tools-file.ts). */
   toolsFile?: Buffer;
+  /** `renderProjectFiles` of this model with these options, when the caller made it ahead (see src/emit-stage.ts). */
+  rendered?: RenderedFiles;
+}
+
+/** The files rendered or copied from the templates (handlers included), and what emit needs of their context. */
+export interface RenderedFiles {
+  files: readonly EmittedFile[];
+  /** Those the generator must parse before writing (see `checkTypeScript`). */
+  toCheck: ReadonlySet<EmittedFile>;
+  templates: Map<string, TemplateFile>;
+  ship: readonly ShipTarget[];
+  shipVersion: string;
 }
 
 const PROJECT_PREFIX = "server/";
@@ -73,6 +85,46 @@ const RENAMED = new Map([
 export const TOOLS_DATA_PATH = "data/tools.json";
 
 export function emitProject(model: GuidedApiModel, options: EmitOptions): EmittedFile[] {
+  const { templates, ship, shipVersion, ...rendered } = options.rendered ?? renderProjectFiles(model, options);
+  const files = [...rendered.files];
+  files.push(
+    options.toolsFile
+      ? emittedBytes(TOOLS_DATA_PATH, options.toolsFile)
+      : {
+          path: TOOLS_DATA_PATH,
+          content: toolsDataJson(model, options.toolData ?? model.tools.map(toToolData)),
+          owner: "generator",
+        },
+  );
+  files.push({
+    path: TEST_EXPECTATIONS_PATH,
+    content: JSON.stringify(testExpectations(model), null, 2) + "\n",
+    owner: "generator",
+  });
+  if (ship.includes("mcpb"))
+    files.push({
+      path: MCPB_MANIFEST_PATH,
+      content: JSON.stringify(mcpbManifest(model, shipVersion), null, 2) + "\n",
+      owner: "generator",
+    });
+  if (ship.includes("registry"))
+    files.push({
+      path: REGISTRY_SERVER_PATH,
+      content: JSON.stringify(registryServer(model, options.mcpName, shipVersion), null, 2) + "\n",
+      owner: "generator",
+    });
+  checkTypeScript(
+    files.filter((file) => rendered.toCheck.has(file)),
+    templates,
+  );
+  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/**
+ * The project's files that come from the templates. They read the model's API and tools, not the tools' guidance,
+ * so a large run renders them while the example worker still searches (see src/emit-stage.ts `renderAhead`).
+ */
+export function renderProjectFiles(model: ApiModel, options: EmitOptions): RenderedFiles {
   const templates = readTemplates(options.templatesDir);
   const renderer = options.renderer ?? new TemplateRenderer(options.helpers);
   const ship = options.ship ?? SHIP_TARGETS;
@@ -118,37 +170,7 @@ export function emitProject(model: GuidedApiModel, options: EmitOptions): Emitte
     toCheck.add(file);
   }
 
-  files.push(
-    options.toolsFile
-      ? emittedBytes(TOOLS_DATA_PATH, options.toolsFile)
-      : {
-          path: TOOLS_DATA_PATH,
-          content: toolsDataJson(model, options.toolData ?? model.tools.map(toToolData)),
-          owner: "generator",
-        },
-  );
-  files.push({
-    path: TEST_EXPECTATIONS_PATH,
-    content: JSON.stringify(testExpectations(model), null, 2) + "\n",
-    owner: "generator",
-  });
-  if (ship.includes("mcpb"))
-    files.push({
-      path: MCPB_MANIFEST_PATH,
-      content: JSON.stringify(mcpbManifest(model, context.ship.version), null, 2) + "\n",
-      owner: "generator",
-    });
-  if (ship.includes("registry"))
-    files.push({
-      path: REGISTRY_SERVER_PATH,
-      content: JSON.stringify(registryServer(model, options.mcpName, context.ship.version), null, 2) + "\n",
-      owner: "generator",
-    });
-  checkTypeScript(
-    files.filter((file) => toCheck.has(file)),
-    templates,
-  );
-  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { files, toCheck, templates, ship, shipVersion: context.ship.version };
 }
 
 export function toToolData(tool: GuidedTool): ToolData {
@@ -175,7 +197,7 @@ function toolsDataJson(model: GuidedApiModel, tools: ToolData[]): string {
   return JSON.stringify(data, null, isCompactToolsFile(model.tools.length) ? undefined : 2) + "\n";
 }
 
-function templateContext(model: GuidedApiModel, options: EmitOptions) {
+function templateContext(model: ApiModel, options: EmitOptions) {
   const categories = new Map<string, number>();
   for (const tool of model.tools) categories.set(tool.category, (categories.get(tool.category) ?? 0) + 1);
   const handlerTools = model.tools.filter((tool) => tool.handler).map(handlerContext);
@@ -220,13 +242,13 @@ function templateContext(model: GuidedApiModel, options: EmitOptions) {
  * The README's quick start sets one thing: the first scheme's first credential env var (the table lists the
  * others), or else the base URL when the spec declares none.
  */
-function quickStart(model: GuidedApiModel): { credential?: string; more: boolean; baseUrl: boolean } {
+function quickStart(model: ApiModel): { credential?: string; more: boolean; baseUrl: boolean } {
   const names = credentialEnvNames(model.api.securitySchemes);
   const baseUrl = model.kind === "openapi" && !model.api.baseUrl;
   return { ...(names[0] ? { credential: names[0] } : {}), more: names.length > 1, baseUrl };
 }
 
-function handlerContext(tool: GuidedTool) {
+function handlerContext(tool: ToolModel) {
   return { name: tool.name, module: tool.handler?.module ?? tool.name, binding: identifier(tool.name, "handle_") };
 }
 

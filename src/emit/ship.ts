@@ -8,7 +8,7 @@
  * manifest.json and server.json are spec-derived data, so they are built here
  * as JSON; the Dockerfile and ignore files are templates.
  */
-import type { GuidedApiModel } from "../model/ir.js";
+import type { ApiModel } from "../model/ir.js";
 import { schemeCredentialEnv, type CredentialEnvVar } from "../../templates/server/src/runtime/shared/credentials.js";
 import type { SecuritySchemeData } from "../../templates/server/src/runtime/shared/tool-data.js";
 
@@ -38,7 +38,7 @@ const REGISTRY_DESCRIPTION_MAX = 100;
 export const REGISTRY_NAME_PATTERN = /^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/;
 
 /** The registry name, also `mcpName` in package.json: `--mcp-name`, else a placeholder namespace the owner replaces. */
-export function registryName(model: GuidedApiModel, mcpName?: string): string {
+export function registryName(model: ApiModel, mcpName?: string): string {
   return mcpName ?? `io.github.your-github-user/${model.api.name}`;
 }
 
@@ -52,7 +52,7 @@ export interface ShipContext {
 }
 
 export function shipContext(
-  model: GuidedApiModel,
+  model: ApiModel,
   targets: readonly ShipTarget[],
   mcpName?: string,
   version = INITIAL_VERSION,
@@ -71,7 +71,7 @@ function credentials(schemes: SecuritySchemeData[]): CredentialEnvVar[] {
 }
 
 /** MCPB manifest: the server runs from the bundle; each credential and the base URL are asked of the user at install time. */
-export function mcpbManifest(model: GuidedApiModel, version = INITIAL_VERSION): Record<string, unknown> {
+export function mcpbManifest(model: ApiModel, version = INITIAL_VERSION): Record<string, unknown> {
   const { api } = model;
   const userConfig: Record<string, Record<string, unknown>> = {};
   const env: Record<string, string> = {};
@@ -113,11 +113,7 @@ export function mcpbManifest(model: GuidedApiModel, version = INITIAL_VERSION): 
 }
 
 /** MCP Registry entry: the npm package (stdio, run with npx) and the HTTP remote (the Docker image behind a URL you choose). */
-export function registryServer(
-  model: GuidedApiModel,
-  mcpName?: string,
-  version = INITIAL_VERSION,
-): Record<string, unknown> {
+export function registryServer(model: ApiModel, mcpName?: string, version = INITIAL_VERSION): Record<string, unknown> {
   const { api } = model;
   const description = `MCP server for ${api.title}`;
   const environmentVariables = [

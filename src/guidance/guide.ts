@@ -57,6 +57,11 @@ export interface GuidanceOptions {
   /** Example outcomes from an earlier run (see src/cache); hits skip the example search. */
   exampleCache?: Pick<ExampleCache, "lookup" | "store" | "keep">;
   /**
+   * Outcomes this run computed for these tools (by tool) and handed to `exampleCache`, taken as they are: the
+   * cache's `lookup` would copy each (452 on Stripe), and nothing changes an outcome once it is in guidance.
+   */
+  computed?: ReadonlyMap<ToolModel, ExampleOutcome>;
+  /**
    * Whole tools' guidance from an earlier run, by the tool's position (see
    * src/cache/guidance-keys.ts): a hit stands for `guideTool`'s result and
    * warnings; `store` receives what was computed, before producer calls are
@@ -196,6 +201,7 @@ export function finishGuidance(
       exampleSchema: schemaFor(tool, validate),
       examples,
       exampleCache: options.exampleCache,
+      computed: options.computed,
     });
     const found = [...exampleProblems(tool, outcome), ...entry.own.diagnostics];
     const guidance = withExamples(entry.own.guidance, outcome);
@@ -241,10 +247,11 @@ interface ExampleContext {
   exampleSchema: JsonSchema;
   examples: () => ExampleGenerator;
   exampleCache: GuidanceOptions["exampleCache"];
+  computed: GuidanceOptions["computed"];
 }
 
 function exampleOutcome(tool: ToolModel, ctx: ExampleContext): ExampleOutcome {
-  const cached = ctx.exampleCache?.lookup(tool.inputSchema, ctx.seed);
+  const cached = ctx.computed?.get(tool) ?? ctx.exampleCache?.lookup(tool.inputSchema, ctx.seed);
   if (cached) return cached;
   const outcome = ctx.examples().build(ctx.exampleSchema, ctx.seed, ctx.validate);
   ctx.exampleCache?.store(tool.inputSchema, ctx.seed, outcome);

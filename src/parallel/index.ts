@@ -190,31 +190,32 @@ function withRoomyHeap(make: () => Worker): { worker: Worker; restore: () => voi
  * every unit. Both threads take units from one shared queue, largest first,
  * so the work splits evenly whatever a unit costs; `meanwhile` (work of this
  * thread that does not need the outcomes) runs first, while the worker has
- * the queue to itself. Units the worker computed ahead are its alone.
+ * the queue to itself; it is given `queued`, which tells whether units are
+ * still waiting for a thread. Units the worker computed ahead are its alone.
  */
 export async function computeOutcomesInParallel<T>(
   tasks: OutcomeTask[],
   started: ExampleWorker | undefined,
-  meanwhile: () => T | Promise<T>,
+  meanwhile: (queued: () => boolean) => T | Promise<T>,
 ): Promise<{ results: OutcomeResults; meanwhile: T }> {
   const units = outcomeUnits(tasks);
   const worker = units.length > 1 ? (started ?? spawnWorker()) : undefined;
   if (!worker) {
     started?.release();
-    const alongside = await meanwhile();
+    const alongside = await meanwhile(() => false);
     return { results: computeAlone(units, await import("./outcomes.js")), meanwhile: alongside };
   }
   const slots = queueSlots();
   const { shared, results: remote } = worker.run(units, slots);
+  const queue = sharedQueue(slots);
   remote.catch(() => {}); // awaited below, after this thread's share
   let alongside: T;
   let local: OutcomeResults;
   let other: OutcomeResults | undefined;
   try {
-    alongside = await meanwhile();
+    alongside = await meanwhile(() => queue.left(shared.length));
     // Loaded once the worker has its units (≈ 10 ms: the example search's chunks), and only when the worker has
     // not taken every unit meanwhile (it often has, with the units it computed ahead).
-    const queue = sharedQueue(slots);
     local = queue.left(shared.length) ? (await import("./outcomes.js")).computeUnits(shared, queue) : { outcomes: [] };
     other = await remote.catch(() => undefined);
   } finally {

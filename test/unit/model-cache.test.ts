@@ -47,7 +47,7 @@ function editFirstSummary(document: Document): void {
     for (const operation of Object.values(item)) {
       if (typeof operation !== "object" || operation === null) continue;
       const field = typeof operation["summary"] === "string" ? "summary" : "description";
-      // Non-ASCII on purpose: the cache file escapes it (see asciiJson in src/cache/model-cache.ts).
+      // Non-ASCII on purpose: the cache file escapes it (see asciiText in src/cache/model-cache.ts).
       operation[field] = `${String(operation[field] ?? "")} (edited — café 🚀)`;
       return;
     }
@@ -469,6 +469,23 @@ describe("model and guidance cache", () => {
       const reopened = openModelCache(dir, version);
       for (const [name, size] of Object.entries(sizes))
         expect(reopened.get("guidance", name)).toEqual({ guidance: { hints: hints(name, size) }, diagnostics: [] });
+    });
+
+    it("escapes exactly the entries that are not ASCII, wherever they fall in the write buffer", async () => {
+      const dir = mkdtempSync(join(tmpdir(), "cgm-model-cache-escape-"));
+      const cache = openModelCache(dir, version);
+      // Entries of ≈ 20–400 KB, ASCII or not, so that many cross the 1 MB buffer's end, and a few are larger than a
+      // third of it (written on their own).
+      const entries = Array.from({ length: 60 }, (_, index) => {
+        const text = `${index % 3 === 0 ? "naïve “𝒳” " : "plain "}${"y".repeat(20_000 + ((index * 7919) % 380_000))}`;
+        return [`e${index}`, { guidance: { hints: [text] } as never, diagnostics: [] }] as const;
+      });
+      for (const [name, value] of entries) cache.keep("guidance", name, value);
+      await cache.save();
+      const escaped = (json: string) =>
+        json.replace(/[\u0080-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
+      const lines = readFileSync(join(dir, MODEL_CACHE_FILE), "latin1").split("\n").slice(1, -1);
+      expect(lines).toEqual(entries.map(([name, value]) => `guidance\t${name}\t${escaped(JSON.stringify(value))}`));
     });
 
     it("writes an entry's JSON as its caller has it (escaped to ASCII), or serialises the value", async () => {
