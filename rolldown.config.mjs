@@ -32,6 +32,24 @@ const bundleAjv = {
 };
 
 /**
+ * The YAML parser is a script of its own, dist/bin/yaml.js (an entry of the bundle), which src/load/yaml.ts requires
+ * at the first YAML document: a JSON run neither evaluates the parser nor reads its compiled code from the V8 code
+ * cache. Like the shared Ajv module's, that `require` goes through `createRequire`, which the bundler leaves alone;
+ * here it is pointed at the bundle's script instead of the package (the same code: the package is what that script holds).
+ */
+const YAML_LOADER = /[\\/]src[\\/]load[\\/]yaml\.js$/;
+const YAML_MODULE = 'const YAML_MODULE = "yaml";';
+
+const yamlScript = {
+  name: "yaml-script",
+  transform(code, id) {
+    if (!YAML_LOADER.test(id)) return null;
+    if (!code.includes(YAML_MODULE)) this.error(`${id}: expected '${YAML_MODULE}' (see rolldown.config.mjs)`);
+    return { code: code.replace(YAML_MODULE, 'const YAML_MODULE = "./yaml.js";'), map: null };
+  },
+};
+
+/**
  * yargs' help layout (string-width, in three versions) makes an `Intl.Segmenter` and Unicode-property regexes
  * (`\\p{…}`) when its module is evaluated: the first segmenter loads ICU's break data and the regexes its
  * property tables, ≈ 10 ms each in every run, though a run that prints no help never measures a wide string.
@@ -160,7 +178,7 @@ const start = {
 };
 
 const bundle = {
-  input: ["dist/src/cli.js", "dist/src/parallel/worker.js"],
+  input: { cli: "dist/src/cli.js", worker: "dist/src/parallel/worker.js", yaml: "node_modules/yaml/dist/index.js" },
   platform: "node",
   transform: { define: { "import.meta.url": "__importMetaUrl" } },
   logLevel: "warn",
@@ -181,6 +199,7 @@ const bundle = {
   },
   plugins: [
     bundleAjv,
+    yamlScript,
     lazyTextLayout,
     lazyYargsAssert,
     noDefaultVersion,

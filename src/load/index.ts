@@ -6,9 +6,9 @@ import { isUtf8 } from "node:buffer";
 import { readFileSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
 import { pathToFileURL } from "node:url";
-import { LineCounter, parseDocument } from "yaml";
 import { escapePointerToken, GeneratorError } from "../diagnostics.js";
 import { hashContent } from "../write/hash.js";
+import { yamlParser } from "./yaml.js";
 
 export interface LoadedSpec {
   /** What the user passed: a path or URL. */
@@ -162,6 +162,7 @@ export function parseSpecText(text: string, source: string): unknown {
     // JSON has no aliases, so only the depth needs checking, and a scan of the text does that far faster than a walk.
     return jsonNestingWithin(trimmed, MAX_NESTING) ? parsed : checkStructure(parsed, source);
   }
+  const { LineCounter, parseDocument } = yamlParser();
   const lineCounter = new LineCounter();
   const document = parseDocument(trimmed, { lineCounter, uniqueKeys: false });
   const firstError = document.errors[0];

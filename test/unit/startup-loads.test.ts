@@ -35,6 +35,21 @@ describe("what a small generation loads", () => {
     expect(loaded.files.filter((file) => /node_modules[\\/](scslre|refa)[\\/]/.test(file))).toEqual([]);
     // A cold run searches for examples: the bundle's example-search chunk (json-schema-faker, faker) is loaded.
     expect(loaded.files.filter((file) => EXAMPLE_CHUNK.test(file))).toHaveLength(1);
+    // A YAML spec: the parser is the bundle's own code-cached script, not the package's files.
+    expect(loaded.files.filter((file) => YAML_SCRIPT.test(file))).toHaveLength(1);
+    expect(loaded.files.filter((file) => /node_modules[\\/]yaml[\\/]/.test(file))).toEqual([]);
+  });
+
+  // src/load/yaml.ts: JSON.parse reads a JSON spec; the YAML parser is neither evaluated nor read from the code cache.
+  it("a JSON spec does not load the YAML parser", () => {
+    const out = join(mkdtempSync(join(tmpdir(), "cgm-json-")), "out");
+    const { record: files } = runCliRecording<string[]>(
+      (file) =>
+        `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(file)}, JSON.stringify(Object.keys(require.cache))));`,
+      ["--quiet", "--from", join(REPO_ROOT, "samples", "inventory-swagger2.json"), "--out", out],
+    );
+    expect(files.some((file) => /dist[\\/]bin[\\/]cli\.js$/.test(file))).toBe(true);
+    expect(files.filter((file) => YAML_SCRIPT.test(file) || /node_modules[\\/]yaml[\\/]/.test(file))).toEqual([]);
   });
 
   // src/guidance/guide.ts: a regeneration whose every example outcome is cached never evaluates the example search.
@@ -64,3 +79,5 @@ describe("what a small generation loads", () => {
 
 /** The CLI bundle's chunk holding src/guidance/examples (rolldown names it after that module). */
 const EXAMPLE_CHUNK = /dist[\\/]bin[\\/]examples-[\w-]+\.js$/;
+/** The CLI bundle's script holding the YAML parser (an entry of its own: rolldown.config.mjs). */
+const YAML_SCRIPT = /dist[\\/]bin[\\/]yaml\.js$/;
