@@ -85,8 +85,13 @@ type TemplateSpec = Parameters<HandlebarsEnv["template"]>[0];
 
 /** How every template is compiled, at build time (precompile.ts) and at run time alike. */
 export const PRECOMPILE_OPTIONS = { noEscape: true, strict: true } as const;
-/** Written by `npm run build` (see precompile.ts), relative to the package root. */
-export const PRECOMPILED_TEMPLATES_FILE = "dist/precompiled-templates.cjs";
+/**
+ * Written by `npm run build` (see precompile.ts), relative to the package root. In the CLI bundle's folder, so the
+ * bundled CLI compiles it through the V8 code cache like its own scripts (src/code-cache.ts): the module and the
+ * template functions a run calls are read compiled, not compiled anew in every run. The build writes it after the
+ * bundle (whose build empties that folder).
+ */
+export const PRECOMPILED_TEMPLATES_FILE = "dist/bin/precompiled-templates.cjs";
 
 export function templateHash(text: string): string {
   return createHash("sha256").update(text).digest("hex");

@@ -45,6 +45,8 @@ describe("the CLI's V8 code cache", () => {
     // One entry per bundle script the run loaded (the CLI and its chunks), each its script's hash then V8's data.
     expect(made.size).toBeGreaterThanOrEqual(3);
     for (const { bytes } of made.values()) expect(bytes.length).toBeGreaterThan(32 + 100);
+    // The build's precompiled templates (src/emit/templates.ts) are read compiled too.
+    expect([...made.keys()].filter((name) => name.endsWith("-precompiled-templates.cjs.bin"))).toHaveLength(1);
     expect(generate(home)).toBe(first);
     // Accepted: nothing rewritten.
     expect(entries(home)).toEqual(made);
