@@ -1,5 +1,6 @@
 /**
- * The CLI bundle (npm run build:bundle): dist/src/cli.js and the worker entry, with their dependencies, into dist/bin.
+ * The CLI bundle (npm run build:bundle): dist/src/cli.js, the worker entry and the YAML parser (see `yamlScript`), with
+ * their dependencies, into dist/bin.
  *
  * CommonJS, not ESM: Node 20 can keep V8's compiled code of a CommonJS script between runs (`vm.Script`
  * cachedData; see src/code-cache.ts) but has no such cache for ES modules, and compiling the bundle is a
