@@ -227,7 +227,12 @@ async function guidedModel(
   let keyed: ReturnType<typeof guidanceCacheFor> | undefined;
   const keyedCache = modelCache && (() => (keyed ??= guidanceCacheFor(modelCache, model.tools, seed)));
   const guidanceCache = keyedCache && lazyGuidanceCache(keyedCache);
-  const guided = await guideModel(model, seed, { exampleCache, guidanceCache, worker }, timed, ahead);
+  // Then the model cache's new entries, encoded for its save (in the serial tail too), while units still wait.
+  const allAhead: GuideAhead = (model, own, queued) => {
+    ahead(model, own, queued);
+    modelCache?.serialiseAhead(queued);
+  };
+  const guided = await guideModel(model, seed, { exampleCache, guidanceCache, worker }, timed, allAhead);
   const guidanceStats = modelCache?.stats("guidance");
   reportReuse(progress, guidanceStats, "tools' guidance");
   reportReuse(progress, exampleCache.stats(), "tools' examples");

@@ -46,7 +46,9 @@ type Entries = Record<Section, Map<string, string>>;
 /** The sections whose reuse is counted (see `stats`). */
 type Counted = "operations" | "guidance";
 /** What this run keeps: JSON text, or a value serialised only when saved (see `keep`). */
-type Kept = Record<Section, Map<string, string | { value: unknown; json?: () => string | undefined }>>;
+type Kept = Record<Section, Map<string, string | Computed>>;
+/** An entry this run computed; `bytes`: its JSON as the file holds it, when made ahead (see `serialiseAhead`). */
+type Computed = { value: unknown; json?: () => string | undefined; bytes?: Buffer };
 
 export interface ModelCache {
   /** Fingerprint of the code that computes what is cached; part of every key. */
@@ -78,6 +80,12 @@ export interface ModelCache {
    * being written, when not in `projectDir` itself (a fresh project's staging folder): the file is then made anew.
    */
   save(root?: string): Promise<void>;
+  /**
+   * Encodes the operation entries this run computed as the file will hold them, in batches while `more()` says
+   * so, so that the save only copies them: done while the example worker still has units queued (the save is in
+   * the run's serial tail).
+   */
+  serialiseAhead(more: () => boolean): void;
 }
 
 /**
@@ -130,6 +138,7 @@ export function openModelCache(projectDir: string, generatorVersion: string, rea
       keep(section, key, undefined);
     },
     stats: (section) => ({ ...counts[section] }),
+    serialiseAhead: (more) => encodeAhead(kept.operations, more),
     async save(root = projectDir) {
       if (kept.operations.size === 0 && kept.guidance.size === 0) return;
       // The other files first: their writes go to the thread pool while this thread serialises the entries.
@@ -164,7 +173,7 @@ async function writeEntries(file: string, read: ReadFile, code: string, kept: Ke
   await replaceFile(file, async (temporary) => writeChunked(temporary, "w", fileLines(header, kept)));
 }
 
-function* fileLines(header: string, kept: Kept): Generator<string> {
+function* fileLines(header: string, kept: Kept): Generator<string | Buffer> {
   yield `${header}\n`;
   yield* entryLines(kept, false);
 }
@@ -174,13 +183,14 @@ function* fileLines(header: string, kept: Kept): Generator<string> {
  * computed is serialised only here, just before it is written, so its text is garbage at once: holding every new
  * entry's JSON until the write (Graph's ≈ 100 MB) made the collector copy and promote it.
  */
-function* entryLines(kept: Kept, onlyComputed: boolean): Generator<string> {
+function* entryLines(kept: Kept, onlyComputed: boolean): Generator<string | Buffer> {
   for (const section of SECTIONS)
     for (const [key, json] of kept[section]) {
       if (onlyComputed && typeof json === "string") continue;
       yield `${section}\t${key}\t`;
       if (typeof json === "string") yield json;
       // A schema's text may have been made already, for its tool's shape (see ./schema-texts.ts).
+      else if (json.bytes) yield json.bytes;
       else if (section === "operations") yield* outcomePieces(json.value as OperationOutcome, schemaJson);
       else yield json.json?.() ?? JSON.stringify(json.value);
       yield "\n";
@@ -193,11 +203,15 @@ function* entryLines(kept: Kept, onlyComputed: boolean): Generator<string> {
  * (GitHub's 7.5 MB: ≈ 30 ms), and the other caches' files are written on the pool meanwhile. Each piece goes into
  * the buffer as it is (joining them into chunk strings first made V8 flatten and copy every byte once more).
  */
-function writeChunked(path: string, flags: "w" | "a", pieces: Iterable<string>): void {
+function writeChunked(path: string, flags: "w" | "a", pieces: Iterable<string | Buffer>): void {
   const descriptor = openSync(path, flags);
   try {
     const out = { descriptor, chunk: Buffer.allocUnsafe(CHUNK), used: 0 };
     for (const piece of pieces) {
+      if (typeof piece !== "string") {
+        copyBytes(out, piece);
+        continue;
+      }
       // Room for three bytes a character, so that the UTF-8 write below is never cut short.
       if (out.used + 3 * piece.length > CHUNK) flush(out);
       if (3 * piece.length > CHUNK) {
@@ -224,6 +238,42 @@ function writeChunked(path: string, flags: "w" | "a", pieces: Iterable<string>):
 }
 
 const CHUNK = 1 << 20;
+
+/** Bytes encoded ahead (see `encodeAhead`), into the buffer, or written as they are when larger than it. */
+function copyBytes(out: { descriptor: number; chunk: Buffer; used: number }, bytes: Buffer): void {
+  if (out.used + bytes.length > CHUNK) flush(out);
+  if (bytes.length > CHUNK) writeAll(out.descriptor, bytes);
+  else out.used += bytes.copy(out.chunk, out.used);
+}
+
+/** Above this many computed operations nothing is encoded ahead: Microsoft Graph's ≈ 100 MB would be held. */
+const MAX_AHEAD = 5_000;
+/** Entries encoded between two asks of `more` (Stripe: ≈ 0.5 ms). */
+const BATCH = 32;
+
+/** Encodes each computed entry's JSON as `writeChunked` would write it (ASCII only), while `more()` says so. */
+function encodeAhead(entries: Map<string, string | Computed>, more: () => boolean): void {
+  if (entries.size > MAX_AHEAD) return;
+  const slab = { bytes: Buffer.allocUnsafe(0), used: 0 };
+  let count = 0;
+  for (const entry of entries.values()) {
+    if (typeof entry === "string" || entry.bytes) continue;
+    if (count++ % BATCH === 0 && !more()) return;
+    const pieces = [...outcomePieces(entry.value as OperationOutcome, schemaJson)];
+    // Room for three bytes a character (see `writeChunked`), in 1 MB slabs that the entries' bytes share.
+    const room = 3 * pieces.reduce((sum, piece) => sum + piece.length, 0);
+    if (slab.used + room > slab.bytes.length) {
+      slab.bytes = Buffer.allocUnsafe(Math.max(CHUNK, room));
+      slab.used = 0;
+    }
+    const start = slab.used;
+    for (const piece of pieces) {
+      const written = slab.bytes.write(piece, slab.used, "utf8");
+      slab.used += written === piece.length ? written : slab.bytes.write(asciiText(piece), slab.used, "latin1");
+    }
+    entry.bytes = slab.bytes.subarray(start, slab.used);
+  }
+}
 
 function flush(out: { descriptor: number; chunk: Buffer; used: number }): void {
   writeAll(out.descriptor, out.chunk.subarray(0, out.used));

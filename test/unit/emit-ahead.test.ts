@@ -15,6 +15,7 @@ import { computeOutcomesInParallel, type ExampleWorker } from "../../src/paralle
 import { outcomeUnits, sharedQueue } from "../../src/parallel/units.js";
 import { projectFiles } from "../helpers/project.js";
 import { CACHE_DIR } from "../../src/cache/index.js";
+import { MODEL_CACHE_FILE } from "../../src/cache/model-cache.js";
 
 /** An API of `count` operations (every other one with a body, a shared response component, a title on some). */
 function specOf(count: number): string {
@@ -113,6 +114,9 @@ describe("tools' members serialised before the example worker joins", () => {
     // The outcomes the worker computed are in guidance as they are, uncopied: the example cache saves them unchanged.
     const examples = [one!, two!].map((project) => readFileSync(join(project, CACHE_DIR, "examples.json"), "utf8"));
     expect(examples[1]).toBe(examples[0]);
+    // The model cache's entries encoded ahead (src/cache/model-cache.ts `serialiseAhead`) are those it writes.
+    const models = [one!, two!].map((project) => readFileSync(join(project, MODEL_CACHE_FILE), "latin1"));
+    expect(models[1]).toBe(models[0]);
     expect(readFileSync(join(two!, "data", "tools.json"), "utf8")).toMatch(/^\{"api":/);
   });
 });

@@ -488,6 +488,38 @@ describe("model and guidance cache", () => {
       expect(lines).toEqual(entries.map(([name, value]) => `guidance\t${name}\t${escaped(JSON.stringify(value))}`));
     });
 
+    it("writes the operation entries encoded ahead byte for byte as it serialises them at the save", async () => {
+      // Real outcomes, one with non-ASCII text (escaped in the file), as a generation computes them.
+      const spec = join(samplesCopy(), "catalogue.yaml");
+      editSpec(spec, editFirstSummary);
+      const source = mkdtempSync(join(tmpdir(), "cgm-model-cache-ahead-src-"));
+      await generate({ from: spec, out: source });
+      const read = openModelCache(source, version);
+      const operationLines = (file: Buffer) =>
+        file
+          .toString("latin1")
+          .split("\n")
+          .filter((line) => line.startsWith("operations\t"));
+      const generated = operationLines(readFileSync(join(source, MODEL_CACHE_FILE)));
+      const keys = generated.map((line) => line.split("\t")[1]!);
+      expect(keys.length).toBeGreaterThan(1);
+      const outcomes = keys.map((key) => [key, read.get("operations", key)!] as const);
+      /** Saves the outcomes as computed, after encoding ahead while `more` says so; returns the file. */
+      const saved = async (ahead?: () => boolean) => {
+        const dir = mkdtempSync(join(tmpdir(), "cgm-model-cache-ahead-"));
+        const cache = openModelCache(dir, version);
+        for (const [key, outcome] of outcomes) cache.keep("operations", key, outcome);
+        if (ahead) cache.serialiseAhead(ahead);
+        await cache.save();
+        return readFileSync(join(dir, MODEL_CACHE_FILE));
+      };
+      const plain = await saved();
+      expect(plain.toString("latin1")).toContain("caf\\u00e9");
+      expect(await saved(() => true)).toEqual(plain);
+      expect(await saved(() => false)).toEqual(plain);
+      expect(operationLines(plain)).toEqual(generated);
+    });
+
     it("writes an entry's JSON as its caller has it (escaped to ASCII), or serialises the value", async () => {
       const dir = mkdtempSync(join(tmpdir(), "cgm-model-cache-text-"));
       const cache = openModelCache(dir, version);
