@@ -23,14 +23,19 @@ const BANNER = [
 const SHARED_AJV = /[\\/]templates[\\/]server[\\/]src[\\/]runtime[\\/]shared[\\/]ajv\.js$/;
 const CREATE_REQUIRE = "const require = createRequire(import.meta.url);";
 
-const bundleAjv = {
-  name: "bundle-ajv",
-  transform(code, id) {
-    if (!SHARED_AJV.test(id)) return null;
-    if (!code.includes(CREATE_REQUIRE)) this.error(`${id}: expected "${CREATE_REQUIRE}" (see rolldown.config.mjs)`);
-    return { code: code.replace(CREATE_REQUIRE, ""), map: null };
-  },
-};
+/** A plugin that replaces one line of the module at `file`, and fails the build when the line is not there. */
+function replacingLine(name, file, line, replacement) {
+  return {
+    name,
+    transform(code, id) {
+      if (!file.test(id)) return null;
+      if (!code.includes(line)) this.error(`${id}: expected '${line}' (see rolldown.config.mjs)`);
+      return { code: code.replace(line, replacement), map: null };
+    },
+  };
+}
+
+const bundleAjv = replacingLine("bundle-ajv", SHARED_AJV, CREATE_REQUIRE, "");
 
 /**
  * The YAML parser is a script of its own, dist/bin/yaml.js (an entry of the bundle), which src/load/yaml.ts requires
@@ -41,14 +46,7 @@ const bundleAjv = {
 const YAML_LOADER = /[\\/]src[\\/]load[\\/]yaml\.js$/;
 const YAML_MODULE = 'const YAML_MODULE = "yaml";';
 
-const yamlScript = {
-  name: "yaml-script",
-  transform(code, id) {
-    if (!YAML_LOADER.test(id)) return null;
-    if (!code.includes(YAML_MODULE)) this.error(`${id}: expected '${YAML_MODULE}' (see rolldown.config.mjs)`);
-    return { code: code.replace(YAML_MODULE, 'const YAML_MODULE = "./yaml.js";'), map: null };
-  },
-};
+const yamlScript = replacingLine("yaml-script", YAML_LOADER, YAML_MODULE, 'const YAML_MODULE = "./yaml.js";');
 
 /**
  * yargs' help layout (string-width, in three versions) makes an `Intl.Segmenter` and Unicode-property regexes
