@@ -41,7 +41,7 @@ import {
   type WriteResult,
 } from "./write/index.js";
 import { readPreviousTools } from "./write/previous.js";
-import { knownBase } from "./write/known-bases.js";
+import { preloadKnownBases } from "./write/known-bases.js";
 import { recordedOptions, recordedSource, type RecordableOptions } from "./recorded-options.js";
 import { hashBytesOnce } from "./write/hash.js";
 import type { Timed } from "./timed.js";
@@ -126,8 +126,8 @@ async function generateOnce(
   // Emit's work that needs no example (see src/emit/tool-members.ts and src/emit-stage.ts `renderAhead`).
   const ahead: GuideAhead = (model, own, queued) => {
     rendered = renderAhead(model, stageOptions(outDirOf(options, model)));
-    // The build's compressed merge bases (≈ 2 ms to read and check the first time), for the write.
-    knownBase("");
+    // The build's compressed merge bases, for the write.
+    preloadKnownBases();
     serialiseMembersAhead(own, model.tools.length, queued);
   };
   const caches = { readCaches, progress, ahead };

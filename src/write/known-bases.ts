@@ -81,8 +81,12 @@ let loaded: Map<string, Buffer> | undefined;
 
 /** The base the build compressed for a file whose bytes hash to `hash`, if any (the pack is read at the first call). */
 export function knownBase(hash: string): Buffer | undefined {
-  loaded ??= readBuildPack();
-  return loaded.get(hash);
+  return preloadKnownBases().get(hash);
+}
+
+/** Reads and checks the build's pack now, if no call did yet (≈ 2 ms), so that the write finds it read. */
+export function preloadKnownBases(): Map<string, Buffer> {
+  return (loaded ??= readBuildPack());
 }
 
 function readBuildPack(): Map<string, Buffer> {
