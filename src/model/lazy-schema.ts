@@ -3,8 +3,9 @@
  * them as JSON text until something reads them (src/cache/lazy-outcome.ts): a regeneration whose guidance is all
  * cached reads few of the reused tools' (GitHub after a summary edit: 40 of ≈ 2,150, of 2.8 MB). Each property stays in its
  * place among the tool's keys, as an accessor that every such tool shares (one accessor per object would give each
- * its own hidden class), reading a non-enumerable cell. A spread would read them, so such tools are copied with
- * `copyLazyTool`; what only needs a schema's identity (the example cache's keys) takes its cell (`schemaRef`).
+ * its own hidden class), reading a non-enumerable cell. A spread would read them, so such a tool is never copied: the
+ * draft becomes its tool and then its guided tool in place (src/model/openapi.ts `toolOf`, src/guidance/guide.ts); what
+ * only needs a schema's identity (the example cache's keys) takes its cell (`schemaRef`).
  */
 
 export const LAZY_SCHEMAS = ["inputSchema", "responseSchema"] as const;
@@ -82,19 +83,4 @@ export function schemaRef<T extends object>(tool: T, key: LazySchemaKey): object
 /** The schema a `schemaRef` stands for (parsing it if need be). */
 export function readSchemaRef(ref: object): unknown {
   return ref instanceof LazySchema ? ref.read() : ref;
-}
-
-/** `{ ...source }` without the keys in `omit`; its lazy schemas stay lazy, shared with `source`. */
-export function copyLazyTool<T extends object>(source: T, omit: readonly string[] = []): T {
-  const copy = {} as Record<string, unknown>;
-  const input = (source as Cells)[CELLS.inputSchema];
-  const response = (source as Cells)[CELLS.responseSchema];
-  for (const key of Object.keys(source)) {
-    if (key === "inputSchema" && input) Object.defineProperty(copy, key, ACCESSORS.inputSchema);
-    else if (key === "responseSchema" && response) Object.defineProperty(copy, key, ACCESSORS.responseSchema);
-    else if (omit.length === 0 || !omit.includes(key)) copy[key] = (source as Record<string, unknown>)[key];
-  }
-  if (input) attach(copy, "inputSchema", input);
-  if (response) attach(copy, "responseSchema", response);
-  return copy as T;
 }

@@ -2,7 +2,7 @@
  * Stage 4 — model (OpenAPI): one tool per operation of a dereferenced
  * OpenAPI 3.1 document. Each spec object gets one small transform.
  */
-import { copyLazyTool, hasLazySchema } from "./lazy-schema.js";
+import { hasLazySchema } from "./lazy-schema.js";
 import type { DereferencedSpec } from "../dereference/index.js";
 import { childPointer, pointerOf } from "../diagnostics.js";
 import { isObject, type SpecObject } from "../normalise/index.js";
@@ -199,12 +199,15 @@ export function assembleOpenApiModel(prelude: OpenApiPrelude, steps: ModelStep[]
   };
 }
 
-/** The tool a draft makes under its unique name (a cached draft's lazy schemas stay lazy: a spread would parse them). */
+/** The tool a draft makes under its unique name; a cached draft (read for this model alone) becomes it in place. */
 function toolOf(draft: ToolDraft, name: string): ToolModel {
   if (hasLazySchema(draft)) {
-    const tool = copyLazyTool(draft, ["baseName", "identity", "explicitName"]) as unknown as ToolModel;
-    tool.name = name;
-    return tool;
+    // Its schemas stay text (a spread would parse them); the others keep their order and `name` comes last, as in a copy.
+    const tool = draft as Partial<ToolDraft>;
+    delete tool.baseName;
+    delete tool.identity;
+    delete tool.explicitName;
+    return Object.assign(tool, { name }) as ToolModel;
   }
   const { baseName: _baseName, identity: _identity, explicitName: _explicit, ...rest } = draft;
   return { ...rest, name };

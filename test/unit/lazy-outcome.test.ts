@@ -1,7 +1,8 @@
 /**
  * An operation outcome in the model cache keeps its tool's response schema as text until something reads it
  * (src/cache/lazy-outcome.ts, src/model/lazy-schema.ts): read back, it serialises as it was stored, stays lazy
- * through the model's assembly and the guidance stage's copies, and a damaged schema is found when read.
+ * through the model's assembly and the guidance stage (where a cached draft becomes its tool and guided tool in
+ * place), and a damaged schema is found when read.
  */
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,7 +12,9 @@ import { DamagedCacheError } from "../../src/cache/damaged.js";
 import { outcomeText, parseOutcome } from "../../src/cache/lazy-outcome.js";
 import { MODEL_CACHE_FILE } from "../../src/cache/model-cache.js";
 import { generate } from "../../src/generate.js";
-import { hasLazySchema } from "../../src/model/lazy-schema.js";
+import { addGuidance } from "../../src/guidance/guide.js";
+import { hasLazySchema, LazySchema, schemaRef } from "../../src/model/lazy-schema.js";
+import type { ToolGuidance } from "../../src/model/ir.js";
 import { assembleOpenApiModel, type OpenApiPrelude, type OperationOutcome } from "../../src/model/openapi.js";
 import { modelFrom, SAMPLES } from "../helpers/pipeline.js";
 import { projectFiles } from "../helpers/project.js";
@@ -75,6 +78,51 @@ describe("a cached operation outcome", () => {
     // Assigning replaces it, for both.
     tool.responseSchema = { type: "string" };
     expect(draft.responseSchema).toEqual({ type: "string" });
+  });
+
+  it("becomes its tool in place, and its tool its guided tool, with what copies would hold, schemas unread", async () => {
+    const all = await outcomes();
+    const plain = assembleOpenApiModel(
+      prelude,
+      structuredClone(all).map((outcome) => ({ outcome })),
+    );
+    const read = all.map((outcome) => parseOutcome(outcomeText(outcome, JSON.stringify), FILE));
+    const drafts = read.map((outcome) => outcome.draft!);
+    const lazy = assembleOpenApiModel(
+      prelude,
+      read.map((outcome) => ({ outcome })),
+    );
+    lazy.tools.forEach((tool, index) => {
+      // The draft itself, without its naming members, its name last: the members and order of the plain tool.
+      expect(tool).toBe(drafts[index]);
+      expect(Object.keys(tool)).toEqual(Object.keys(plain.tools[index]!));
+      expect(hasLazySchema(tool)).toBe(true);
+    });
+    // Cached guidance, given as it is and as a function that reads it: the guided tools are the tools themselves.
+    const guidanceOf = (index: number) => ({ hints: { minimal: `tool ${index}` } }) as unknown as ToolGuidance;
+    const cache = (asFunction: boolean) => ({
+      lookup: (index: number) => ({
+        guidance: asFunction ? () => guidanceOf(index) : guidanceOf(index),
+        diagnostics: [],
+      }),
+      store: () => {
+        throw new Error("nothing to store: every tool's guidance is cached");
+      },
+    });
+    const expected = JSON.stringify(addGuidance(plain, { guidanceCache: cache(false) }));
+    for (const asFunction of [false, true]) {
+      const again = all.map((outcome) => parseOutcome(outcomeText(outcome, JSON.stringify), FILE));
+      const model = assembleOpenApiModel(
+        prelude,
+        again.map((outcome) => ({ outcome })),
+      );
+      const guided = addGuidance(model, { guidanceCache: cache(asFunction) });
+      guided.tools.forEach((tool, index) => expect(tool).toBe(model.tools[index]));
+      // Nothing read the schemas meanwhile: still text.
+      const cells = model.tools.map((tool) => schemaRef(tool, "inputSchema"));
+      expect(cells.every((cell) => cell instanceof LazySchema)).toBe(true);
+      expect(JSON.stringify(guided)).toBe(expected);
+    }
   });
 
   it("with a damaged response schema fails when read, naming the file; a damaged rest fails at once", async () => {
