@@ -70,7 +70,8 @@ export interface ExampleWorker {
   afterOutcomes(job: EarlyJob): Promise<EarlyAnswer | undefined>;
   /**
    * Ends the worker without waiting for its thread to stop: tearing down its heap takes 20–40 ms (Stripe,
-   * GitHub) on the other core, which the run's next stages need not wait for.
+   * GitHub) on the other core, which the run's next stages need not wait for. A worker that was sent files to write
+   * (`afterOutcomes`) is left to end by itself once they are written.
    */
   release(): void;
   /**

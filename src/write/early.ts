@@ -1,13 +1,15 @@
 /**
  * A fresh project's files that do not depend on the spec, written ahead by the example worker.
  *
- * Most of a project's files are the runtime copied as it is from the templates (Stripe: 70 of 85) and their merge
- * bases, which the build compressed (see known-bases.ts): 140 of the ≈ 180 files a fresh project's write creates.
+ * Most of a project's files are copied as they are from the templates (the runtime and a few configuration files:
+ * 75 of Stripe's 85), and their merge bases come compressed by the build (see known-bases.ts): 150 of the 176 files a
+ * fresh Stripe project's write creates.
  * Creating a file is the costly part of writing a small one (on ext4 ≈ 60–80 µs a file, far more while other
  * processes write), and the write stage made them all on this thread after the join. A run that has the example
  * worker hands it this job with its units: once it has answered with its outcomes, the worker writes these files
  * into the project's staging folder on its own core (while this thread finishes guidance and emit), answers with
- * what it wrote, and ends. The write stage (index.ts `writeFresh`) then stages only the rest, into the same folder.
+ * what it wrote, and ends. The write stage (fresh.ts `writeFresh`) then stages only the rest, into the same folder.
+ * A run without the worker (fewer than 300 operations, one core, `GUIDED_MCP_WORKERS=0`) writes everything itself.
  *
  * Nothing of the write's guarantees changes: the worker writes only into a staging folder of this run's own, which
  * is renamed into place with everything else or removed; a file it wrote is kept only when the run emits that path
@@ -43,7 +45,7 @@ export interface WrittenAhead {
 /** Each file the worker wrote, with its project path. */
 export type EarlyWritten = Array<WrittenAhead & { path: string }>;
 
-/** The worker's answer: undefined when it failed (it may have written part of the files). */
+/** The worker's answer: what it wrote, or why it stopped (it may have written part of the files). */
 export type EarlyAnswer = { written: EarlyWritten } | { failed: string };
 
 /**
