@@ -44,6 +44,8 @@ import { readPreviousTools } from "./write/previous.js";
 import { preloadKnownBases } from "./write/known-bases.js";
 import { recordedOptions, recordedSource, type RecordableOptions } from "./recorded-options.js";
 import { hashBytesOnce } from "./write/hash.js";
+import { EarlyFiles, freshStagingPath, isFreshTarget } from "./write/early.js";
+import { SHIP_TARGETS, SHIP_TEMPLATE_OUTPUTS } from "./emit/ship.js";
 import type { Timed } from "./timed.js";
 
 export interface GenerateOptions {
@@ -131,65 +133,77 @@ async function generateOnce(
     serialiseMembersAhead(own, model.tools.length, queued);
   };
   const caches = { readCaches, progress, ahead };
-  const { guided, specHash, outDir, reuse, saveCaches, textKeys } = await guidedModel(options, version, timed, caches);
-  const previousManifest = await readManifest(outDir);
-  const lastTools = previousManifest && readPreviousTools(outDir, previousManifest);
-  const previousTools = lastTools?.generated;
-  const previous = previousTools && { bytes: previousTools, hash: previousManifest?.files[TOOLS_DATA_PATH]?.hash };
-  const { files, toolData, toolsFile } = await timed("emit", () =>
-    emitFiles(guided, stageOptions(outDir), textKeys, previous, rendered),
+  const { guided, specHash, outDir, reuse, saveCaches, textKeys, early } = await guidedModel(
+    options,
+    version,
+    timed,
+    caches,
   );
-  reportReuse(progress, toolsFile?.stats, "tools' JSON");
-  const reused = toolsFile ? { ...reuse, toolTexts: toolsFile.stats } : reuse;
+  try {
+    const previousManifest = await readManifest(outDir);
+    const lastTools = previousManifest && readPreviousTools(outDir, previousManifest);
+    const previousTools = lastTools?.generated;
+    const previous = previousTools && { bytes: previousTools, hash: previousManifest?.files[TOOLS_DATA_PATH]?.hash };
+    const { files, toolData, toolsFile } = await timed("emit", () =>
+      emitFiles(guided, stageOptions(outDir), textKeys, previous, rendered),
+    );
+    reportReuse(progress, toolsFile?.stats, "tools' JSON");
+    const reused = toolsFile ? { ...reuse, toolTexts: toolsFile.stats } : reuse;
 
-  // Encoded once, for the change report and the write.
-  const prepared = options.check || options.dryRun ? files : prepareWrite(files);
-  const report =
-    previousTools !== undefined
-      ? compareToolsText(previousTools, toolsBytes(prepared), toolData, toolsFile?.spans)
-      : undefined;
-  const reportText = report ? formatReport(report, `${guided.api.title} ${guided.api.version}`) : undefined;
-  const manifestBase: Omit<Manifest, "files"> = {
-    generator: { name: "create-guided-mcp", version },
-    spec: { source: recordedSource(options.from, outDir), hash: specHash },
-    options: recordedOptions(options, outDir),
-  };
+    // Encoded once, for the change report and the write.
+    const prepared = options.check || options.dryRun ? files : prepareWrite(files);
+    const report =
+      previousTools !== undefined
+        ? compareToolsText(previousTools, toolsBytes(prepared), toolData, toolsFile?.spans)
+        : undefined;
+    const reportText = report ? formatReport(report, `${guided.api.title} ${guided.api.version}`) : undefined;
+    const manifestBase: Omit<Manifest, "files"> = {
+      generator: { name: "create-guided-mcp", version },
+      spec: { source: recordedSource(options.from, outDir), hash: specHash },
+      options: recordedOptions(options, outDir),
+    };
 
-  const result = {
-    model: guided,
-    files,
-    diagnostics: guided.diagnostics,
-    timings,
-    ...reused,
-    ...(report ? { report, reportText } : {}),
-  };
-  if (options.check) {
-    if (!previousManifest)
-      throw new GeneratorError(
-        outDir,
-        "is not a generated project (no .guided-mcp/manifest.json)",
-        "generate it first, or point --out at the project",
-      );
-    const { differing: changed } = isUpToDate(previousManifest, files);
-    const conflicted = await unresolvedConflicts(outDir, previousManifest);
-    const differing = [...new Set([...changed, ...conflicted])].sort();
-    const write: WriteResult = { outDir, fresh: false, plan: [], manifest: { ...manifestBase, files: {} } };
-    return { ...result, write, stale: differing, conflicted };
+    const result = {
+      model: guided,
+      files,
+      diagnostics: guided.diagnostics,
+      timings,
+      ...reused,
+      ...(report ? { report, reportText } : {}),
+    };
+    if (options.check) {
+      if (!previousManifest)
+        throw new GeneratorError(
+          outDir,
+          "is not a generated project (no .guided-mcp/manifest.json)",
+          "generate it first, or point --out at the project",
+        );
+      const { differing: changed } = isUpToDate(previousManifest, files);
+      const conflicted = await unresolvedConflicts(outDir, previousManifest);
+      const differing = [...new Set([...changed, ...conflicted])].sort();
+      const write: WriteResult = { outDir, fresh: false, plan: [], manifest: { ...manifestBase, files: {} } };
+      return { ...result, write, stale: differing, conflicted };
+    }
+
+    // Indexed by the hash of what this run generated (a conflict keeps the previous hash in the manifest).
+    const toolsIndex = toolsFile && { spans: toolsFile.spans, hash: hashBytesOnce(toolsFile.bytes) };
+    const write = await timed("write", () =>
+      writeProject(outDir, prepared, manifestBase, {
+        force: options.force ?? false,
+        dryRun: options.dryRun ?? false,
+        read: { manifest: previousManifest, current: lastTools?.current && { [TOOLS_DATA_PATH]: lastTools.current } },
+        ...(reportText && report && report.changes.length > 0 ? { changelogEntry: reportText } : {}),
+        // The caches are saved into the staging folder of a fresh project (see WriteOptions.alongside).
+        alongside: (root) => saveCaches(root, toolsIndex),
+        ...(early ? { early } : {}),
+      }),
+    );
+    return { ...result, write };
+  } catch (error) {
+    // The example worker may still be writing the project's files ahead: it is waited for, and they go.
+    await early?.discard();
+    throw error;
   }
-
-  // Indexed by the hash of what this run generated (a conflict keeps the previous hash in the manifest).
-  const toolsIndex = toolsFile && { spans: toolsFile.spans, hash: hashBytesOnce(toolsFile.bytes) };
-  const write = await timed("write", () =>
-    writeProject(outDir, prepared, manifestBase, {
-      force: options.force ?? false,
-      dryRun: options.dryRun ?? false,
-      read: { manifest: previousManifest, current: lastTools?.current && { [TOOLS_DATA_PATH]: lastTools.current } },
-      ...(reportText && report && report.changes.length > 0 ? { changelogEntry: reportText } : {}),
-      // The caches are saved into the staging folder of a fresh project (see WriteOptions.alongside).
-      alongside: (root) => saveCaches(root, toolsIndex),
-    }),
-  );
-  return { ...result, write };
 }
 
 /**
@@ -232,7 +246,14 @@ async function guidedModel(
     ahead(model, own, queued);
     modelCache?.serialiseAhead(queued);
   };
-  const guided = await guideModel(model, seed, { exampleCache, guidanceCache, worker }, timed, allAhead);
+  const early = writtenAhead(options, outDir, worker);
+  let guided: GuidedApiModel;
+  try {
+    guided = await guideModel(model, seed, { exampleCache, guidanceCache, worker }, timed, allAhead);
+  } catch (error) {
+    await early?.discard();
+    throw error;
+  }
   const guidanceStats = modelCache?.stats("guidance");
   reportReuse(progress, guidanceStats, "tools' guidance");
   reportReuse(progress, exampleCache.stats(), "tools' examples");
@@ -253,7 +274,20 @@ async function guidedModel(
       modelCache?.save(root),
     ]);
   };
-  return { guided, specHash, outDir, reuse, saveCaches, ...(textKeys ? { textKeys } : {}) };
+  return { guided, specHash, outDir, reuse, saveCaches, early, ...(textKeys ? { textKeys } : {}) };
+}
+
+/**
+ * A fresh project's files that do not depend on the spec, written by the example worker once it has sent its
+ * outcomes (see src/write/early.ts); only for a run that writes a fresh project and has the worker.
+ */
+function writtenAhead(options: GenerateOptions, outDir: string, worker?: ExampleWorker): EarlyFiles | undefined {
+  if (!worker || options.dryRun || options.check || !isFreshTarget(outDir)) return undefined;
+  const staging = freshStagingPath(outDir);
+  const ship = options.ship ?? SHIP_TARGETS;
+  const skip = Object.keys(SHIP_TEMPLATE_OUTPUTS).filter((path) => !ship.includes(SHIP_TEMPLATE_OUTPUTS[path]!));
+  const templates = options.templatesDir ? { templatesDir: options.templatesDir } : {};
+  return new EarlyFiles(outDir, staging, worker.afterOutcomes({ staging, skip, ...templates }));
 }
 
 /** The project's folder: `--out`, else named after the API. */

@@ -20,6 +20,7 @@ import type { Timed } from "../timed.js";
 import { openAhead } from "./ahead.js";
 // Types only: ./outcomes.ts brings the example search (json-schema-faker, faker), loaded by a run that computes outcomes.
 import type { OutcomeResults, WorkerRequest } from "./outcomes.js";
+import type { EarlyAnswer, EarlyJob } from "../write/early.js";
 import { outcomeUnits, queueSlots, sharedQueue, type OutcomeTask, type OutcomeUnit } from "./units.js";
 
 /**
@@ -62,8 +63,15 @@ export interface ExampleWorker {
    */
   run(units: OutcomeUnit[], slots: Int32Array): { shared: OutcomeUnit[]; results: Promise<OutcomeResults> };
   /**
+   * Asks the worker to write a fresh project's files that do not depend on the spec once it has sent its outcomes
+   * (see src/write/early.ts); call before `run`. Settles once the worker no longer writes: with its answer, or
+   * undefined when it never started or ended without one.
+   */
+  afterOutcomes(job: EarlyJob): Promise<EarlyAnswer | undefined>;
+  /**
    * Ends the worker without waiting for its thread to stop: tearing down its heap takes 20–40 ms (Stripe,
-   * GitHub) on the other core, which the run's next stages need not wait for.
+   * GitHub) on the other core, which the run's next stages need not wait for. A worker that was sent files to write
+   * (`afterOutcomes`) is left to end by itself once they are written.
    */
   release(): void;
   /**
@@ -120,15 +128,35 @@ function spawnWorker(options?: {
     worker.once("exit", (code) => reject(new Error(`example worker exited with code ${code}`)));
   });
   ended.catch(() => {});
+  let early: { job: EarlyJob; answered: (answer: EarlyAnswer | undefined) => void; sent: boolean } | undefined;
   return {
     run(units, slots) {
       stopListening();
       const split = ahead?.sender.split(units) ?? { mine: [], shared: units, wire: units };
       worker.ref();
-      const answer = new Promise<OutcomeResults>((resolve) => worker.once("message", resolve));
-      const request: WorkerRequest = { mine: split.mine, shared: split.wire, slots };
+      const answer = new Promise<OutcomeResults>((resolve) =>
+        worker.once("message", (results: OutcomeResults) => {
+          resolve(results);
+          // The early files' answer is the next message (the worker then ends: see worker.ts).
+          if (early) worker.once("message", early.answered);
+        }),
+      );
+      const request: WorkerRequest = {
+        mine: split.mine,
+        shared: split.wire,
+        slots,
+        ...(early && { early: early.job }),
+      };
+      if (early) early.sent = true;
       worker.postMessage(request);
       return { shared: split.shared, results: Promise.race([answer, ended]) };
+    },
+    afterOutcomes(job) {
+      return new Promise((resolve) => {
+        early = { job, answered: resolve, sent: false };
+        // A worker that ends without answering writes nothing any more.
+        ended.catch(() => resolve(undefined));
+      });
     },
     restoring: (timed) => async (stage, run) => {
       try {
@@ -141,7 +169,11 @@ function spawnWorker(options?: {
       restore();
       stopListening();
       ahead?.close();
+      // A worker writing early files ends by itself once they are written; stopped now, it would leave them half
+      // done. Until it ends it stays referenced: this thread may be waiting for nothing but its answer.
+      if (early?.sent) return;
       worker.unref();
+      early?.answered(undefined);
       void worker.terminate();
     },
   };

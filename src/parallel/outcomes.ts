@@ -5,6 +5,7 @@
  * worker thread, or in both at once (see ./index.ts) with the same result:
  * a unit's outcomes depend on its schema and its tools' seeds only.
  */
+import type { EarlyJob } from "../write/early.js";
 import type { ValidateFunction } from "ajv/dist/2020.js";
 import type { ExampleOutcome } from "../guidance/examples/index.js";
 import { createExampleGenerator } from "../guidance/examples/index.js";
@@ -70,6 +71,8 @@ export interface WorkerRequest {
   mine: WorkerUnit[];
   shared: WorkerUnit[];
   slots: Int32Array;
+  /** Files to write once the outcomes are sent (see src/write/early.ts): the answer is a second message. */
+  early?: EarlyJob;
 }
 
 /**

@@ -11,8 +11,8 @@
  * lines; user-owned files are never touched once they exist.
  */
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { existsSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { GeneratorError } from "../diagnostics.js";
 import type { EmittedFile, FileOwner } from "../emit/index.js";
 import {
@@ -28,6 +28,8 @@ import {
   RAW_BASE_SIZE,
   readBase,
 } from "./bases.js";
+import { type EarlyFiles, isFreshTarget } from "./early.js";
+import { started, writeFresh } from "./fresh.js";
 import { FileWriter } from "./file-writer.js";
 import { removeAbandonedStaging } from "./abandoned.js";
 import { claimAndOverwrite, replaceKeepingSpare, sparePath } from "./in-place.js";
@@ -73,6 +75,8 @@ export interface WriteOptions {
    * (undefined: there was none), and files' bytes as they are now by path (GitHub's data/tools.json: 6 MB).
    */
   read?: { manifest: Manifest | undefined; current?: Readonly<Record<string, Buffer>> | undefined };
+  /** A fresh project's files written ahead into a staging folder (see early.ts); removed unless the write is fresh. */
+  early?: EarlyFiles;
 }
 
 export const CHANGELOG_PATH = "CHANGELOG.md";
@@ -91,7 +95,10 @@ export async function writeProject(
   options: WriteOptions = {},
 ): Promise<WriteResult> {
   const previous = options.read ? options.read.manifest : await readManifest(outDir);
-  const fresh = !existsSync(outDir) || readdirSync(outDir).length === 0;
+  const fresh = isFreshTarget(outDir);
+  // Files written ahead for a fresh project are of no use to any other write (nor to a dry run).
+  const early = fresh && !options.dryRun && options.early?.outDir === outDir ? options.early : undefined;
+  if (options.early && options.early !== early) await options.early.discard();
   if (!fresh && !previous && !options.force) {
     throw new GeneratorError(
       outDir,
@@ -113,7 +120,7 @@ export async function writeProject(
       manifest.files[entry.path] = previous.files[entry.path]!;
   if (!options.dryRun) {
     removeAbandonedStaging(outDir);
-    if (fresh) await writeFresh(outDir, encoded, { manifest, bases }, options.alongside);
+    if (fresh) await writeFresh(outDir, encoded, { manifest, bases, early }, options.alongside);
     else await applyUpdate(outDir, encoded, plan, { manifest, previous, bases }, options);
   }
   return { outDir, fresh, plan: plan.map(({ content: _content, ...entry }) => entry), manifest };
@@ -226,37 +233,6 @@ function mergeJsonFile(
   };
 }
 
-/** Written to a temporary sibling folder, then renamed into place (see file-writer.ts on writing synchronously). */
-async function writeFresh(
-  outDir: string,
-  encoded: Encoded[],
-  { manifest, bases }: { manifest: Manifest; bases: BaseCompressor },
-  alongside: WriteOptions["alongside"],
-): Promise<void> {
-  const parent = dirname(outDir);
-  mkdirSync(parent, { recursive: true });
-  const staging = join(parent, `.${basename(outDir)}.tmp-${randomBytes(4).toString("hex")}`);
-  const writer = new FileWriter();
-  let saving: Promise<void> | undefined;
-  try {
-    for (const { file, bytes } of encoded) writer.write(join(staging, file.path), bytes);
-    // The caches go into the staging folder too (their writes on the pool overlap the bases'), and move into place with the rest.
-    saving = started(alongside, staging);
-    for (const { file, bytes, hash } of encoded)
-      if (file.owner === "generator")
-        writer.write(basePath(staging, file.path, bytes.length), bases.compressed(bytes, hash));
-    await saving;
-    writer.write(join(staging, MANIFEST_PATH), JSON.stringify(manifest, null, 2) + "\n");
-    if (existsSync(outDir)) rmdirSync(outDir);
-    renameSync(staging, outDir);
-  } catch (error) {
-    // Nothing may still be writing into the folder when it goes.
-    await saving?.catch(() => undefined);
-    rmSync(staging, { recursive: true, force: true });
-    throw error;
-  }
-}
-
 async function applyUpdate(
   outDir: string,
   encoded: Encoded[],
@@ -314,13 +290,6 @@ type Stage = ((content: string | Buffer) => string) & { path: () => string };
  * for it), or a large base's bytes, written over the old base's where it can be (see in-place.ts).
  */
 type Move = { from: string; to: string; spare?: { path: string; second: string } } | { bytes: Buffer; to: string };
-
-/** Starts `alongside` under `root`; a failure waits to be awaited (the write's own failure, if any, is reported instead). */
-function started(alongside: WriteOptions["alongside"], root: string): Promise<void> | undefined {
-  const saving = alongside?.(root);
-  saving?.catch(() => undefined);
-  return saving;
-}
 
 /** Writes what the plan changes into the staging folder; returns the moves into the project. */
 function stageFiles(outDir: string, encoded: Encoded[], plan: PlannedFile[], stage: Stage): Move[] {

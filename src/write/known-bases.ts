@@ -16,7 +16,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
-import { packageRoot } from "../emit/templates.js";
+import { packageRoot } from "../emit/template-files.js";
 import { hashContent } from "./hash.js";
 
 /** Written by `npm run build` (see src/emit/precompile.ts), relative to the package root. */
