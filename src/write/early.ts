@@ -121,7 +121,7 @@ export function keptAhead(
   const files = new Set<string>();
   const bases = new Set<string>();
   if (!ahead) return { files, bases };
-  for (const { file, bytes, hash } of encoded) {
+  for (const { file, hash } of encoded) {
     const written = ahead.get(file.path);
     if (written?.hash !== hash) continue;
     files.add(file.path);
