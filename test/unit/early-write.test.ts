@@ -57,6 +57,18 @@ function folders(root: string): string[] {
 }
 
 /** A fresh project's files written ahead as the example worker would (its answer given when `answer` resolves). */
+/** Writes `files` as a fresh project with the files written ahead, checks it equals a write without them, and returns its folder. */
+async function writtenAsWithout(files: EmittedFile[]): Promise<string> {
+  const plain = join(mkdtempSync(join(tmpdir(), "cgm-early-")), "project");
+  await writeProject(plain, files, manifestBase);
+  const out = join(mkdtempSync(join(tmpdir(), "cgm-early-")), "project");
+  const { early } = ahead(out);
+  await writeProject(out, files, manifestBase, { early });
+  expect(tree(out)).toEqual(tree(plain));
+  expect(folders(out)).toEqual(folders(plain));
+  return out;
+}
+
 function ahead(outDir: string, skip: string[] = [], answer?: Promise<EarlyAnswer | undefined>) {
   const job: EarlyJob = { staging: freshStagingPath(outDir), skip };
   const written = answer ?? Promise.resolve(writeEarlyFiles(job));
@@ -85,31 +97,18 @@ describe("a fresh project's files written ahead (src/write/early.ts)", () => {
   });
 
   it("gives the project a write without it gives, and leaves no staging folder", async () => {
-    const files = await emitted();
-    const plain = join(mkdtempSync(join(tmpdir(), "cgm-early-")), "project");
-    await writeProject(plain, files, manifestBase);
-    const out = join(mkdtempSync(join(tmpdir(), "cgm-early-")), "project");
-    const { early } = ahead(out);
-    await writeProject(out, files, manifestBase, { early });
-    expect(tree(out)).toEqual(tree(plain));
-    expect(folders(out)).toEqual(folders(plain));
+    const out = await writtenAsWithout(await emitted());
     expect(readdirSync(join(out, ".."))).toEqual(["project"]);
   });
 
   it("writes again a file written ahead with other bytes, and removes one the run does not write, with its base and folder", async () => {
     const files = await emitted();
-    const plain = join(mkdtempSync(join(tmpdir(), "cgm-early-")), "project");
     // The run does not write the bundle script (as with --ship leaving out mcpb), and writes another version of one file.
     const changed = files.find((file) => file.path === "src/runtime/shared/ajv.ts")!;
     const run = files
       .filter((file) => file.path !== "src/runtime/ship/bundle.ts")
       .map((file) => (file === changed ? { ...file, content: `${file.content}// changed\n` } : file));
-    await writeProject(plain, run, manifestBase);
-    const out = join(mkdtempSync(join(tmpdir(), "cgm-early-")), "project");
-    const { early } = ahead(out);
-    await writeProject(out, run, manifestBase, { early });
-    expect(tree(out)).toEqual(tree(plain));
-    expect(folders(out)).toEqual(folders(plain));
+    const out = await writtenAsWithout(run);
     expect(folders(out)).not.toContain(join("src", "runtime", "ship"));
   });
 

@@ -34,6 +34,16 @@ async function outcomes(): Promise<OperationOutcome[]> {
 
 const prelude = { api: { name: "x" }, diagnostics: [] } as unknown as OpenApiPrelude;
 
+/** The outcomes, the model assembled from plain copies of them, and the outcomes as a cache read gives them back. */
+async function plainAndRead() {
+  const all = await outcomes();
+  const plain = assembleOpenApiModel(
+    prelude,
+    structuredClone(all).map((outcome) => ({ outcome })),
+  );
+  return { all, plain, read: all.map((outcome) => parseOutcome(outcomeText(outcome, JSON.stringify), FILE)) };
+}
+
 describe("a cached operation outcome", () => {
   it("reads back as stored, its schemas parsed only when read", async () => {
     const all = await outcomes();
@@ -56,12 +66,7 @@ describe("a cached operation outcome", () => {
   });
 
   it("stays lazy through the model's assembly and shares one parse with its tool", async () => {
-    const all = await outcomes();
-    const plain = assembleOpenApiModel(
-      prelude,
-      structuredClone(all).map((outcome) => ({ outcome })),
-    );
-    const read = all.map((outcome) => parseOutcome(outcomeText(outcome, JSON.stringify), FILE));
+    const { plain, read } = await plainAndRead();
     const lazy = assembleOpenApiModel(
       prelude,
       read.map((outcome) => ({ outcome })),
@@ -81,12 +86,7 @@ describe("a cached operation outcome", () => {
   });
 
   it("becomes its tool in place, and its tool its guided tool, with what copies would hold, schemas unread", async () => {
-    const all = await outcomes();
-    const plain = assembleOpenApiModel(
-      prelude,
-      structuredClone(all).map((outcome) => ({ outcome })),
-    );
-    const read = all.map((outcome) => parseOutcome(outcomeText(outcome, JSON.stringify), FILE));
+    const { all, plain, read } = await plainAndRead();
     const drafts = read.map((outcome) => outcome.draft!);
     const lazy = assembleOpenApiModel(
       prelude,
