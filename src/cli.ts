@@ -12,7 +12,7 @@ import yargs, { type Argv } from "yargs";
 import { hideBin } from "yargs/helpers";
 import { GeneratorError } from "./diagnostics.js";
 import { parseShipList, REGISTRY_NAME_PATTERN, SHIP_TARGETS, type ShipTarget } from "./emit/ship.js";
-import { DEFAULT_TEMPLATES } from "./emit/templates.js";
+import { DEFAULT_TEMPLATES } from "./emit/template-files.js";
 import { isEmptyFilter, parseList, type ToolFilter } from "../templates/server/src/runtime/shared/filter.js";
 import type { ToolMode } from "../templates/server/src/runtime/shared/tool-data.js";
 import { DEFAULT_AUTO_THRESHOLD } from "../templates/server/src/runtime/config/settings.js";

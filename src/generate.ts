@@ -12,7 +12,8 @@ import { emitFiles, renderAhead, toolsBytes, type RenderedAhead } from "./emit-s
 import { serialiseMembersAhead } from "./emit/tool-members.js";
 import { saveToolsIndex, toolTextKeys } from "./cache/tool-texts.js";
 import type { ShipTarget } from "./emit/ship.js";
-import { loadTemplateHelpers, packageRoot } from "./emit/templates.js";
+import { loadTemplateHelpers } from "./emit/templates.js";
+import { packageRoot } from "./emit/template-files.js";
 import { openExampleCache } from "./cache/index.js";
 import { withUndamagedCaches } from "./cache/damaged.js";
 import { buildModelCached, loadSpecCached } from "./cache/incremental.js";

@@ -21,12 +21,11 @@ import {
   type ShipTarget,
 } from "./ship.js";
 import { TEST_EXPECTATIONS_PATH, testExpectations } from "./test-suite.js";
-import { DEFAULT_TEMPLATES, readTemplates, TemplateRenderer, type TemplateFile } from "./templates.js";
+import { TemplateRenderer } from "./templates.js";
+import { DEFAULT_TEMPLATES, readTemplates, type TemplateFile } from "./template-files.js";
 import { validationOnlySchema } from "../model/output-schema.js";
 import { emittedBytes, isCompactToolsFile } from "./tools-file.js";
 import { type FileOwner, templateOutput, withOwnershipHeader } from "./static-files.js";
-
-export { type FileOwner, staticOutputBytes, templateOutput } from "./static-files.js";
 
 type TsMorph = typeof import("ts-morph");
 

@@ -15,15 +15,9 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import Handlebars from "handlebars";
 import { packBases, PRECOMPRESSED_BASES_FILE } from "../write/known-bases.js";
-import { staticOutputBytes } from "./index.js";
-import {
-  DEFAULT_TEMPLATES,
-  packageRoot,
-  PRECOMPILE_OPTIONS,
-  PRECOMPILED_TEMPLATES_FILE,
-  readTemplates,
-  templateHash,
-} from "./templates.js";
+import { staticOutput } from "./static-files.js";
+import { DEFAULT_TEMPLATES, packageRoot, readTemplates } from "./template-files.js";
+import { PRECOMPILE_OPTIONS, PRECOMPILED_TEMPLATES_FILE, templateHash } from "./templates.js";
 
 /** The module's source: `module.exports = { "<template path>": { hash, spec }, … }`. */
 export function precompiledTemplatesModule(templatesDir = DEFAULT_TEMPLATES()): string {
@@ -42,7 +36,7 @@ export function precompiledTemplatesModule(templatesDir = DEFAULT_TEMPLATES()): 
 export function precompressedBases(templatesDir = DEFAULT_TEMPLATES()): Buffer {
   const files: Buffer[] = [];
   for (const template of readTemplates().values()) {
-    const bytes = template.source.startsWith(templatesDir) ? staticOutputBytes(template) : undefined;
+    const bytes = template.source.startsWith(templatesDir) ? staticOutput(template)?.bytes : undefined;
     if (bytes) files.push(bytes);
   }
   return packBases(files);

@@ -15,8 +15,6 @@ import { GeneratorError } from "../diagnostics.js";
 import { codeLiteral, envValue, identifier, markdownCode, markdownText } from "./escape.js";
 import { packageRoot, type TemplateFile } from "./template-files.js";
 
-export { DEFAULT_TEMPLATES, packageRoot, readTemplates, type TemplateFile } from "./template-files.js";
-
 type Helpers = Record<string, (...args: never[]) => unknown>;
 type HandlebarsEnv = typeof Handlebars;
 type TemplateSpec = Parameters<HandlebarsEnv["template"]>[0];

@@ -14,7 +14,8 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { GeneratorError } from "../diagnostics.js";
-import type { EmittedFile, FileOwner } from "../emit/index.js";
+import type { EmittedFile } from "../emit/index.js";
+import type { FileOwner } from "../emit/static-files.js";
 import {
   BASE_DIR,
   type BaseCompressor,

@@ -2,7 +2,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { GeneratorError } from "../diagnostics.js";
-import type { EmittedFile, FileOwner } from "../emit/index.js";
+import type { EmittedFile } from "../emit/index.js";
+import type { FileOwner } from "../emit/static-files.js";
 import { hashContent } from "./hash.js";
 import { hasConflictMarkers } from "./merge.js";
 

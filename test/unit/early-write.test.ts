@@ -4,7 +4,7 @@ import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { emitProject, type EmittedFile } from "../../src/emit/index.js";
 import { staticOutput } from "../../src/emit/static-files.js";
-import { readTemplates } from "../../src/emit/templates.js";
+import { readTemplates } from "../../src/emit/template-files.js";
 import { addGuidance } from "../../src/guidance/index.js";
 import { basePath } from "../../src/write/bases.js";
 import {

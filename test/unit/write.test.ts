@@ -21,8 +21,9 @@ import type { EmittedFile } from "../../src/emit/index.js";
 import { BaseCompressor, prepareWrite } from "../../src/write/bases.js";
 import { packBases, readPack } from "../../src/write/known-bases.js";
 import { precompressedBases } from "../../src/emit/precompile.js";
-import { emitProject, staticOutputBytes } from "../../src/emit/index.js";
-import { readTemplates } from "../../src/emit/templates.js";
+import { emitProject } from "../../src/emit/index.js";
+import { staticOutput } from "../../src/emit/static-files.js";
+import { readTemplates } from "../../src/emit/template-files.js";
 import { addGuidance } from "../../src/guidance/index.js";
 import { hashContent } from "../../src/write/hash.js";
 import { settleAll } from "../../src/cache/replace-file.js";
@@ -408,7 +409,9 @@ describe("merge bases compressed by the build", () => {
   const bases = readPack(pack);
 
   it("hold every default template copied as it is, each the gzip of the bytes its key is the hash of", () => {
-    const copied = [...readTemplates().values()].map(staticOutputBytes).filter((bytes) => bytes !== undefined);
+    const copied = [...readTemplates().values()]
+      .map((template) => staticOutput(template)?.bytes)
+      .filter((bytes) => bytes !== undefined);
     expect(copied.length).toBeGreaterThan(50);
     expect([...bases.keys()].sort()).toEqual([...new Set(copied.map((bytes) => hashContent(bytes)))].sort());
     for (const [hash, base] of bases) {
