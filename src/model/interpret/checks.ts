@@ -91,7 +91,8 @@ function placeKeywords(schema: JsonSchema): { untyped: Check[]; groups: Group[] 
   const placed = placedKeywords(schema);
   const untyped: Check[] = [];
   const groups: Group[] = [];
-  for (const { keyword, place } of placed) {
+  for (let i = 0; i < placed.length; i++) {
+    const { keyword, place } = placed[i]!;
     const { group } = place;
     let checks = untyped;
     if (group) {
@@ -112,11 +113,14 @@ function placeKeywords(schema: JsonSchema): { untyped: Check[]; groups: Group[] 
  */
 function placedKeywords(schema: JsonSchema): PlacedKeyword[] {
   const placed: PlacedKeyword[] = [];
-  for (const keyword of Object.keys(schema)) {
+  const keywords = Object.keys(schema);
+  for (let k = 0; k < keywords.length; k++) {
+    const keyword = keywords[k]!;
     if (schema[keyword] === undefined) continue;
     const places = PLACED.get(keyword);
     if (!places) continue;
-    for (const entry of places) {
+    for (let p = 0; p < places.length; p++) {
+      const entry = places[p]!;
       let at = placed.length;
       for (; at > 0 && placed[at - 1]!.place.rank > entry.place.rank; at--) placed[at] = placed[at - 1]!;
       placed[at] = entry;
