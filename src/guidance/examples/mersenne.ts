@@ -37,9 +37,9 @@ export function createMersenne53(seed: number): Randomizer {
     ready = 0;
     index = 0;
   };
-  // Both loops run ≈ 400 steps per reseed, mostly in code V8 has not optimised (the example worker's): each
-  // step reads the word it wrote last from a local and wraps with `| 0` (a store into the Int32Array would
-  // wrap the same way), so it takes about half the bytecodes.
+  // A reseed runs ≈ 400 seeding steps (and 8 twisting ones), mostly in code V8 has not optimised (the example
+  // worker's): each step reads the word it wrote last from a local and wraps with `| 0` (a store into the
+  // Int32Array would wrap the same way), so it takes about half the bytecodes.
   const seedTo = (end: number): void => {
     const s = state;
     const imul = Math.imul;
