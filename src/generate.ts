@@ -9,7 +9,7 @@ import { GeneratorError } from "./diagnostics.js";
 import { TOOLS_DATA_PATH, type EmittedFile } from "./emit/index.js";
 import type { ToolSpan } from "./emit/tools-file.js";
 import { emitFiles, renderAhead, toolsBytes, type RenderedAhead } from "./emit-stage.js";
-import { serialiseMembersAhead } from "./emit/tool-members.js";
+import { serialiseGuidanceAhead, serialiseMembersAhead } from "./emit/tool-members.js";
 import { saveToolsIndex, toolTextKeys } from "./cache/tool-texts.js";
 import type { ShipTarget } from "./emit/ship.js";
 import { loadTemplateHelpers } from "./emit/templates.js";
@@ -127,11 +127,12 @@ async function generateOnce(
   const stageOptions = (outDir: string) => ({ ...options, outDir, generatorVersion: version, helpers });
   let rendered: RenderedAhead | undefined;
   // Emit's work that needs no example (see src/emit/tool-members.ts and src/emit-stage.ts `renderAhead`).
-  const ahead: GuideAhead = (model, own, queued) => {
+  const ahead: GuideAhead = (model, own, busy) => {
     rendered = renderAhead(model, stageOptions(outDirOf(options, model)));
     // The build's compressed merge bases, for the write.
     preloadKnownBases();
-    serialiseMembersAhead(own, model.tools.length, queued);
+    serialiseMembersAhead(own.tools, model.tools.length, busy);
+    serialiseGuidanceAhead(own.guidance, model.tools.length, busy);
   };
   const caches = { readCaches, progress, ahead };
   const { guided, specHash, outDir, reuse, saveCaches, textKeys, early } = await guidedModel(
@@ -242,10 +243,10 @@ async function guidedModel(
   let keyed: ReturnType<typeof guidanceCacheFor> | undefined;
   const keyedCache = modelCache && (() => (keyed ??= guidanceCacheFor(modelCache, model.tools, seed)));
   const guidanceCache = keyedCache && lazyGuidanceCache(keyedCache);
-  // Then the model cache's new entries, encoded for its save (in the serial tail too), while units still wait.
-  const allAhead: GuideAhead = (model, own, queued) => {
-    ahead(model, own, queued);
-    modelCache?.serialiseAhead(queued);
+  // Then the model cache's new entries, encoded for its save (in the serial tail too), while the worker computes.
+  const allAhead: GuideAhead = (model, own, busy) => {
+    ahead(model, own, busy);
+    modelCache?.serialiseAhead(busy);
   };
   const early = writtenAhead(options, outDir, worker);
   let guided: GuidedApiModel;

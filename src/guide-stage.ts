@@ -10,20 +10,26 @@ import {
   finishGuidance,
   prepareGuidance,
   toolSeed,
+  type PreparedGuidance,
   type ExampleOutcome,
   type GuidanceOptions,
 } from "./guidance/guide.js";
-import type { ApiModel, GuidedApiModel, ToolModel } from "./model/ir.js";
+import type { ApiModel, GuidedApiModel, ToolGuidance, ToolModel } from "./model/ir.js";
 import { schemaRef } from "./model/lazy-schema.js";
 import { compileInputValidators, uncompilableSchema } from "./model/validators.js";
 import { computeOutcomesInParallel, shouldUseWorker, type ExampleWorker } from "./parallel/index.js";
 import type { Timed } from "./timed.js";
 
 /**
- * Later stages' work that needs no example, done while units wait for the worker (`own`: the tools not from the
- * cache; `queued`: whether units still wait, so the work can stop where the worker would be left with nothing to do).
+ * Later stages' work that needs no example, done while the worker computes (`own`: the tools not from the cache,
+ * and their guidance as prepared before the examples; `busy`: whether the worker still computes, so the work can
+ * stop where it would delay the worker's outcomes).
  */
-export type GuideAhead = (model: ApiModel, own: ToolModel[], queued: () => boolean) => void;
+export type GuideAhead = (
+  model: ApiModel,
+  own: { tools: ToolModel[]; guidance: Array<Omit<ToolGuidance, "examples">> },
+  busy: () => boolean,
+) => void;
 
 /**
  * Validate (fail closed) and guidance. A cached tool's schema passed this very
@@ -49,15 +55,11 @@ export async function guideModel(
       computeOutcomesInParallel(
         uncached.map((tool, index) => ({ index, schema: tool.inputSchema, seed: toolSeed(seed, tool.name) })),
         worker,
-        async (queued) => {
+        async (busy) => {
           const prepared = await timed("guidance without examples", () => prepareGuidance(model, { guidanceCache }));
-          // While the worker has units waiting, what this thread does now it does not do in the tail after the join.
-          if (queued())
-            ahead?.(
-              model,
-              model.tools.filter((_, position) => "own" in prepared.tools[position]!),
-              queued,
-            );
+          // While the worker computes, what this thread does now it does not do in the tail after the join (where
+          // it runs alone), instead of waiting for the worker's outcomes or taking units from it.
+          if (busy()) ahead?.(model, ownGuidance(model, prepared), busy);
           return prepared;
         },
       ),
@@ -85,4 +87,15 @@ export async function guideModel(
   return timed("guidance", () =>
     addGuidance(model, { seed, validators, exampleGenerator, exampleCache, guidanceCache }),
   );
+}
+
+/** The tools whose guidance this run prepared (not from the cache), and that guidance. */
+function ownGuidance(model: ApiModel, prepared: PreparedGuidance): Parameters<GuideAhead>[1] {
+  const own: Parameters<GuideAhead>[1] = { tools: [], guidance: [] };
+  for (const [position, entry] of prepared.tools.entries())
+    if ("own" in entry) {
+      own.tools.push(model.tools[position]!);
+      own.guidance.push(entry.own.guidance);
+    }
+  return own;
 }

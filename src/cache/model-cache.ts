@@ -82,8 +82,8 @@ export interface ModelCache {
   save(root?: string): Promise<void>;
   /**
    * Encodes the operation entries this run computed as the file will hold them, in batches while `more()` says
-   * so, so that the save only copies them: done while the example worker still has units queued (the save is in
-   * the run's serial tail).
+   * so, so that the save only copies them: done while the example worker still computes (the save is in the
+   * run's serial tail).
    */
   serialiseAhead(more: () => boolean): void;
 }

@@ -16,6 +16,7 @@
  */
 import type { GuidedTool, ToolModel } from "../model/ir.js";
 import { hasLazySchema, schemaRef } from "../model/lazy-schema.js";
+import { serialiseHead, type GuidanceWithoutExamples } from "./guidance-head.js";
 import { toToolData } from "./index.js";
 import { isCompactToolsFile } from "./tools-file.js";
 
@@ -40,6 +41,22 @@ export function serialiseMembersAhead(tools: readonly ToolModel[], total: number
     if (hasLazySchema(tool)) continue;
     // A model tool has no guidance, so its entry's JSON is exactly the members'.
     made.set(tool.inputSchema, { source: tool, members: JSON.stringify(toToolData(tool as GuidedTool)) });
+  }
+}
+
+/**
+ * Serialises the hints and links of `guidances` (the tools' guidance prepared before their examples) for
+ * guidance-head.ts, in batches while `more()` says so: the rest are serialised by emit, as before.
+ */
+export function serialiseGuidanceAhead(
+  guidances: readonly GuidanceWithoutExamples[],
+  total: number,
+  more = () => true,
+): void {
+  if (!isCompactToolsFile(total) || total > MAX_TOOLS_AHEAD) return;
+  for (const [index, guidance] of guidances.entries()) {
+    if (index % BATCH === 0 && !more()) return;
+    serialiseHead(guidance);
   }
 }
 

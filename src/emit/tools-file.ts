@@ -8,6 +8,7 @@
  * written whole by `toolsDataJson`.
  */
 import type { GuidedApiModel, ToolData } from "../model/ir.js";
+import { guidanceJson } from "./guidance-head.js";
 
 /** An emitted generator file (index.ts's `EmittedFile`, spelled out here: index.ts imports this module). */
 interface BytesFile {
@@ -122,9 +123,12 @@ function toolJson(data: ToolData): string[] {
   return withGuidance({ members: before, guidance });
 }
 
-/** `{…members, "guidance": …}`, the guidance's text noted. (`members` is never `{}`: a tool has a name.) */
+/**
+ * `{…members, "guidance": …}`, the guidance's text noted (its hints and links may have been serialised ahead, see
+ * guidance-head.ts). (`members` is never `{}`: a tool has a name.)
+ */
 function withGuidance({ members, guidance }: MembersAndGuidance): string[] {
-  const text = JSON.stringify(guidance);
+  const text = guidanceJson(guidance);
   guidanceTexts.set(guidance, text);
   return [members.slice(0, -1), GUIDANCE_MEMBER, text, "}"];
 }

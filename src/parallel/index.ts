@@ -222,13 +222,15 @@ function withRoomyHeap(make: () => Worker): { worker: Worker; restore: () => voi
  * every unit. Both threads take units from one shared queue, largest first,
  * so the work splits evenly whatever a unit costs; `meanwhile` (work of this
  * thread that does not need the outcomes) runs first, while the worker has
- * the queue to itself; it is given `queued`, which tells whether units are
- * still waiting for a thread. Units the worker computed ahead are its alone.
+ * the queue to itself; it is given `busy`, which tells whether the worker is
+ * still computing: until then, what this thread does meanwhile does not delay
+ * the outcomes (this thread would wait for them otherwise). Units the worker
+ * computed ahead are its alone.
  */
 export async function computeOutcomesInParallel<T>(
   tasks: OutcomeTask[],
   started: ExampleWorker | undefined,
-  meanwhile: (queued: () => boolean) => T | Promise<T>,
+  meanwhile: (busy: () => boolean) => T | Promise<T>,
 ): Promise<{ results: OutcomeResults; meanwhile: T }> {
   const units = outcomeUnits(tasks);
   const worker = units.length > 1 ? (started ?? spawnWorker()) : undefined;
@@ -245,7 +247,7 @@ export async function computeOutcomesInParallel<T>(
   let local: OutcomeResults;
   let other: OutcomeResults | undefined;
   try {
-    alongside = await meanwhile(() => queue.left(shared.length));
+    alongside = await meanwhile(() => !queue.workerDone());
     // Loaded once the worker has its units (≈ 10 ms: the example search's chunks), and only when the worker has
     // not taken every unit meanwhile (it often has, with the units it computed ahead).
     local = queue.left(shared.length) ? (await import("./outcomes.js")).computeUnits(shared, queue) : { outcomes: [] };

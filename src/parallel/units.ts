@@ -57,10 +57,14 @@ export interface UnitQueue {
   /** What a thread found `createCheckCompiler` does with these units (undefined: nobody has looked yet). */
   splits(): boolean | undefined;
   setSplits(splits: boolean): void;
+  /** Whether the worker has computed every unit it took, and is about to answer (see `finishWorker`). */
+  workerDone(): boolean;
+  /** Said by the worker once it has computed its last unit, before it answers. */
+  finishWorker(): void;
 }
 
-/** Slots of a `UnitQueue`: next unit, failed (0/1), splits (0 not known, 1 no, 2 yes). */
-const SLOTS = 3;
+/** Slots of a `UnitQueue`: next unit, failed (0/1), splits (0 not known, 1 no, 2 yes), worker done (0/1). */
+const SLOTS = 4;
 
 /** A queue over slots two threads can share (see `queueSlots`). */
 export function sharedQueue(slots: Int32Array): UnitQueue {
@@ -71,6 +75,8 @@ export function sharedQueue(slots: Int32Array): UnitQueue {
     fail: () => void Atomics.store(slots, 1, 1),
     splits: () => [undefined, false, true][Atomics.load(slots, 2)],
     setSplits: (splits) => void Atomics.store(slots, 2, splits ? 2 : 1),
+    workerDone: () => Atomics.load(slots, 3) !== 0,
+    finishWorker: () => void Atomics.store(slots, 3, 1),
   };
 }
 

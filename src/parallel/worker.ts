@@ -21,7 +21,11 @@ ahead?.listen();
 parentPort?.once("message", ({ mine, shared, slots, early }: WorkerRequest) => {
   // Without drafts sent ahead (a worker started late), every unit comes with its schema.
   const units = ahead?.units(mine, shared) ?? { computed: [], shared: shared as OutcomeUnit[] };
-  parentPort?.postMessage(computeUnits(units.shared, sharedQueue(slots), generator, units.computed));
+  const queue = sharedQueue(slots);
+  const results = computeUnits(units.shared, queue, generator, units.computed);
+  // From here on, nothing the main thread does meanwhile delays this answer (see `computeOutcomesInParallel`).
+  queue.finishWorker();
+  parentPort?.postMessage(results);
   if (!early) return;
   parentPort?.postMessage(writeEarlyFiles(early));
   // Its work is done: the thread ends now, so that its heap is torn down while the main thread emits and writes

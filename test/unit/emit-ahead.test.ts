@@ -158,29 +158,32 @@ describe("the templates rendered before the example worker joins", () => {
   });
 });
 
-describe("what the main thread is told while the worker has units waiting", () => {
-  it("says units are queued until some thread has taken every one, and never without a worker", async () => {
+describe("what the main thread is told while the worker computes", () => {
+  it("says the worker is busy until it has computed every unit it took, and never without a worker", async () => {
     const model = await modelFrom(join(SAMPLES, "petstore.yaml"));
     const tasks = model.tools.map((tool, index) => ({ index, schema: tool.inputSchema, seed: toolSeed(1, tool.name) }));
     const count = outcomeUnits(tasks).length;
     expect(count).toBeGreaterThan(2);
-    // A stand-in for the worker that takes `taken` units, then answers with nothing (its units are then recomputed).
-    const worker = (taken: number): ExampleWorker => ({
+    // A stand-in for the worker that takes `taken` units, says it is done or not, then answers with nothing (its
+    // units are then recomputed).
+    const worker = (taken: number, done: boolean): ExampleWorker => ({
       run(units, slots) {
         const queue = sharedQueue(slots);
         for (let unit = 0; unit < taken; unit++) queue.take();
+        if (done) queue.finishWorker();
         return { shared: units, results: Promise.reject(new Error("no answer")) };
       },
       release: () => {},
       restoring: (timed) => timed,
     });
-    const seen = async (taken: number) =>
-      (await computeOutcomesInParallel(tasks, worker(taken), (queued) => queued())).meanwhile;
-    expect(await seen(2)).toBe(true);
-    expect(await seen(count - 1)).toBe(true);
-    expect(await seen(count)).toBe(false);
-    // One unit: no worker, so nothing is queued for one.
+    const seen = async (taken: number, done: boolean) =>
+      (await computeOutcomesInParallel(tasks, worker(taken, done), (busy) => busy())).meanwhile;
+    expect(await seen(2, false)).toBe(true);
+    // Every unit taken, the last one still being computed: still busy.
+    expect(await seen(count, false)).toBe(true);
+    expect(await seen(count, true)).toBe(false);
+    // One unit: no worker, so nothing is busy.
     const one = [tasks[0]!];
-    expect((await computeOutcomesInParallel(one, undefined, (queued) => queued())).meanwhile).toBe(false);
+    expect((await computeOutcomesInParallel(one, undefined, (busy) => busy())).meanwhile).toBe(false);
   });
 });
