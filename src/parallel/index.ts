@@ -16,6 +16,7 @@ import { fileURLToPath } from "node:url";
 import { setFlagsFromString } from "node:v8";
 import { Worker } from "node:worker_threads";
 import { listenToDrafts } from "../model/draft-listener.js";
+import { collectGarbageNow } from "./collect.js";
 import type { Timed } from "../timed.js";
 import { openAhead } from "./ahead.js";
 // Types only: ./outcomes.ts brings the example search (json-schema-faker, faker), loaded by a run that computes outcomes.
@@ -94,7 +95,10 @@ export function startExampleWorker(
   roomyHeap: boolean,
 ): ExampleWorker | undefined {
   if (!shouldUseWorker(operationCount)) return undefined;
-  return spawnWorker(operationCount <= MAX_OPERATIONS_AHEAD ? { operationCount, seedOf, roomyHeap } : undefined);
+  if (operationCount > MAX_OPERATIONS_AHEAD) return spawnWorker();
+  // While the other core is still idle (see collect.ts).
+  collectGarbageNow();
+  return spawnWorker({ operationCount, seedOf, roomyHeap });
 }
 
 /**
