@@ -34,14 +34,12 @@ const made = new WeakMap<object, { source: ToolModel; members: string }>();
  * batches while `more()` says so: the rest are serialised by emit, as before.
  */
 export function serialiseMembersAhead(tools: readonly ToolModel[], total: number, more = () => true): void {
-  if (!isCompactToolsFile(total) || total > MAX_TOOLS_AHEAD) return;
-  for (const [index, tool] of tools.entries()) {
-    if (index % BATCH === 0 && !more()) return;
+  inBatchesWhile(tools, total, more, (tool) => {
     // A tool read from the cache holds its schemas as text: serialising it would parse them.
-    if (hasLazySchema(tool)) continue;
+    if (hasLazySchema(tool)) return;
     // A model tool has no guidance, so its entry's JSON is exactly the members'.
     made.set(tool.inputSchema, { source: tool, members: JSON.stringify(toToolData(tool as GuidedTool)) });
-  }
+  });
 }
 
 /**
@@ -53,10 +51,15 @@ export function serialiseGuidanceAhead(
   total: number,
   more = () => true,
 ): void {
+  inBatchesWhile(guidances, total, more, serialiseHead);
+}
+
+/** `each` item of a large API's (`total` tools, a compact data/tools.json), asking `more` before every batch. */
+function inBatchesWhile<T>(items: readonly T[], total: number, more: () => boolean, each: (item: T) => void): void {
   if (!isCompactToolsFile(total) || total > MAX_TOOLS_AHEAD) return;
-  for (const [index, guidance] of guidances.entries()) {
+  for (const [index, item] of items.entries()) {
     if (index % BATCH === 0 && !more()) return;
-    serialiseHead(guidance);
+    each(item);
   }
 }
 
