@@ -41,7 +41,7 @@ import {
   type Manifest,
   type WriteResult,
 } from "./write/index.js";
-import { readPreviousTools } from "./write/previous.js";
+import { readPreviousTools, readRegenerationAhead } from "./write/previous.js";
 import { preloadKnownBases } from "./write/known-bases.js";
 import { recordedOptions, recordedSource, type RecordableOptions } from "./recorded-options.js";
 import { hashBytesOnce } from "./write/hash.js";
@@ -143,7 +143,7 @@ async function generateOnce(
   );
   try {
     const previousManifest = await readManifest(outDir);
-    const lastTools = previousManifest && readPreviousTools(outDir, previousManifest);
+    const lastTools = previousManifest && (await readPreviousTools(outDir, previousManifest));
     const previousTools = lastTools?.generated;
     const previous = previousTools && { bytes: previousTools, hash: previousManifest?.files[TOOLS_DATA_PATH]?.hash };
     const { files, toolData, toolsFile } = await timed("emit", () =>
@@ -220,6 +220,8 @@ async function guidedModel(
 ) {
   // Without --out the folder is named after the API, known only after the model: no model cache then.
   const cacheDir = options.out ? resolve(options.out) : undefined;
+  // A regeneration's spec and tools file, read on the thread pool meanwhile (see src/load/read-ahead.ts).
+  readRegenerationAhead(options.from, readCaches ? cacheDir : undefined);
   const modelCache = cacheDir ? openModelCache(cacheDir, version, readCaches) : undefined;
   const { built, specHash, worker } = await readModel(options, modelCache, timed);
   let model: ApiModel;

@@ -11,7 +11,7 @@ import {
   loadSpec,
   MAX_NESTING,
   parseSpecFile,
-  readSpecFile,
+  readSpecFileAhead,
   type LoadedSpec,
   type SpecFile,
 } from "../load/index.js";
@@ -47,8 +47,9 @@ export async function loadSpecCached(
   options: ModelOptions,
   cache: ModelCache | undefined,
 ): Promise<LoadedSpec> {
-  if (!cache || cache.fresh || isUrl(source)) return loadSpec(source);
-  const file = readSpecFile(source);
+  if (!cache || isUrl(source)) return loadSpec(source);
+  const file = await readSpecFileAhead(source);
+  if (cache.fresh) return parseSpecFile(file);
   const salt = `${cache.code}\0file\0${options.name ?? ""}`;
   const previous = file.textHash ? readPreviousKeys(cache.projectDir, salt, file.textHash) : undefined;
   // A record whose unreached `$ref`s were never checked needs the whole document once (see `keysOf`).

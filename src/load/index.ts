@@ -8,6 +8,7 @@ import { resolve as resolvePath } from "node:path";
 import { pathToFileURL } from "node:url";
 import { escapePointerToken, GeneratorError } from "../diagnostics.js";
 import { hashContent } from "../write/hash.js";
+import { takeAhead } from "./read-ahead.js";
 import { yamlParser } from "./yaml.js";
 
 export interface LoadedSpec {
@@ -79,6 +80,18 @@ export function readSpecFile(source: string, maxBytes = DEFAULT_MAX_BYTES): Spec
           : `cannot be read (${code ?? String(error)})`;
     throw new GeneratorError(source, problem, "pass the path of an OpenAPI or JSON Schema document with --from");
   }
+  return specFileOf(source, path, buffer, maxBytes);
+}
+
+/** `readSpecFile`, taking the bytes from the thread pool when this run read them ahead (see read-ahead.ts). */
+export async function readSpecFileAhead(source: string, maxBytes = DEFAULT_MAX_BYTES): Promise<SpecFile> {
+  const path = resolvePath(source);
+  const bytes = await takeAhead(path);
+  return bytes ? specFileOf(source, path, bytes, maxBytes) : readSpecFile(source, maxBytes);
+}
+
+/** Where a spec's bytes read from `path` lie, refused when too large. */
+function specFileOf(source: string, path: string, buffer: Buffer, maxBytes: number): SpecFile {
   if (buffer.byteLength > maxBytes) {
     throw new GeneratorError(
       source,

@@ -1,7 +1,10 @@
 /** What a generated project holds from its last generation, read before this one is written. */
 import { existsSync, readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { TOOLS_DATA_PATH } from "../emit/index.js";
+import { isUrl } from "../load/index.js";
+import { readAhead, takeAhead } from "../load/read-ahead.js";
+import { MANIFEST_PATH } from "./manifest.js";
 import { readBaseBytes } from "./bases.js";
 import { hashBytesOnce } from "./hash.js";
 import type { Manifest } from "./index.js";
@@ -11,13 +14,28 @@ import type { Manifest } from "./index.js";
  * are not reported as API changes (src/report/text.ts reads only the tools that differ, and never decodes the rest);
  * and the project's file as it is now (`current`, which the write compares with the new one: GitHub's is 6 MB).
  */
-export function readPreviousTools(
+export async function readPreviousTools(
   outDir: string,
   manifest: Manifest,
-): { generated: Buffer | undefined; current: Buffer | undefined } {
-  const path = resolve(outDir, TOOLS_DATA_PATH);
-  const current = existsSync(path) ? readFileSync(path) : undefined;
+): Promise<{ generated: Buffer | undefined; current: Buffer | undefined }> {
+  const path = previousToolsPath(outDir);
+  const current = (await takeAhead(path)) ?? (existsSync(path) ? readFileSync(path) : undefined);
   return { generated: readGeneratedBase(outDir, manifest, TOOLS_DATA_PATH, current) ?? current, current };
+}
+
+/**
+ * Starts reading what a regeneration of the generated project in `outDir` reads later, on the thread pool (see
+ * src/load/read-ahead.ts): its spec, when a local file, and its tools file. Without a generated project there (or
+ * without `outDir`: caches not read) it only forgets what an earlier run read ahead.
+ */
+export function readRegenerationAhead(from: string, outDir: string | undefined): void {
+  const project = outDir !== undefined && existsSync(join(outDir, MANIFEST_PATH));
+  readAhead(project ? [...(isUrl(from) ? [] : [resolve(from)]), previousToolsPath(outDir)] : []);
+}
+
+/** Where the project's tools file is (read ahead by a regeneration: see src/load/read-ahead.ts). */
+export function previousToolsPath(outDir: string): string {
+  return resolve(outDir, TOOLS_DATA_PATH);
 }
 
 /** The version in the project's own package.json, when it has one (the owner's `npm version` bumps it). */
