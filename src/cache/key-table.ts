@@ -22,6 +22,7 @@
  * item's shared fields, a component or the top level, a missing or damaged
  * file) keys the whole document as before.
  */
+import { randomBytes } from "node:crypto";
 import { closeSync, existsSync, fstatSync, openSync, readFileSync, statSync, type Stats, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { HTTP_METHODS, type HttpMethod } from "../model/openapi.js";
@@ -30,7 +31,16 @@ import { hashContent } from "../write/hash.js";
 import type { KeyRecord } from "./refs.js";
 import { replaceFile, replaceFileSync, settleAll } from "./replace-file.js";
 import { stringEnd } from "../json-bytes.js";
-import { operationInSkeleton, type Skeleton } from "./sparse-document.js";
+import { operationInSkeleton, type Skeleton, type SkeletonEdit } from "./sparse-document.js";
+import {
+  deltaAfter,
+  type KeysDelta,
+  readDelta,
+  type ReadRecord,
+  type RecordParts,
+  saveDelta,
+  withDelta,
+} from "./key-delta.js";
 import {
   applyPatch,
   type CopyPatch,
@@ -49,11 +59,13 @@ const KEYS_FILE = ".guided-mcp/cache/keys.json";
 const SPEC_COPY_FILE = ".guided-mcp/cache/spec.copy";
 /** The copy's stamps as its writer left it, after the hash of its bytes (see `copyStamps`). */
 const COPY_STAMPS_FILE = ".guided-mcp/cache/spec.copy.stamps";
-/** Bump when the file layout changes (2: `patch`). */
-const FORMAT = 2;
+/** Bump when the file layout changes (2: `patch`; 3: `id`, and deltas beside it: see key-delta.ts). */
+const FORMAT = 3;
 
 interface KeysFile {
   format: number;
+  /** Names this record for its deltas (see key-delta.ts). */
+  id: string;
   salt: string;
   /** SHA-256 of the document the record was made for: the spec copy's bytes, with `patch` applied if any. */
   spec: string;
@@ -74,6 +86,8 @@ export interface PreviousKeys {
   /** The copy as its stamps vouch for it: read only where it is compared with this run's spec (see `editInCopy`). */
   copy?: StampedCopy;
   skeleton?: Skeleton;
+  /** The whole record this was read from, and the delta applied to it (see key-delta.ts). */
+  read?: ReadRecord;
 }
 
 interface StampedCopy {
@@ -95,9 +109,15 @@ export function readPreviousKeys(projectDir: string, salt: string, specHash?: st
   const copyFile = join(projectDir, SPEC_COPY_FILE);
   if (!existsSync(keysFile) || !existsSync(copyFile)) return undefined;
   try {
-    const file = JSON.parse(readFileSync(keysFile, "utf8")) as Partial<KeysFile>;
-    if (file.format !== FORMAT || file.salt !== salt || typeof file.spec !== "string" || !file.record) return undefined;
-    const skeleton = Array.isArray(file.skeleton) ? { skeleton: file.skeleton } : {};
+    const whole = JSON.parse(readFileSync(keysFile, "utf8")) as Partial<KeysFile>;
+    if (whole.format !== FORMAT || whole.salt !== salt || typeof whole.spec !== "string" || !whole.record)
+      return undefined;
+    if (typeof whole.id !== "string") return undefined;
+    const delta = whole.skeleton ? readDelta(projectDir, whole.id) : undefined;
+    const file = delta ? withDelta(whole as RecordParts, delta) : (whole as RecordParts);
+    if (!file) return undefined;
+    const read: ReadRecord = { base: whole.id, record: file.record, ...(delta ? { delta } : {}) };
+    const skeleton = Array.isArray(file.skeleton) ? { skeleton: file.skeleton, read } : {};
     if (file.spec === specHash) return { record: file.record, ...skeleton };
     const stats = statSync(copyFile);
     const stamps = copyStamps(stats);
@@ -158,8 +178,12 @@ export async function saveKeys(
   since?: KeysSince,
 ): Promise<void> {
   const patch = patchSince(projectDir, spec, since);
+  // A recorded skeleton moved by one operation's edit: only what changed is written (see key-delta.ts).
+  const delta = patch && skeleton && since && deltaSince(since, record, specHash, spec.length, patch);
+  if (delta) return saveDelta(projectDir, delta);
   const file: KeysFile = {
     format: FORMAT,
+    id: randomBytes(8).toString("hex"),
     salt,
     spec: specHash,
     record,
@@ -171,6 +195,20 @@ export async function saveKeys(
   // end of a regeneration waiting for it (190 ms seen at load 5). (Async: a failure waits for the copy's write.)
   const keys = (async () => replaceFileSync(join(projectDir, KEYS_FILE), JSON.stringify(file)))();
   await settleAll([copy, keys]);
+}
+
+/** The delta from the record `since` was read with to `record`, when there is one to write (see key-delta.ts). */
+function deltaSince(
+  { previous, edit }: KeysSince,
+  record: KeyRecord,
+  specHash: string,
+  length: number,
+  patch: StoredPatch,
+): KeysDelta | undefined {
+  const before = previousLength(previous);
+  if (!previous.read || edit === "unchanged" || before === undefined) return undefined;
+  const moved: SkeletonEdit = [edit.start, edit.end - (length - before), edit.end - edit.start];
+  return deltaAfter(previous.read, record, { spec: specHash, patch, edit: moved });
 }
 
 /**

@@ -18,7 +18,7 @@ import {
 import type { ModelOptions } from "../model/openapi.js";
 import type { ModelCache } from "./model-cache.js";
 import { editSince, previousLength, readPreviousKeys, type PreviousKeys, type SpecEdit } from "./key-table.js";
-import { fitsSkeleton, moveSkeleton, scanSkeleton, sparseDocument, type Skeleton } from "./sparse-document.js";
+import { fitsSkeleton, moveSkeletonBy, scanSkeleton, sparseDocument, type Skeleton } from "./sparse-document.js";
 
 /** What a regeneration found before parsing its spec: the last run's record, and the edit since. */
 export interface Regeneration {
@@ -74,7 +74,7 @@ function skeletonOf(bytes: Buffer, previous: PreviousKeys, edit: SpecEdit): Skel
   const length = previousLength(previous);
   if (length === undefined) return undefined;
   // (The record was parsed for this run alone: its skeleton is moved in place.)
-  const skeleton = moveSkeleton(before, edit.start, edit.end - (bytes.length - length), edit.end - edit.start);
+  const skeleton = moveSkeletonBy(before, [[edit.start, edit.end - (bytes.length - length), edit.end - edit.start]]);
   return fitsSkeleton(bytes, skeleton) ? skeleton : undefined;
 }
 

@@ -237,7 +237,7 @@ describe("keys from the last run's record", () => {
       () => {},
     ];
     for (const withSkeleton of [true, false]) {
-      const record = { format: 2, salt: "salt", spec: "0".repeat(64), record: {} };
+      const record = { format: 3, id: "base", salt: "salt", spec: "0".repeat(64), record: {} };
       writeFileSync(`${copy}.stamps`, `${record.spec} ${ino} ${size} ${mtimeMs} ${ctimeMs}`);
       writeFileSync(
         join(project, CACHE_DIR, "keys.json"),

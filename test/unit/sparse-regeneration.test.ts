@@ -16,7 +16,7 @@ import {
   holdsObject,
   isSparseDocument,
   scanSkeleton,
-  moveSkeleton,
+  moveSkeletonBy,
   sparseDocument,
   sparseJsonDocument,
 } from "../../src/cache/sparse-document.js";
@@ -150,7 +150,7 @@ describe("a skeleton moved past an edit", () => {
       expect(found).toEqual(specEdit(before, after));
       if (typeof found !== "object") throw new Error("no operation edit found");
       const oldEnd = found.end - (after.length - before.length);
-      const moved = moveSkeleton(structuredClone(skeleton), found.start, oldEnd, found.end - found.start);
+      const moved = moveSkeletonBy(structuredClone(skeleton), [[found.start, oldEnd, found.end - found.start]]);
       expect(moved).toEqual(scanSkeleton(after));
       expect(fitsSkeleton(after, moved)).toBe(true);
       expect(fitsSkeleton(after, skeleton)).toBe(false);
