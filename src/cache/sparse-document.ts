@@ -238,10 +238,11 @@ export function moveSkeletonBy(skeleton: Skeleton, edits: readonly SkeletonEdit[
     // Indexed, not destructured or iterated: unoptimised code (a run's first call) pays an iterator for each.
     for (let index = 0; index < edits.length; index++) {
       const edit = edits[index]!;
-      if (member[1] === edit[0] && member[2] === edit[1]) member[2] = edit[0] + edit[2];
+      const shift = edit[2] - (edit[1] - edit[0]);
+      if (member[1] === edit[0] && member[2] === edit[1]) member[2] += shift;
       else if (member[1] >= edit[1]) {
-        member[1] += edit[2] - (edit[1] - edit[0]);
-        member[2] += edit[2] - (edit[1] - edit[0]);
+        member[1] += shift;
+        member[2] += shift;
       }
     }
   }
