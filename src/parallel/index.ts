@@ -16,6 +16,7 @@ import { fileURLToPath } from "node:url";
 import { setFlagsFromString } from "node:v8";
 import { Worker } from "node:worker_threads";
 import { listenToDrafts } from "../model/draft-listener.js";
+import { schemaText } from "../model/schema-text.js";
 import { collectGarbageNow } from "./collect.js";
 import type { Timed } from "../timed.js";
 import { openAhead } from "./ahead.js";
@@ -245,6 +246,8 @@ export async function computeOutcomesInParallel<T>(
   }
   const slots = queueSlots();
   const { shared, results: remote } = worker.run(units, slots);
+  // (Not `performance`: its first use loads perf_hooks, ≈ 0.7 ms.)
+  const sentAt = process.hrtime.bigint();
   const queue = sharedQueue(slots);
   remote.catch(() => {}); // awaited below, after this thread's share
   let alongside: T;
@@ -252,9 +255,12 @@ export async function computeOutcomesInParallel<T>(
   let other: OutcomeResults | undefined;
   try {
     alongside = await meanwhile(() => !queue.workerDone());
-    // Loaded once the worker has its units (≈ 10 ms: the example search's chunks), and only when the worker has
-    // not taken every unit meanwhile (it often has, with the units it computed ahead).
-    local = queue.left(shared.length) ? (await import("./outcomes.js")).computeUnits(shared, queue) : { outcomes: [] };
+    // Loaded once the worker has its units (≈ 10 ms: the example search's chunks), and only when the worker will
+    // not have computed every unit by the time that is done (it often has taken them all, with the units it
+    // computed ahead).
+    local = worthJoining(shared, Atomics.load(slots, 0), Number(process.hrtime.bigint() - sentAt) / 1e6)
+      ? (await import("./outcomes.js")).computeUnits(shared, queue)
+      : { outcomes: [] };
     other = await remote.catch(() => undefined);
   } finally {
     worker.release();
@@ -263,6 +269,38 @@ export async function computeOutcomesInParallel<T>(
   // thread computes every unit again, as one thread would have, whatever shares the two had taken.
   if (!other) return { results: computeAlone(units, await import("./outcomes.js")), meanwhile: alongside };
   return { results: merged(local, other), meanwhile: alongside };
+}
+
+/**
+ * What loading the example search costs this thread before it computes a unit (its chunks ≈ 8–10 ms on a quiet
+ * machine, and its first units run in code V8 has only just compiled): when the worker will be done sooner, this
+ * thread only waits for it.
+ */
+const JOINING_MS = 12;
+/**
+ * The cost of a unit beside its schema's JSON length, in the same measure (bytes of JSON): a small unit still takes a
+ * compile and its tools' examples. Fitted on cold Stripe runs, where it predicted the worker's remaining time within
+ * −15 % … +45 % (with the bytes alone it was 2–3 times too short).
+ */
+const UNIT_COST = 500;
+
+/**
+ * Whether this thread should load the example search and take units from the queue (the first `taken` of `shared`
+ * are gone), given how long the worker has had them: when the worker, at the pace it has kept so far, will compute
+ * the rest before this thread could start on one, waiting for it ends sooner. A worker that has taken none yet has
+ * no pace (a busy machine may have starved it): this thread then joins in.
+ */
+export function worthJoining(shared: OutcomeUnit[], taken: number, elapsedMs: number): boolean {
+  if (taken >= shared.length) return false;
+  if (taken === 0) return true;
+  let done = 0;
+  let left = 0;
+  for (let i = 0; i < shared.length; i++) {
+    const cost = schemaText(shared[i]!.schema).length + UNIT_COST;
+    if (i < taken) done += cost;
+    else left += cost;
+  }
+  return (left / done) * elapsedMs > JOINING_MS;
 }
 
 function computeAlone(units: OutcomeUnit[], { computeUnits }: typeof import("./outcomes.js")): OutcomeResults {

@@ -9,6 +9,7 @@ import { faker } from "@faker-js/faker/locale/en";
 import { describe, expect, it } from "vitest";
 import { createExampleGenerator } from "../../src/guidance/examples/index.js";
 import { createMersenne53, isMersenne53 } from "../../src/guidance/examples/mersenne.js";
+import { wasmSeeding } from "../../src/guidance/examples/seeding.js";
 import { adjective, noun, slug } from "../../src/guidance/examples/realistic.js";
 import { addGuidance } from "../../src/guidance/index.js";
 import type { JsonSchema } from "../../src/model/ir.js";
@@ -110,10 +111,16 @@ describe("spec examples and placeholders (samples/catalogue.yaml)", () => {
   });
 });
 
-describe("the randomizer behind realistic values", () => {
+// Seeding in JavaScript (never WebAssembly), in WebAssembly from the first seed, and as a run does (JavaScript, then
+// WebAssembly once it has reseeded often): the very same words.
+describe.each([
+  ["JavaScript", { wasmAfter: Infinity }],
+  ["WebAssembly", { wasmAfter: 0 }],
+  ["as a run seeds", {}],
+] as const)("the randomizer behind realistic values, seeding in %s", (_, seeding) => {
   it("draws exactly what faker's own Mersenne Twister draws, across reseeds and state refills", () => {
     const reference = generateMersenne53Randomizer(1);
-    const ours = createMersenne53(1);
+    const ours = createMersenne53(1, seeding);
     const seeds = [
       0,
       1,
@@ -135,7 +142,7 @@ describe("the randomizer behind realistic values", () => {
   it("draws the same after reseeds that interrupt a partly drawn state", () => {
     // A reseed fills and twists the state only as far as draws reach: interrupt it at every stage.
     const reference = generateMersenne53Randomizer(3);
-    const ours = createMersenne53(3);
+    const ours = createMersenne53(3, seeding);
     for (const [seed, draws] of [
       [5, 1],
       [6, 0],
@@ -157,7 +164,7 @@ describe("the randomizer behind realistic values", () => {
 
   it("draws the same words over many seeds, draw counts and refills", () => {
     const reference = generateMersenne53Randomizer(11);
-    const ours = createMersenne53(11);
+    const ours = createMersenne53(11, seeding);
     for (let round = 0; round < 300; round++) {
       const seed = (round * 2654435761 + 12345) >>> 0;
       reference.seed(seed);
@@ -165,6 +172,24 @@ describe("the randomizer behind realistic values", () => {
       const draws = (round * 37) % 1500;
       const expected = Array.from({ length: draws }, () => reference.next());
       expect(Array.from({ length: draws }, () => ours.next())).toEqual(expected);
+    }
+  });
+});
+
+describe("the WebAssembly seeding", () => {
+  it("is made in Node, and seeds the words the recurrence gives, from any word on", () => {
+    const seeding = wasmSeeding(624);
+    expect(seeding).toBeDefined();
+    for (const first of [5489, 0, 2 ** 31 - 1, -1, 123456789]) {
+      const expected = new Int32Array(624);
+      expected[0] = first;
+      for (let i = 1; i < 624; i++)
+        expected[i] = (Math.imul(1812433253, expected[i - 1]! ^ (expected[i - 1]! >>> 30)) + i) | 0;
+      seeding!.state[0] = first;
+      // In two pieces, as a reseed seeds only as far as its draws reach.
+      seeding!.seed(1, 405);
+      seeding!.seed(405, 624);
+      expect(Array.from(seeding!.state)).toEqual(Array.from(expected));
     }
   });
 });

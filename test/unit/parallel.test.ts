@@ -3,7 +3,7 @@ import { Worker } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
 import { toolSeed } from "../../src/guidance/index.js";
 import type { ApiModel } from "../../src/model/ir.js";
-import { computeOutcomesInParallel, type ExampleWorker } from "../../src/parallel/index.js";
+import { computeOutcomesInParallel, worthJoining, type ExampleWorker } from "../../src/parallel/index.js";
 import { computeUnits, type OutcomeResults, warmedGenerator } from "../../src/parallel/outcomes.js";
 import { outcomeUnits, queueSlots, sharedQueue, type OutcomeTask, type UnitQueue } from "../../src/parallel/units.js";
 import { DIRECTORY_ROOT } from "../helpers/corpus.js";
@@ -113,5 +113,27 @@ describe("example outcomes over units shared by two threads", () => {
     expect(meanwhile).toBe("prepared");
     expect(released).toBe(1);
     expect(results).toEqual(alone);
+  });
+});
+
+describe("whether the main thread joins the worker on the units left", () => {
+  // Ten units of 1,500 bytes of JSON each: with UNIT_COST, 2,000 apiece.
+  const units = Array.from({ length: 10 }, (_, i) => ({
+    schema: { type: "object", description: `${i}`.padEnd(1_500 - 34, "x") },
+    tools: [{ index: i, seed: i }],
+  }));
+
+  it("joins a worker that has no pace yet, and never when every unit is taken", () => {
+    expect(worthJoining(units, 0, 50)).toBe(true);
+    expect(worthJoining(units, 10, 1)).toBe(false);
+  });
+
+  it("joins when, at its pace so far, the worker would still be computing once the search is loaded", () => {
+    // Half taken in 10 ms: 10 ms left, less than loading the search.
+    expect(worthJoining(units, 5, 10)).toBe(false);
+    // Half taken in 30 ms: 30 ms left.
+    expect(worthJoining(units, 5, 30)).toBe(true);
+    // Nine taken in 90 ms: 10 ms left.
+    expect(worthJoining(units, 9, 90)).toBe(false);
   });
 });

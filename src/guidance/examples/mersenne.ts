@@ -7,6 +7,8 @@
  * every operation on it is a 32-bit one, so wrapping at store time changes
  * no result.
  */
+import { wasmSeeding, type Seeding } from "./seeding.js";
+
 const N = 624;
 const M = 397;
 const MATRIX_A = 0x9908b0df;
@@ -23,8 +25,17 @@ export interface Randomizer {
   seed(seed: number | number[]): void;
 }
 
-export function createMersenne53(seed: number): Randomizer {
-  const state = new Int32Array(N);
+/**
+ * Reseeds after which a randomizer seeds in WebAssembly (./seeding.ts). Making the module costs ≈ 0.5 ms, about what
+ * 64 reseeds cost in JavaScript V8 has not optimised, so a small run (Petstore) never makes it.
+ */
+const WASM_AFTER_RESEEDS = 64;
+
+/** `wasmAfter`: reseeds after which the seeding moves to WebAssembly (tests choose 0, or never). */
+export function createMersenne53(seed: number, { wasmAfter = WASM_AFTER_RESEEDS } = {}): Randomizer {
+  let state: Int32Array = new Int32Array(N);
+  let seeding: Seeding | undefined;
+  let reseeds = 0;
   let index = 0;
   // After a reseed the state is filled and twisted only as far as draws reach (a picked value mostly takes
   // 4 words of 624): `seeded` words hold the seeding values, `ready` words are twisted. Twisting word i
@@ -32,15 +43,26 @@ export function createMersenne53(seed: number): Randomizer {
   let seeded = N;
   let ready = N;
   const reseed = (value: number): void => {
+    // A reseed starts the state afresh from its first word, so the state can move into the module's memory here.
+    if (reseeds++ === wasmAfter) {
+      seeding = wasmSeeding(N);
+      if (seeding) state = seeding.state;
+    }
     state[0] = value;
     seeded = 1;
     ready = 0;
     index = 0;
   };
   // A reseed runs ≈ 400 seeding steps (and 8 twisting ones), mostly in code V8 has not optimised (the example
-  // worker's): each step reads the word it wrote last from a local and wraps with `| 0` (a store into the
-  // Int32Array would wrap the same way), so it takes about half the bytecodes.
+  // worker's), hence WebAssembly once a run reseeds often. In JavaScript each step reads the word it wrote last from
+  // a local and wraps with `| 0` (a store into the Int32Array would wrap the same way): about half the bytecodes.
   const seedTo = (end: number): void => {
+    if (end <= seeded) return;
+    if (seeding) {
+      seeding.seed(seeded, end);
+      seeded = end;
+      return;
+    }
     const s = state;
     const imul = Math.imul;
     let prev = s[seeded - 1]!;
@@ -48,7 +70,7 @@ export function createMersenne53(seed: number): Randomizer {
       prev = (imul(1812433253, prev ^ (prev >>> 30)) + i) | 0;
       s[i] = prev;
     }
-    if (end > seeded) seeded = end;
+    seeded = end;
   };
   const twistTo = (end: number): void => {
     seedTo(Math.min(N, end + M));
