@@ -15,6 +15,8 @@ import {
 } from "./emit/index.js";
 import { sameMembers } from "./emit/tool-members.js";
 import { isCompactToolsFile } from "./emit/tools-file.js";
+import { emitTextEdit } from "./emit/file-tools.js";
+import type { TextEdit } from "./cache/text-edit.js";
 import type { ApiModel, GuidedApiModel } from "./model/ir.js";
 import { hasLazySchema } from "./model/lazy-schema.js";
 import type { PreparedWrite } from "./write/index.js";
@@ -47,6 +49,11 @@ export function emitFiles(
     slice: (from?: number, to?: number) => guided.tools.slice(from, to).map(toToolData),
   };
   return { files: emitProject(guided, { ...emitOptions, toolsFile: toolsFile.bytes }), toolData, toolsFile };
+}
+
+/** Emit after a text-only regeneration (src/cache/text-edit.ts): from data/tools.json, no tool object. */
+export function emitAfterTextEdit(edit: TextEdit, options: StageOptions) {
+  return emitTextEdit(edit, emitOptionsOf(options));
 }
 
 type StageOptions = Pick<EmitOptions, "generatorVersion" | "helpers" | "templatesDir" | "ship" | "mcpName"> & {

@@ -30,7 +30,7 @@ const INDEX_FILE = join(CACHE_DIR, "tools-index.json");
 /** Bump when the file layout changes (2: text keys from the tools' origins). */
 const FORMAT = 2;
 
-interface ToolsIndex {
+export interface ToolsIndex {
   format: number;
   /** The code fingerprint (src/cache/fingerprint.ts): another generator's texts are not ours. */
   code: string;
@@ -110,6 +110,12 @@ export async function saveToolsIndex(
   const file = join(projectDir, INDEX_FILE);
   // Synchronously: see the example cache's `save` (src/cache/index.ts).
   await replaceFile(file, async (temporary) => writeFileSync(temporary, JSON.stringify(index) + "\n"));
+}
+
+/** The project's tools index, if this code made it for the tools file whose bytes hash to `fileHash`. */
+export function readToolsIndex(projectDir: string, code: string, fileHash: string): ToolsIndex | undefined {
+  const index = readIndex(join(projectDir, INDEX_FILE));
+  return index?.code === code && index.file === fileHash ? index : undefined;
 }
 
 function readIndex(file: string): ToolsIndex | undefined {

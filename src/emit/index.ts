@@ -21,6 +21,9 @@ import {
   type ShipTarget,
 } from "./ship.js";
 import { TEST_EXPECTATIONS_PATH, testExpectations } from "./test-suite.js";
+import type { EmitModel, RenderModel } from "./emit-model.js";
+
+export type { EmitModel, EmitTool, RenderModel } from "./emit-model.js";
 import { TemplateRenderer } from "./templates.js";
 import { DEFAULT_TEMPLATES, readTemplates, type TemplateFile } from "./template-files.js";
 import { validationOnlySchema } from "../model/output-schema.js";
@@ -76,17 +79,20 @@ const HANDLER_TEMPLATE = "handler.ts.hbs";
 export const TOOLS_DATA_PATH = "data/tools.json";
 
 export function emitProject(model: GuidedApiModel, options: EmitOptions): EmittedFile[] {
+  const toolsFile = options.toolsFile
+    ? emittedBytes(TOOLS_DATA_PATH, options.toolsFile)
+    : {
+        path: TOOLS_DATA_PATH,
+        content: toolsDataJson(model, options.toolData ?? model.tools.map(toToolData)),
+        owner: "generator" as const,
+      };
+  return emitAround(model, toolsFile, options);
+}
+
+/** The project's files around its data/tools.json, `toolsFile`. */
+export function emitAround(model: EmitModel, toolsFile: EmittedFile, options: EmitOptions): EmittedFile[] {
   const { templates, ship, shipVersion, ...rendered } = options.rendered ?? renderProjectFiles(model, options);
-  const files = [...rendered.files];
-  files.push(
-    options.toolsFile
-      ? emittedBytes(TOOLS_DATA_PATH, options.toolsFile)
-      : {
-          path: TOOLS_DATA_PATH,
-          content: toolsDataJson(model, options.toolData ?? model.tools.map(toToolData)),
-          owner: "generator",
-        },
-  );
+  const files = [...rendered.files, toolsFile];
   files.push({
     path: TEST_EXPECTATIONS_PATH,
     content: JSON.stringify(testExpectations(model), null, 2) + "\n",
@@ -115,7 +121,7 @@ export function emitProject(model: GuidedApiModel, options: EmitOptions): Emitte
  * The project's files that come from the templates. They read the model's API and tools, not the tools' guidance,
  * so a large run renders them while the example worker still searches (see src/emit-stage.ts `renderAhead`).
  */
-export function renderProjectFiles(model: ApiModel, options: EmitOptions): RenderedFiles {
+export function renderProjectFiles(model: RenderModel, options: EmitOptions): RenderedFiles {
   const templates = readTemplates(options.templatesDir);
   const renderer = options.renderer ?? new TemplateRenderer(options.helpers);
   const ship = options.ship ?? SHIP_TARGETS;
@@ -188,7 +194,7 @@ function toolsDataJson(model: GuidedApiModel, tools: ToolData[]): string {
   return JSON.stringify(data, null, isCompactToolsFile(model.tools.length) ? undefined : 2) + "\n";
 }
 
-function templateContext(model: ApiModel, options: EmitOptions) {
+function templateContext(model: RenderModel, options: EmitOptions) {
   const categories = new Map<string, number>();
   for (const tool of model.tools) categories.set(tool.category, (categories.get(tool.category) ?? 0) + 1);
   const handlerTools = model.tools.filter((tool) => tool.handler).map(handlerContext);
@@ -233,13 +239,13 @@ function templateContext(model: ApiModel, options: EmitOptions) {
  * The README's quick start sets one thing: the first scheme's first credential env var (the table lists the
  * others), or else the base URL when the spec declares none.
  */
-function quickStart(model: ApiModel): { credential?: string; more: boolean; baseUrl: boolean } {
+function quickStart(model: RenderModel): { credential?: string; more: boolean; baseUrl: boolean } {
   const names = credentialEnvNames(model.api.securitySchemes);
   const baseUrl = model.kind === "openapi" && !model.api.baseUrl;
   return { ...(names[0] ? { credential: names[0] } : {}), more: names.length > 1, baseUrl };
 }
 
-function handlerContext(tool: ToolModel) {
+function handlerContext(tool: Pick<ToolModel, "name" | "handler">) {
   return { name: tool.name, module: tool.handler?.module ?? tool.name, binding: identifier(tool.name, "handle_") };
 }
 
