@@ -193,7 +193,7 @@ async function generateOnce(
     }
 
     // Indexed by the hash of what this run generated (a conflict keeps the previous hash in the manifest).
-    const toolsIndex = toolsFile && { spans: toolsFile.spans, hash: hashBytesOnce(toolsFile.bytes) };
+    const toolsIndex = toolsFile && { ...toolsFile, hash: hashBytesOnce(toolsFile.bytes) };
     const write = await timed("write", () =>
       writeProject(outDir, prepared, manifestBase, {
         force: options.force ?? false,

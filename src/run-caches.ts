@@ -6,6 +6,7 @@ import type { ModelCache } from "./cache/model-cache.js";
 import { settleAll } from "./cache/replace-file.js";
 import { saveToolsIndex } from "./cache/tool-texts.js";
 import type { ToolSpan } from "./emit/tools-file.js";
+import type { ToolsOverview } from "./emit/index.js";
 
 /** What a run reused of its caches, for its result. */
 export function reuseOf(exampleCache: ExampleCache, modelCache: ModelCache | undefined) {
@@ -24,10 +25,12 @@ export function cachesSaver(
   modelCache: ModelCache | undefined,
   textKeys: { code: string; keys: string[] } | undefined,
 ) {
-  return async (root: string, toolsFile?: { hash: string; spans: ToolSpan[] }) => {
+  return async (root: string, toolsFile?: { hash: string; spans: ToolSpan[]; overview: ToolsOverview }) => {
     // Separate files: their writes overlap.
     await settleAll([
-      toolsFile && textKeys && saveToolsIndex(root, textKeys.code, toolsFile.hash, textKeys.keys, toolsFile.spans),
+      toolsFile &&
+        textKeys &&
+        saveToolsIndex(root, textKeys.code, toolsFile.hash, textKeys.keys, toolsFile.spans, toolsFile.overview),
       exampleCache.save(root),
       modelCache?.save(root),
     ]);

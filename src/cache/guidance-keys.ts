@@ -37,12 +37,17 @@ export function guidanceKeys(tools: ToolModel[], seed: number, code: string, cac
   return guidanceKeysOfShapes(shapes, seed, code);
 }
 
-/** The tools' guidance keys from their shapes, in tool order (see the module comment). */
-export function guidanceKeysOfShapes(shapes: readonly string[], seed: number, code: string): string[] {
+/** The tools' guidance keys from their shapes, in tool order (see the module comment); `count`: of the first tools only. */
+export function guidanceKeysOfShapes(
+  shapes: readonly string[],
+  seed: number,
+  code: string,
+  count = shapes.length,
+): string[] {
   const all = createHash("sha256").update(`${code}\0${seed}\0`);
   for (const shape of shapes) all.update(shape);
   const context = all.digest("hex");
-  return shapes.map((shape) => hashContent(context + shape).slice(0, 40));
+  return shapes.slice(0, count).map((shape) => hashContent(context + shape).slice(0, 40));
 }
 
 /**

@@ -13,9 +13,10 @@
  */
 import type { ApiData, ToolData } from "../model/ir.js";
 import type { OperationOutcome } from "../model/openapi.js";
-import { stringEnd } from "../json-bytes.js";
+import { QUOTE } from "../json-bytes.js";
 import { hashBytesOnce } from "../write/hash.js";
 import type { ToolSpan } from "../emit/tools-file.js";
+import { MAX_LISTED_TOOLS, toolSummary, type ToolsOverview } from "../emit/index.js";
 import { toolSeed } from "../guidance/guide.js";
 import type { EditedOperation } from "./incremental.js";
 import type { ExampleCache } from "./index.js";
@@ -47,6 +48,8 @@ export interface TextEdit {
   json: string;
   /** Every tool's text key for the tools index (./tool-texts.ts). */
   textKeys: string[];
+  /** What the templates read of the tools (src/emit/index.ts), the edited tool's summary this run's. */
+  overview: ToolsOverview;
 }
 
 /**
@@ -63,6 +66,8 @@ export function planTextEdit(sources: TextEditSources, edited: EditedOperation):
   const layout = toolsFileLayout(sources, origins.length, sources.api(edited.prelude.api));
   if (!layout) return undefined;
   const { spans, textKeys } = layout;
+  const overview = editedOverview(layout.overview, spans.length, tool, outcome.draft!);
+  if (!overview) return undefined;
   const at = textKeys[tool]!.indexOf(":");
   const oldOrigin = textKeys[tool]!.slice(at + 1);
   // Every other tool was made from the entry this run reuses (so it is the same tool, at the same place).
@@ -71,24 +76,30 @@ export function planTextEdit(sources: TextEditSources, edited: EditedOperation):
   const oldText = cache.text("operations", oldOrigin);
   if (oldText === undefined || !sameButTexts(oldText, outcome)) return undefined;
 
-  const names = spans.map((span) => nameAt(previous.bytes, span));
+  const names: string[] = [];
+  const seeds: number[] = [];
   const shapes: string[] = [];
   const schemaKeys: string[] = [];
-  for (const [position, name] of names.entries()) {
+  for (const [position, span] of spans.entries()) {
+    const name = nameAt(previous.bytes, span);
     if (name === undefined) return undefined;
+    const toolSeedValue = toolSeed(seed, name);
     // The edited tool's shape and example are its previous ones: only its texts changed.
     const origin = position === tool ? oldOrigin : origins[position]!;
     const shape = recordedShape(cache, shapeKey(origin, name));
     const schema = position === tool ? outcome.draft!.inputSchema : undefined;
-    const schemaKey = examples.reusableKey(origin, toolSeed(seed, name), schema);
+    const schemaKey = examples.reusableKey(origin, toolSeedValue, schema);
     if (shape === undefined || schemaKey === undefined) return undefined;
+    names.push(name);
+    seeds.push(toolSeedValue);
     shapes.push(shape);
     schemaKeys.push(schemaKey);
   }
-  const guidanceKeys = guidanceKeysOfShapes(shapes, seed, cache.code);
-  for (const [position, key] of guidanceKeys.entries()) {
+  const guidanceKeys = recordedGuidanceKeys(shapes, seed, cache.code, textKeys);
+  if (!guidanceKeys) return undefined;
+  for (const key of guidanceKeys) {
     const text = cache.text("guidance", key);
-    if (!textKeys[position]!.startsWith(`${key}:`) || text === undefined || !holdsNoWarnings(text)) return undefined;
+    if (text === undefined || !holdsNoWarnings(text)) return undefined;
   }
   const json = editedToolJson(previous.bytes, spans[tool]!, outcome.draft!);
   if (json === undefined) return undefined;
@@ -99,11 +110,9 @@ export function planTextEdit(sources: TextEditSources, edited: EditedOperation):
   keys.operations.forEach(({ key }, position) =>
     position === index ? cache.keep("operations", key, outcome) : cache.keepAsRead("operations", key),
   );
-  names.forEach((name, position) => cache.keep("shapes", shapeKey(origins[position]!, name!), shapes[position]!));
+  names.forEach((name, position) => cache.keep("shapes", shapeKey(origins[position]!, name), shapes[position]!));
   for (const key of guidanceKeys) cache.keepAsRead("guidance", key);
-  names.forEach((name, position) =>
-    examples.keepRecorded(schemaKeys[position]!, toolSeed(seed, name!), origins[position]!),
-  );
+  schemaKeys.forEach((schemaKey, position) => examples.keepRecorded(schemaKey, seeds[position]!, origins[position]!));
   return {
     api: sources.api(edited.prelude.api),
     diagnostics: edited.prelude.diagnostics,
@@ -112,7 +121,25 @@ export function planTextEdit(sources: TextEditSources, edited: EditedOperation):
     tool,
     json,
     textKeys: guidanceKeys.map((key, position) => `${key}:${origins[position]}`),
+    overview,
   };
+}
+
+/**
+ * The tools' guidance keys (./guidance-keys.ts) as the last run recorded them with their texts (`textKeys`), if they
+ * are this run's: the keys hash the shapes of all tools together and then each tool's, so the first tool's key equal
+ * to this run's (a SHA-256 of the same inputs) shows the whole context unchanged, and with it every other key (its
+ * tool's shape is the one the cache holds under the same entry and name).
+ */
+function recordedGuidanceKeys(
+  shapes: readonly string[],
+  seed: number,
+  code: string,
+  textKeys: readonly string[],
+): string[] | undefined {
+  const recorded = textKeys.map((key) => key.slice(0, key.indexOf(":")));
+  const [first] = guidanceKeysOfShapes(shapes, seed, code, 1);
+  return first === recorded[0] ? recorded : undefined;
 }
 
 /** How an operation entry without warnings, credential notes, signing headers or added schemes ends (before its schemas). */
@@ -165,7 +192,7 @@ function toolsFileLayout(
   { cache, previous }: TextEditSources,
   count: number,
   api: ApiData,
-): { spans: ToolSpan[]; textKeys: string[] } | undefined {
+): { spans: ToolSpan[]; textKeys: string[]; overview: ToolsOverview } | undefined {
   const index = readToolsIndex(cache.projectDir, cache.code, previous.hash);
   if (!index || index.tools.length !== count || count === 0 || hashBytesOnce(previous.bytes) !== previous.hash)
     return undefined;
@@ -183,10 +210,29 @@ function toolsFileLayout(
     next = end! + 1;
   }
   const tail = previous.bytes.subarray(next - 1);
-  return tail.equals(TAIL) ? { spans, textKeys } : undefined;
+  return tail.equals(TAIL) ? { spans, textKeys, overview: index.overview } : undefined;
 }
 
 const TAIL = Buffer.from("]}\n");
+
+/**
+ * The last generation's overview of the tools (its index's) with the edited tool's README row given its new summary;
+ * undefined unless it describes as many tools as there are, none with a handler (an OpenAPI run's tools call the API).
+ */
+function editedOverview(
+  overview: ToolsOverview,
+  count: number,
+  tool: number,
+  draft: NonNullable<OperationOutcome["draft"]>,
+): ToolsOverview | undefined {
+  const { rows, categories, handlerTools } = overview;
+  if (!Array.isArray(rows) || !Array.isArray(categories) || !Array.isArray(handlerTools)) return undefined;
+  if (overview.count !== count || rows.length !== Math.min(count, MAX_LISTED_TOOLS) || handlerTools.length > 0)
+    return undefined;
+  if (tool >= rows.length) return overview;
+  const edited = rows.map((row, position) => (position === tool ? { ...row, summary: toolSummary(draft) } : row));
+  return { ...overview, rows: edited };
+}
 
 /** Whether the cached outcome's text and `outcome` are the same but for the draft's texts (description, titles). */
 function sameButTexts(cachedText: string, outcome: OperationOutcome): boolean {
@@ -213,14 +259,17 @@ function withoutTexts(json: string): string {
 }
 
 const NAME_START = Buffer.from('{"name":"');
+/** What a tool's name is made of (src/model/ir.ts `ToolData`): its JSON string holds no escape. */
+const PLAIN_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /** The name of the tool whose JSON is at `span` (its first member, see src/emit/index.ts `toToolData`). */
 function nameAt(bytes: Buffer, [start, end]: ToolSpan): string | undefined {
-  if (!bytes.subarray(start, start + NAME_START.length).equals(NAME_START)) return undefined;
-  const quote = start + NAME_START.length - 1;
-  const after = stringEnd(bytes, quote);
-  if (after < 0 || after > end) return undefined;
-  return JSON.parse(bytes.toString("utf8", quote, after)) as string;
+  if (bytes.compare(NAME_START, 0, NAME_START.length, start, start + NAME_START.length) !== 0) return undefined;
+  const from = start + NAME_START.length;
+  const quote = bytes.indexOf(QUOTE, from);
+  if (quote < 0 || quote >= end) return undefined;
+  const name = bytes.toString("latin1", from, quote);
+  return PLAIN_NAME.test(name) ? name : undefined;
 }
 
 /**

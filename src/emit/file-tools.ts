@@ -1,14 +1,12 @@
 /**
  * Emit for a text-only regeneration (src/cache/text-edit.ts): data/tools.json is the last generation's file with the
- * edited tool's JSON put in its place, and the rest of the project reads the tools from that file. Each tool is a
- * view of its JSON there, parsed when a member other than its category or handler is read: the README reads the
- * names, texts and routes of the first 200 tools and every tool's category and handler, the test suite a sample's
- * examples (GitHub: 225 of 1,223 tools parsed, none built).
+ * edited tool's JSON put in its place; the templates read the tools' overview the tools index kept (the edited tool's
+ * summary updated), and the test suite reads its sample of tools from the new file (GitHub: 25 of 1,223 tools parsed,
+ * none built).
  */
 import type { TextEdit } from "../cache/text-edit.js";
 import type { ToolData } from "../model/ir.js";
 import type { ToolList } from "../report/text.js";
-import { stringEnd } from "../json-bytes.js";
 import {
   emitAround,
   TOOLS_DATA_PATH,
@@ -24,13 +22,16 @@ export function emitTextEdit(edit: TextEdit, options: EmitOptions) {
   const { bytes, spans } = spliced(edit);
   const tools = spans.map((span) => new FileTool(bytes, span));
   const model: EmitModel = { kind: "openapi", api: edit.api, tools, diagnostics: edit.diagnostics };
-  const files: EmittedFile[] = emitAround(model, emittedBytes(TOOLS_DATA_PATH, bytes), options);
+  const files: EmittedFile[] = emitAround(model, emittedBytes(TOOLS_DATA_PATH, bytes), {
+    ...options,
+    overview: edit.overview,
+  });
   // The change report converts the tools it compares: here, parsed back from the new file.
   const toolData: ToolList = {
     length: spans.length,
     slice: (from?: number, to?: number) => spans.slice(from, to).map((span) => parseSpan(bytes, span)),
   };
-  const toolsFile = { bytes, spans, stats: { hits: spans.length - 1, misses: 1 } };
+  const toolsFile = { bytes, spans, stats: { hits: spans.length - 1, misses: 1 }, overview: edit.overview };
   return { files, toolData, toolsFile, model };
 }
 
@@ -52,16 +53,12 @@ function parseSpan(bytes: Buffer, [start, end]: ToolSpan): ToolData {
   return JSON.parse(bytes.toString("utf8", start, end)) as ToolData;
 }
 
-const CATEGORY = Buffer.from('"category":"');
-
 /**
- * A tool as data/tools.json holds it, parsed at the first read of a member but its category. The category is found
- * in the text: the first `"category":"` of a tool's JSON is its own member (`toToolData` writes it after the name and
- * texts, which are strings: in a JSON string that quote would be escaped).
+ * A tool as data/tools.json holds it, parsed at the first read of a member: the test suite reads a sample of them
+ * (src/emit/test-suite.ts), the README none (its rows come with the overview).
  */
 class FileTool implements EmitTool {
   #data: ToolData | undefined;
-  #category: string | undefined;
 
   constructor(
     private readonly bytes: Buffer,
@@ -85,7 +82,7 @@ class FileTool implements EmitTool {
   }
 
   get category(): string {
-    return (this.#category ??= this.#data?.category ?? this.categoryFromText());
+    return this.data.category;
   }
 
   get operation(): EmitTool["operation"] {
@@ -99,14 +96,5 @@ class FileTool implements EmitTool {
 
   get guidance(): EmitTool["guidance"] {
     return this.data.guidance;
-  }
-
-  private categoryFromText(): string {
-    const [start, end] = this.span;
-    const at = this.bytes.indexOf(CATEGORY, start);
-    const quote = at + CATEGORY.length - 1;
-    const after = at < 0 ? -1 : stringEnd(this.bytes, quote);
-    if (after < 0 || after > end) return this.data.category;
-    return JSON.parse(this.bytes.toString("utf8", quote, after)) as string;
   }
 }

@@ -62,11 +62,62 @@ export interface EmitOptions {
   toolsFile?: Buffer;
   /** `renderProjectFiles` of this model with these options, when the caller made it ahead (see src/emit-stage.ts). */
   rendered?: RenderedFiles;
+  /** `toolsOverview` of the model's tools, when the caller has it (a text-only regeneration, from its cache). */
+  overview?: ToolsOverview;
+}
+
+/**
+ * What the templates read of the tools (see `templateContext`): kept in the tools index (src/cache/tool-texts.ts), so
+ * that a text-only regeneration renders them without reading every tool (src/cache/text-edit.ts).
+ */
+export interface ToolsOverview {
+  count: number;
+  /** The README's rows: the first `MAX_LISTED_TOOLS` tools. */
+  rows: ToolRow[];
+  categories: Array<{ name: string; count: number }>;
+  handlerTools: Array<ReturnType<typeof handlerContext>>;
+}
+
+export interface ToolRow {
+  name: string;
+  summary: string;
+  category: string;
+  route: string;
+}
+
+/** The README lists this many tools, then says how many more there are. */
+export const MAX_LISTED_TOOLS = 200;
+
+export function toolsOverview(tools: RenderModel["tools"]): ToolsOverview {
+  const categories = new Map<string, number>();
+  for (const tool of tools) categories.set(tool.category, (categories.get(tool.category) ?? 0) + 1);
+  return {
+    count: tools.length,
+    rows: tools.slice(0, MAX_LISTED_TOOLS).map(toolRow),
+    categories: [...categories].map(([name, count]) => ({ name, count })),
+    handlerTools: tools.filter((tool) => tool.handler).map(handlerContext),
+  };
+}
+
+/** A tool's row in the README. */
+export function toolRow(tool: RenderModel["tools"][number]): ToolRow {
+  return {
+    name: tool.name,
+    summary: toolSummary(tool),
+    category: tool.category,
+    route: tool.operation ? `${tool.operation.method.toUpperCase()} ${tool.operation.path}` : "handler",
+  };
+}
+
+/** The README's one line for a tool: its title, else its description's first line. */
+export function toolSummary(tool: { title?: string | undefined; description: string }): string {
+  return (tool.title ?? tool.description.split("\n")[0] ?? "").trim();
 }
 
 /** The files rendered or copied from the templates (handlers included), and what emit needs of their context. */
 export interface RenderedFiles {
   files: readonly EmittedFile[];
+  overview: ToolsOverview;
   /** Those the generator must parse before writing (see `checkTypeScript`). */
   toCheck: ReadonlySet<EmittedFile>;
   templates: Map<string, TemplateFile>;
@@ -125,8 +176,9 @@ export function renderProjectFiles(model: RenderModel, options: EmitOptions): Re
   const templates = readTemplates(options.templatesDir);
   const renderer = options.renderer ?? new TemplateRenderer(options.helpers);
   const ship = options.ship ?? SHIP_TARGETS;
+  const overview = options.overview ?? toolsOverview(model.tools);
   const context = {
-    ...templateContext(model, options),
+    ...templateContext(model, overview, options),
     ship: shipContext(model, ship, options.mcpName, options.version),
   };
   const files: EmittedFile[] = [];
@@ -167,7 +219,7 @@ export function renderProjectFiles(model: RenderModel, options: EmitOptions): Re
     toCheck.add(file);
   }
 
-  return { files, toCheck, templates, ship, shipVersion: context.ship.version };
+  return { files, overview, toCheck, templates, ship, shipVersion: context.ship.version };
 }
 
 export function toToolData(tool: GuidedTool): ToolData {
@@ -194,24 +246,17 @@ function toolsDataJson(model: GuidedApiModel, tools: ToolData[]): string {
   return JSON.stringify(data, null, isCompactToolsFile(model.tools.length) ? undefined : 2) + "\n";
 }
 
-function templateContext(model: RenderModel, options: EmitOptions) {
-  const categories = new Map<string, number>();
-  for (const tool of model.tools) categories.set(tool.category, (categories.get(tool.category) ?? 0) + 1);
-  const handlerTools = model.tools.filter((tool) => tool.handler).map(handlerContext);
+function templateContext(model: RenderModel, overview: ToolsOverview, options: EmitOptions) {
+  const { handlerTools } = overview;
   return {
     api: model.api,
     kind: model.kind,
     isOpenApi: model.kind === "openapi",
     generator: { name: "create-guided-mcp", version: options.generatorVersion },
-    toolCount: model.tools.length,
-    tools: model.tools.slice(0, 200).map((tool) => ({
-      name: tool.name,
-      summary: (tool.title ?? tool.description.split("\n")[0] ?? "").trim(),
-      category: tool.category,
-      route: tool.operation ? `${tool.operation.method.toUpperCase()} ${tool.operation.path}` : "handler",
-    })),
-    moreTools: Math.max(0, model.tools.length - 200),
-    categories: [...categories].map(([name, count]) => ({ name, count })),
+    toolCount: overview.count,
+    tools: overview.rows,
+    moreTools: Math.max(0, overview.count - MAX_LISTED_TOOLS),
+    categories: overview.categories,
     credentials: model.api.securitySchemes.map((scheme) => ({
       scheme: scheme.name,
       kind: scheme.kind,
