@@ -64,10 +64,10 @@ export interface ExampleCache {
   keep(schema: JsonSchema | object, seed: number): void;
   /**
    * The key of a tool's input schema as `prime` makes it: the one recorded for the operation cache entry `origin`,
-   * else `schema`'s (hashed); if the file holds an entry for it with this seed. For a run that builds no tool
-   * (src/cache/text-edit.ts), which gives the schema only for a tool whose origin is new.
+   * else `schema()`'s (hashed); if the file holds an entry for it with this seed. For a run that builds no tool
+   * (src/cache/text-edit.ts).
    */
-  reusableKey(origin: string, seed: number, schema?: JsonSchema): string | undefined;
+  reusableKey(origin: string, seed: number, schema: () => JsonSchema | undefined): string | undefined;
   /** `prime` and then `keep` of a tool whose input schema has the `recordedKey` `schemaKey`, made from `origin`. */
   keepRecorded(schemaKey: string, seed: number, origin: string): void;
   /** Outcomes reused from an earlier run (hits) and computed by this one (misses), for progress lines and the benchmark. */
@@ -143,7 +143,8 @@ export function openExampleCache(
     },
     reusableKey(origin, seed, schema) {
       const known = Object.hasOwn(previousOrigins, origin) ? previousOrigins[origin] : undefined;
-      const schemaKey = typeof known === "string" ? known : schema && schemaKeyOf(schema);
+      const unknown = typeof known === "string" ? undefined : schema();
+      const schemaKey = typeof known === "string" ? known : unknown && schemaKeyOf(unknown);
       return schemaKey !== undefined && previous.has(`${schemaKey}:${seed}`) ? schemaKey : undefined;
     },
     keepRecorded(schemaKey, seed, origin) {

@@ -11,7 +11,7 @@
  * outcome differs from its cached one in more than its texts), any warning (an operation's or a tool's: the full path
  * reports them), an entry, shape, guidance or example missing, a tools file or index that is not the last run's.
  */
-import type { ApiData, ToolData } from "../model/ir.js";
+import type { ApiData, JsonSchema, ToolData } from "../model/ir.js";
 import type { OperationOutcome } from "../model/openapi.js";
 import { QUOTE } from "../json-bytes.js";
 import { hashBytesOnce } from "../write/hash.js";
@@ -20,8 +20,8 @@ import { MAX_LISTED_TOOLS, toolSummary, type ToolsOverview } from "../emit/index
 import { toolSeed } from "../guidance/guide.js";
 import type { EditedOperation } from "./incremental.js";
 import type { ExampleCache } from "./index.js";
-import type { ModelCache } from "./model-cache.js";
-import { outcomeText } from "./lazy-outcome.js";
+import { MODEL_CACHE_FILE, type ModelCache } from "./model-cache.js";
+import { outcomeText, parseOutcome } from "./lazy-outcome.js";
 import { guidanceKeysOfShapes, holdsNoWarnings, recordedShape, shapeKey } from "./guidance-keys.js";
 import { readToolsIndex } from "./tool-texts.js";
 
@@ -87,7 +87,8 @@ export function planTextEdit(sources: TextEditSources, edited: EditedOperation):
     // The edited tool's shape and example are its previous ones: only its texts changed.
     const origin = position === tool ? oldOrigin : origins[position]!;
     const shape = recordedShape(cache, shapeKey(origin, name));
-    const schema = position === tool ? outcome.draft!.inputSchema : undefined;
+    // A schema's key the example cache did not record (the file is not rewritten for keys alone) is its hash.
+    const schema = () => (position === tool ? outcome.draft!.inputSchema : cachedInputSchema(cache, origin));
     const schemaKey = examples.reusableKey(origin, toolSeedValue, schema);
     if (shape === undefined || schemaKey === undefined) return undefined;
     names.push(name);
@@ -140,6 +141,12 @@ function recordedGuidanceKeys(
   const recorded = textKeys.map((key) => key.slice(0, key.indexOf(":")));
   const [first] = guidanceKeysOfShapes(shapes, seed, code, 1);
   return first === recorded[0] ? recorded : undefined;
+}
+
+/** The input schema of the operation entry `origin`'s tool (parsed from that entry alone). */
+function cachedInputSchema(cache: ModelCache, origin: string): JsonSchema | undefined {
+  const text = cache.text("operations", origin);
+  return text === undefined ? undefined : parseOutcome(text, MODEL_CACHE_FILE).draft?.inputSchema;
 }
 
 /** How an operation entry without warnings, credential notes, signing headers or added schemes ends (before its schemas). */
