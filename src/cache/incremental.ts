@@ -22,7 +22,7 @@ import { editSince, type KeysSince, readPreviousKeys, saveKeys } from "./key-tab
 import { holdsObject, isSparseDocument, type Skeleton } from "./sparse-document.js";
 import { regenerationOf, withText, type Regeneration } from "./sparse-load.js";
 import { documentKeys, keysAfterEdit, pathItemFields, type DocumentKeys } from "./refs.js";
-import { prunedDocument } from "./pruned-document.js";
+import { ownedPrunedSpec, prunedDocument } from "./pruned-document.js";
 import { HTTP_METHODS } from "../model/openapi.js";
 
 export { loadSpecCached } from "./sparse-load.js";
@@ -167,13 +167,17 @@ async function sparseRegeneration<T>(
         since: { previous, edit },
       });
   };
-  const taken = textEdit && (await takenPast(loaded, keys, cache, options, textEdit));
-  if (taken !== undefined) {
+  const attempt = textEdit && (await takenPast(loaded, keys, cache, options, textEdit));
+  if (attempt && "taken" in attempt) {
     record();
-    return { textEdit: taken };
+    return { textEdit: attempt.taken };
   }
+  // An operation modelled for `textEdit` is what the pruned pipeline would model: it is not modelled again.
+  const modelled = attempt?.edited;
   const prelude = cache.get("preludes", keys.prelude);
-  const hits = keys.operations.map(({ key }) => cache.get("operations", key));
+  const hits = keys.operations.map(({ key }, at) =>
+    at === modelled?.index ? modelled.outcome : cache.get("operations", key),
+  );
   if (hits.every((hit) => hit === undefined)) return undefined;
   const warm = await timed("model (incremental)", () => prunedPipeline(loaded, keys, prelude, hits, options));
   if (!warm) return undefined;
@@ -183,8 +187,8 @@ async function sparseRegeneration<T>(
 }
 
 /**
- * What `textEdit` takes of a regeneration in which one operation's key changed and every other one has an entry:
- * that operation modelled again on the pruned document (as `prunedPipeline` models it), without reading the others.
+ * What `textEdit` takes of a regeneration in which one operation's key changed and every other one has an entry, or
+ * else that operation as modelled again on the pruned document (as `prunedPipeline` models it).
  */
 async function takenPast<T>(
   loaded: LoadedSpec,
@@ -192,12 +196,12 @@ async function takenPast<T>(
   cache: ModelCache,
   options: ModelOptions & DereferenceOptions,
   textEdit: TextEdit<T>,
-): Promise<T | undefined> {
+): Promise<{ taken: T } | { edited: EditedOperation } | undefined> {
   const missed = keys.operations.flatMap(({ key }, index) =>
     cache.text("operations", key) === undefined ? [index] : [],
   );
-  if (!isSparseDocument(loaded.document) || missed.length !== 1) return undefined;
-  if (cache.text("preludes", keys.prelude) === undefined) return undefined;
+  const missing = !isSparseDocument(loaded.document) || cache.text("preludes", keys.prelude) === undefined;
+  if (missing || missed.length !== 1) return undefined;
   const index = missed[0]!;
   const miss = keys.operations[index]!;
   const openapi = await import("../model/openapi.js");
@@ -219,7 +223,9 @@ async function takenPast<T>(
       return outcome;
     });
     if (steps.length !== 1 || outcomes.length !== 1) return undefined;
-    return textEdit({ keys, index, outcome: outcomes[0]!, prelude, saved });
+    const edited = { keys, index, outcome: outcomes[0]!, prelude, saved };
+    const taken = textEdit(edited);
+    return taken === undefined ? { edited } : { taken };
   } catch {
     return undefined;
   }
@@ -356,20 +362,6 @@ async function prunedPipeline(
   const model = openapi.assembleOpenApiModel(prelude!, steps);
   recordToolOrigins(model.tools, outcomes, keys.operations);
   return { model, prelude: saved, outcomes };
-}
-
-/**
- * A sparse document's pruned copy as a spec of its own: a fresh parse of its JSON, which the normalise stage may
- * upgrade in place (src/normalise/upgrade-in-place.ts) instead of the library's copy of every object (GitHub's
- * pruned document after a summary edit: ≈ 4 ms → ≈ 1 ms with the copy). The pruned copy itself shares its values
- * with the sparse document, which the walk below reads again, so it must not change; a fresh parse is a tree
- * nothing else holds, and its text is what the in-place walk's fallback parses again. (Only the full pipeline's
- * fallback needs the original document untouched too, and it parses the spec afresh after a sparse run.)
- */
-function ownedPrunedSpec(loaded: LoadedSpec, pruned: SpecObject): LoadedSpec {
-  const text = JSON.stringify(pruned);
-  const document = parseSpecText(text, loaded.source);
-  return withText({ source: loaded.source, location: loaded.location, document }, () => text);
 }
 
 /**
