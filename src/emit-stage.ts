@@ -8,6 +8,7 @@ import {
   emitProject,
   renderProjectFiles,
   toToolData,
+  toolsOverview,
   TOOLS_DATA_PATH,
   type EmitOptions,
   type EmittedFile,
@@ -15,6 +16,8 @@ import {
 } from "./emit/index.js";
 import { sameMembers } from "./emit/tool-members.js";
 import { isCompactToolsFile } from "./emit/tools-file.js";
+import { emitTextEdit } from "./emit/file-tools.js";
+import type { TextEdit } from "./cache/text-edit.js";
 import type { ApiModel, GuidedApiModel } from "./model/ir.js";
 import { hasLazySchema } from "./model/lazy-schema.js";
 import type { PreparedWrite } from "./write/index.js";
@@ -41,12 +44,20 @@ export function emitFiles(
   const texts = previous?.hash
     ? previousToolTexts(options.outDir, textKeys.code, previous.bytes, previous.hash)
     : new Map<string, Buffer>();
-  const toolsFile = assembleToolsFile(guided, textKeys.keys, texts);
+  // The tools index keeps what the templates read of the tools, for a later text-only regeneration.
+  const overview = made?.rendered.overview ?? toolsOverview(guided.tools);
+  const toolsFile = { ...assembleToolsFile(guided, textKeys.keys, texts), overview };
   const toolData = {
     length: guided.tools.length,
     slice: (from?: number, to?: number) => guided.tools.slice(from, to).map(toToolData),
   };
-  return { files: emitProject(guided, { ...emitOptions, toolsFile: toolsFile.bytes }), toolData, toolsFile };
+  const files = emitProject(guided, { ...emitOptions, toolsFile: toolsFile.bytes, overview });
+  return { files, toolData, toolsFile };
+}
+
+/** Emit after a text-only regeneration (src/cache/text-edit.ts): from data/tools.json, no tool object. */
+export function emitAfterTextEdit(edit: TextEdit, options: StageOptions) {
+  return emitTextEdit(edit, emitOptionsOf(options));
 }
 
 type StageOptions = Pick<EmitOptions, "generatorVersion" | "helpers" | "templatesDir" | "ship" | "mcpName"> & {

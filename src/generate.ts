@@ -4,28 +4,29 @@
  * only load and write touch the outside world.
  */
 import { readFileSync } from "node:fs";
-import { isAbsolute, resolve } from "node:path";
+import { resolve } from "node:path";
 import { GeneratorError } from "./diagnostics.js";
-import { TOOLS_DATA_PATH, type EmittedFile } from "./emit/index.js";
-import type { ToolSpan } from "./emit/tools-file.js";
-import { emitFiles, renderAhead, toolsBytes, type RenderedAhead } from "./emit-stage.js";
+import { TOOLS_DATA_PATH, type EmitModel, type EmittedFile } from "./emit/index.js";
+import { emitAfterTextEdit, emitFiles, renderAhead, toolsBytes, type RenderedAhead } from "./emit-stage.js";
 import { serialiseGuidanceAhead, serialiseMembersAhead } from "./emit/tool-members.js";
-import { saveToolsIndex, toolTextKeys } from "./cache/tool-texts.js";
+import { toolTextKeys } from "./cache/tool-texts.js";
 import type { ShipTarget } from "./emit/ship.js";
 import { loadTemplateHelpers } from "./emit/templates.js";
 import { packageRoot } from "./emit/template-files.js";
-import { openExampleCache } from "./cache/index.js";
+import { openExampleCache, type ExampleCache } from "./cache/index.js";
 import { withUndamagedCaches } from "./cache/damaged.js";
-import { buildModelCached, loadSpecCached } from "./cache/incremental.js";
+import { buildModelCached, loadSpecCached, type TextEdit as TakePast } from "./cache/incremental.js";
 import { openModelCache, type ModelCache } from "./cache/model-cache.js";
-import { settleAll } from "./cache/replace-file.js";
 import { startExampleWorker, type ExampleWorker } from "./parallel/index.js";
 // The guidance stage without the example search: that (json-schema-faker, faker) is loaded when a tool needs it.
 import { lazyGuidanceCache, toolSeed } from "./guidance/guide.js";
 import { guideModel, type GuideAhead } from "./guide-stage.js";
 import { guidanceCacheFor, primeExampleKeys } from "./cache/guidance-keys.js";
-import { isUrl, operationCount } from "./load/index.js";
-import type { ApiModel, Diagnostic, GuidedApiModel } from "./model/ir.js";
+import { operationCount } from "./load/index.js";
+import type { ApiData, ApiModel, Diagnostic, GuidedApiModel } from "./model/ir.js";
+import type { TextEdit } from "./cache/text-edit.js";
+import { readLastGeneration, textEditProgress, textEditSetup } from "./text-edit-stage.js";
+import { cachesSaver, reuseOf } from "./run-caches.js";
 import { filterTools, type ToolFilter } from "../templates/server/src/runtime/shared/filter.js";
 import { DEFAULT_AUTO_THRESHOLD } from "../templates/server/src/runtime/config/settings.js";
 import type { ToolMode } from "../templates/server/src/runtime/shared/tool-data.js";
@@ -41,9 +42,11 @@ import {
   type Manifest,
   type WriteResult,
 } from "./write/index.js";
-import { readPreviousTools, readRegenerationAhead } from "./write/previous.js";
+import { readRegenerationAhead } from "./write/previous.js";
 import { preloadKnownBases } from "./write/known-bases.js";
-import { recordedOptions, recordedSource, type RecordableOptions } from "./recorded-options.js";
+import { recordedOptions, recordedSource } from "./recorded-options.js";
+
+export { regenerationOptions } from "./recorded-options.js";
 import { hashBytesOnce } from "./write/hash.js";
 import { EarlyFiles, freshStagingPath, isFreshTarget } from "./write/early.js";
 import { SHIP_TARGETS, SHIP_TEMPLATE_OUTPUTS } from "./emit/ship.js";
@@ -76,7 +79,8 @@ export interface GenerateOptions {
 }
 
 export interface GenerateResult {
-  model: GuidedApiModel;
+  /** The guided model; after a text-only regeneration (src/cache/text-edit.ts), its tools as data/tools.json holds them. */
+  model: EmitModel;
   files: EmittedFile[];
   write: WriteResult;
   diagnostics: Diagnostic[];
@@ -135,19 +139,21 @@ async function generateOnce(
     serialiseGuidanceAhead(own.guidance, model.tools.length, busy);
   };
   const caches = { readCaches, progress, ahead };
-  const { guided, specHash, outDir, reuse, saveCaches, textKeys, early } = await guidedModel(
-    options,
-    version,
-    timed,
-    caches,
-  );
+  const run = await guidedModel(options, version, timed, caches);
+  const { specHash, outDir, reuse, saveCaches, textKeys, early } = run;
   try {
-    const previousManifest = await readManifest(outDir);
-    const lastTools = previousManifest && (await readPreviousTools(outDir, previousManifest));
+    const { manifest: previousManifest, tools: lastTools } = run.last ?? (await readLastGeneration(outDir));
     const previousTools = lastTools?.generated;
     const previous = previousTools && { bytes: previousTools, hash: previousManifest?.files[TOOLS_DATA_PATH]?.hash };
-    const { files, toolData, toolsFile } = await timed("emit", () =>
-      emitFiles(guided, stageOptions(outDir), textKeys, previous, rendered),
+    const {
+      files,
+      toolData,
+      toolsFile,
+      model: guided,
+    } = await timed("emit", () =>
+      run.textEdit
+        ? emitAfterTextEdit(run.textEdit, stageOptions(outDir))
+        : { ...emitFiles(run.guided, stageOptions(outDir), textKeys, previous, rendered), model: run.guided },
     );
     reportReuse(progress, toolsFile?.stats, "tools' JSON");
     const reused = toolsFile ? { ...reuse, toolTexts: toolsFile.stats } : reuse;
@@ -188,7 +194,7 @@ async function generateOnce(
     }
 
     // Indexed by the hash of what this run generated (a conflict keeps the previous hash in the manifest).
-    const toolsIndex = toolsFile && { spans: toolsFile.spans, hash: hashBytesOnce(toolsFile.bytes) };
+    const toolsIndex = toolsFile && { ...toolsFile, hash: hashBytesOnce(toolsFile.bytes) };
     const write = await timed("write", () =>
       writeProject(outDir, prepared, manifestBase, {
         force: options.force ?? false,
@@ -209,8 +215,8 @@ async function generateOnce(
 }
 
 /**
- * Load → model → validate → guidance, with the project's caches (see
- * src/cache); also what the run reuses and how to save the caches.
+ * Load → model → validate → guidance, with the project's caches (see src/cache); also what the run reuses and how to
+ * save the caches. A text-only regeneration stops at the model (`textEdit`, see src/cache/text-edit.ts).
  */
 async function guidedModel(
   options: GenerateOptions,
@@ -223,7 +229,32 @@ async function guidedModel(
   // A regeneration's spec and tools file, read on the thread pool meanwhile (see src/load/read-ahead.ts).
   readRegenerationAhead(options.from, readCaches ? cacheDir : undefined);
   const modelCache = cacheDir ? openModelCache(cacheDir, version, readCaches) : undefined;
-  const { built, specHash, worker } = await readModel(options, modelCache, timed);
+  // Example outcomes of an earlier run of this generator on this project (see src/cache).
+  let examples: ExampleCache | undefined;
+  const exampleCacheOf = (outDir: string) =>
+    (examples ??= openExampleCache(outDir, version, { readExisting: readCaches }));
+  const setup =
+    modelCache && cacheDir
+      ? await textEditSetup(
+          options,
+          cacheDir,
+          modelCache,
+          () => exampleCacheOf(cacheDir),
+          (api) => chosenApi(api, options),
+        )
+      : undefined;
+  const { built, specHash, worker } = await readModel(options, modelCache, timed, setup?.take);
+  const report = (stats: { hits: number; misses: number } | undefined, what: string) =>
+    reportReuse(progress, stats, what);
+  if ("textEdit" in built) {
+    const { textEdit } = built;
+    const exampleCache = exampleCacheOf(cacheDir!);
+    textEditProgress(textEdit, modelCache!, exampleCache, report, progress);
+    const textKeys = { code: modelCache!.code, keys: textEdit.textKeys };
+    const saveCaches = cachesSaver(exampleCache, modelCache, textKeys);
+    const reuse = reuseOf(exampleCache, modelCache);
+    return { textEdit, specHash, outDir: cacheDir!, reuse, saveCaches, textKeys, last: setup!.last, early: undefined };
+  }
   let model: ApiModel;
   try {
     model = applyGenerationChoices(built, options);
@@ -234,12 +265,10 @@ async function guidedModel(
   progress(
     `model: ${model.tools.length} tools${model.tools.length < built.tools.length ? ` (${built.tools.length - model.tools.length} filtered out)` : ""}`,
   );
-  const modelStats = modelCache?.stats("operations");
-  reportReuse(progress, modelStats, "operations' models");
+  report(modelCache?.stats("operations"), "operations' models");
   const seed = options.seed ?? 1;
   const outDir = outDirOf(options, model);
-  // Example outcomes of an earlier run of this generator on this project (see src/cache).
-  const exampleCache = openExampleCache(outDir, version, { readExisting: readCaches });
+  const exampleCache = exampleCacheOf(outDir);
   primeExampleKeys(exampleCache, model.tools);
   // Keyed when first asked, so a large run's worker gets its units before this thread hashes every tool.
   let keyed: ReturnType<typeof guidanceCacheFor> | undefined;
@@ -258,26 +287,13 @@ async function guidedModel(
     await early?.discard();
     throw error;
   }
-  const guidanceStats = modelCache?.stats("guidance");
-  reportReuse(progress, guidanceStats, "tools' guidance");
-  reportReuse(progress, exampleCache.stats(), "tools' examples");
-  const reuse = {
-    exampleCache: exampleCache.stats(),
-    ...(modelStats ? { modelCache: modelStats } : {}),
-    ...(guidanceStats ? { guidanceCache: guidanceStats } : {}),
-  };
+  report(modelCache?.stats("guidance"), "tools' guidance");
+  report(exampleCache.stats(), "tools' examples");
   // What identifies each tool's JSON in data/tools.json (see src/cache/tool-texts.ts).
   const textKeys = keyedCache &&
     modelCache && { code: modelCache.code, keys: toolTextKeys(keyedCache().keys, model.tools) };
-  /** Saves the caches under `root`: the project, or the staging folder of a fresh one. */
-  const saveCaches = async (root: string, toolsFile?: { hash: string; spans: ToolSpan[] }) => {
-    // Separate files: their writes overlap.
-    await settleAll([
-      toolsFile && textKeys && saveToolsIndex(root, textKeys.code, toolsFile.hash, textKeys.keys, toolsFile.spans),
-      exampleCache.save(root),
-      modelCache?.save(root),
-    ]);
-  };
+  const saveCaches = cachesSaver(exampleCache, modelCache, textKeys);
+  const reuse = reuseOf(exampleCache, modelCache);
   return { guided, specHash, outDir, reuse, saveCaches, early, ...(textKeys ? { textKeys } : {}) };
 }
 
@@ -318,7 +334,8 @@ async function readModel(
   options: GenerateOptions,
   modelCache: ModelCache | undefined,
   timed: Timed,
-): Promise<{ built: ApiModel; specHash: string; worker?: ExampleWorker }> {
+  textEdit?: TakePast<TextEdit>,
+): Promise<{ built: ApiModel | { textEdit: TextEdit }; specHash: string; worker?: ExampleWorker }> {
   const loaded = await timed("load", () => loadSpecCached(options.from, options, modelCache));
   const specHash = loaded.textHash ?? hashContent(loaded.text);
   // A cold run of a large API will want the example worker: started now, it works ahead while this thread models.
@@ -335,6 +352,7 @@ async function readModel(
       },
       modelCache,
       worker?.restoring(timed) ?? timed,
+      textEdit,
     );
   try {
     const built = await build();
@@ -355,41 +373,11 @@ function applyGenerationChoices(model: ApiModel, options: GenerateOptions): ApiM
       "loosen --include-tags/--include-ops/--methods/--read-only",
     );
   }
-  const forward = options.forwardAuthorization ? { forwardAuthorization: true } : {};
-  return {
-    ...model,
-    tools,
-    api: { ...model.api, toolMode: options.toolMode ?? "auto", autoThreshold: DEFAULT_AUTO_THRESHOLD, ...forward },
-  };
+  return { ...model, tools, api: chosenApi(model.api, options) };
 }
 
-/** Reads the options a generated project was made with, for `regenerate`. */
-export async function regenerationOptions(projectDir: string): Promise<GenerateOptions> {
-  const dir = resolve(projectDir);
-  const manifest = await readManifest(dir);
-  if (!manifest)
-    throw new GeneratorError(
-      dir,
-      "is not a generated project (no .guided-mcp/manifest.json)",
-      "run it inside a project made by create-guided-mcp, or pass its folder",
-    );
-  // The manifest names the templates folder `templates` (see recordedOptions).
-  const recorded = manifest.options as Omit<RecordableOptions, "templatesDir"> & { templates?: string };
-  const from =
-    isUrl(manifest.spec.source) || isAbsolute(manifest.spec.source)
-      ? manifest.spec.source
-      : resolve(dir, manifest.spec.source);
-  return {
-    from,
-    out: dir,
-    ...(recorded.name ? { name: recorded.name } : {}),
-    ...(recorded.templates ? { templatesDir: resolve(dir, recorded.templates) } : {}),
-    ...(recorded.allowRemoteRefs ? { allowRemoteRefs: true } : {}),
-    ...(recorded.allowExternalRefs ? { allowExternalRefs: true } : {}),
-    ...(recorded.filter ? { filter: recorded.filter } : {}),
-    ...(recorded.toolMode ? { toolMode: recorded.toolMode } : {}),
-    ...(recorded.ship ? { ship: recorded.ship } : {}),
-    ...(recorded.mcpName ? { mcpName: recorded.mcpName } : {}),
-    ...(recorded.forwardAuthorization ? { forwardAuthorization: true } : {}),
-  };
+/** The API as the user's generation-time choices expose it. */
+function chosenApi(api: ApiData, options: GenerateOptions): ApiData {
+  const forward = options.forwardAuthorization ? { forwardAuthorization: true } : {};
+  return { ...api, toolMode: options.toolMode ?? "auto", autoThreshold: DEFAULT_AUTO_THRESHOLD, ...forward };
 }

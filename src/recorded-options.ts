@@ -2,7 +2,9 @@
  * What a generated project records of the options it was made with
  * (`.guided-mcp/manifest.json`), for `regenerate` to replay.
  */
-import { relative, resolve } from "node:path";
+import { isAbsolute, relative, resolve } from "node:path";
+import { GeneratorError } from "./diagnostics.js";
+import { readManifest } from "./write/index.js";
 import type { ShipTarget } from "./emit/ship.js";
 import { isUrl } from "./load/index.js";
 import type { ToolMode } from "../templates/server/src/runtime/shared/tool-data.js";
@@ -38,5 +40,38 @@ export function recordedOptions(options: RecordableOptions, outDir: string): Rec
     ...(options.ship ? { ship: options.ship } : {}),
     ...(options.mcpName ? { mcpName: options.mcpName } : {}),
     ...(options.forwardAuthorization ? { forwardAuthorization: true } : {}),
+  };
+}
+
+/** Reads the options a generated project was made with, for `regenerate`. */
+export async function regenerationOptions(
+  projectDir: string,
+): Promise<RecordableOptions & { from: string; out: string }> {
+  const dir = resolve(projectDir);
+  const manifest = await readManifest(dir);
+  if (!manifest)
+    throw new GeneratorError(
+      dir,
+      "is not a generated project (no .guided-mcp/manifest.json)",
+      "run it inside a project made by create-guided-mcp, or pass its folder",
+    );
+  // The manifest names the templates folder `templates` (see recordedOptions).
+  const recorded = manifest.options as Omit<RecordableOptions, "templatesDir"> & { templates?: string };
+  const from =
+    isUrl(manifest.spec.source) || isAbsolute(manifest.spec.source)
+      ? manifest.spec.source
+      : resolve(dir, manifest.spec.source);
+  return {
+    from,
+    out: dir,
+    ...(recorded.name ? { name: recorded.name } : {}),
+    ...(recorded.templates ? { templatesDir: resolve(dir, recorded.templates) } : {}),
+    ...(recorded.allowRemoteRefs ? { allowRemoteRefs: true } : {}),
+    ...(recorded.allowExternalRefs ? { allowExternalRefs: true } : {}),
+    ...(recorded.filter ? { filter: recorded.filter } : {}),
+    ...(recorded.toolMode ? { toolMode: recorded.toolMode } : {}),
+    ...(recorded.ship ? { ship: recorded.ship } : {}),
+    ...(recorded.mcpName ? { mcpName: recorded.mcpName } : {}),
+    ...(recorded.forwardAuthorization ? { forwardAuthorization: true } : {}),
   };
 }

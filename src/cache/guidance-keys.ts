@@ -32,15 +32,22 @@ import { emittedGuidanceJson } from "../emit/tools-file.js";
 import { knownSchemaJson, MAX_TOOLS_WITH_TEXTS, noteSchemaJson } from "./schema-texts.js";
 
 export function guidanceKeys(tools: ToolModel[], seed: number, code: string, cache?: ModelCache): string[] {
-  const all = createHash("sha256").update(`${code}\0${seed}\0`);
   const keepTexts = tools.length <= MAX_TOOLS_WITH_TEXTS;
-  const shapes = tools.map((tool) => {
-    const shape = cache ? shapeCached(cache, tool, keepTexts) : shapeOf(tool, false);
-    all.update(shape);
-    return shape;
-  });
+  const shapes = tools.map((tool) => (cache ? shapeCached(cache, tool, keepTexts) : shapeOf(tool, false)));
+  return guidanceKeysOfShapes(shapes, seed, code);
+}
+
+/** The tools' guidance keys from their shapes, in tool order (see the module comment); `count`: of the first tools only. */
+export function guidanceKeysOfShapes(
+  shapes: readonly string[],
+  seed: number,
+  code: string,
+  count = shapes.length,
+): string[] {
+  const all = createHash("sha256").update(`${code}\0${seed}\0`);
+  for (const shape of shapes) all.update(shape);
   const context = all.digest("hex");
-  return shapes.map((shape) => hashContent(context + shape).slice(0, 40));
+  return shapes.slice(0, count).map((shape) => hashContent(context + shape).slice(0, 40));
 }
 
 /**
@@ -131,13 +138,23 @@ export function recordToolOrigins(
 function shapeCached(cache: ModelCache, tool: ToolModel, keepTexts: boolean): string {
   const origin = origins.get(tool);
   if (origin === undefined) return shapeOf(tool, keepTexts);
-  // The name as JSON: a cache key never holds a tab or newline.
-  const key = `${origin}:${JSON.stringify(tool.name)}`;
-  // A shape is a SHA-256 in hex, stored as a JSON string: taken from the text, nothing to parse (Graph: 11,422).
-  const text = cache.text("shapes", key);
-  const shape = text !== undefined && SHAPE_TEXT.test(text) ? text.slice(1, -1) : shapeOf(tool, keepTexts);
+  const key = shapeKey(origin, tool.name);
+  const shape = recordedShape(cache, key) ?? shapeOf(tool, keepTexts);
   cache.keep("shapes", key, shape);
   return shape;
+}
+
+/** The model cache key of the shape of the tool named `name` made from the operation entry `origin`. */
+export function shapeKey(origin: string, name: string): string {
+  // The name as JSON: a cache key never holds a tab or newline.
+  return `${origin}:${JSON.stringify(name)}`;
+}
+
+/** The shape the cache holds under `key`, if any. */
+export function recordedShape(cache: ModelCache, key: string): string | undefined {
+  // A shape is a SHA-256 in hex, stored as a JSON string: taken from the text, nothing to parse (Graph: 11,422).
+  const text = cache.text("shapes", key);
+  return text !== undefined && SHAPE_TEXT.test(text) ? text.slice(1, -1) : undefined;
 }
 
 const SHAPE_TEXT = /^"[0-9a-f]{64}"$/;
@@ -191,6 +208,11 @@ function withProducers(text: string, guidance: ToolGuidance, before: string | un
   return `${text.slice(0, at)}"producers":${before}${text.slice(at + member.length)}`;
 }
 
+/** Whether a guidance entry's text is the writer's for guidance without warnings (its guidance not parsed). */
+export function holdsNoWarnings(text: string): boolean {
+  return text.startsWith(HEAD) && text.endsWith(NO_WARNINGS);
+}
+
 /** How the writer ends the text of a tool's guidance without warnings (JSON.stringify of `{ guidance, diagnostics }`). */
 const HEAD = '{"guidance":';
 const NO_WARNINGS = ',"diagnostics":[]}';
@@ -203,7 +225,7 @@ const NO_WARNINGS = ',"diagnostics":[]}';
  * parsed at once by the caller. Only an edited or damaged cache file can fail to parse later (see ./damaged.ts).
  */
 function withoutWarnings(text: string): CachedGuidance | undefined {
-  if (!text.startsWith(HEAD) || !text.endsWith(NO_WARNINGS)) return undefined;
+  if (!holdsNoWarnings(text)) return undefined;
   return {
     diagnostics: [],
     guidance: () => {

@@ -21,23 +21,41 @@ import { recordToolOrigins } from "./guidance-keys.js";
 import { editSince, type KeysSince, readPreviousKeys, saveKeys } from "./key-table.js";
 import { holdsObject, isSparseDocument, type Skeleton } from "./sparse-document.js";
 import { regenerationOf, withText, type Regeneration } from "./sparse-load.js";
-import { documentKeys, keysAfterEdit, pathItemFields, WEBHOOK_KEYS, type DocumentKeys } from "./refs.js";
+import { documentKeys, keysAfterEdit, pathItemFields, type DocumentKeys } from "./refs.js";
+import { ownedPrunedSpec, prunedDocument } from "./pruned-document.js";
 import { HTTP_METHODS } from "../model/openapi.js";
 
 export { loadSpecCached } from "./sparse-load.js";
 
-/** The model of a loaded spec, from the cache where it can be (see the module comment). */
-export async function buildModelCached(
+/** One operation modelled again after an edit that left every other operation's key as it was (see `TextEdit`). */
+export interface EditedOperation {
+  keys: DocumentKeys;
+  /** Its position among `keys.operations`. */
+  index: number;
+  outcome: OperationOutcome;
+  /** The API-level prelude as this run made it (the model's), and as the cache keeps it (`saved`). */
+  prelude: OpenApiPrelude;
+  saved: OpenApiPrelude;
+}
+
+/** Takes a regeneration past the model given its one operation modelled again (src/cache/text-edit.ts), or not. */
+export type TextEdit<T> = (edited: EditedOperation) => T | undefined;
+
+/** The model of a loaded spec, from the cache where it can be (see the module comment); or what `textEdit` took. */
+export async function buildModelCached<T = never>(
   given: LoadedSpec,
   options: ModelOptions & DereferenceOptions,
   cache: ModelCache | undefined,
   timed: Timed,
-): Promise<ApiModel> {
+  textEdit?: TextEdit<T>,
+): Promise<ApiModel | { textEdit: T }> {
   let loaded = given;
   const regeneration = regenerationOf(loaded);
   if (regeneration && cache) {
     // Any failure here (none is expected) is the full path's to meet and report, as a cold run would.
-    const model = await sparseRegeneration(loaded, regeneration, options, cache, timed).catch(() => undefined);
+    const model = await sparseRegeneration(loaded, regeneration, options, cache, timed, textEdit).catch(
+      () => undefined,
+    );
     if (model) return model;
     // As if the spec had been parsed in full to begin with.
     loaded = parseSpecFile(regeneration.file);
@@ -129,30 +147,88 @@ function recordKeys(
  * reach. Undefined where the caller must parse the spec in full and go on as before (it then finds what stopped
  * this: a key it cannot compute, no entry to reuse, an error for the full pipeline to report).
  */
-async function sparseRegeneration(
+async function sparseRegeneration<T>(
   loaded: LoadedSpec,
   { file, previous, edit, salt, skeleton }: Regeneration,
   options: ModelOptions & DereferenceOptions,
   cache: ModelCache,
   timed: Timed,
-): Promise<ApiModel | undefined> {
+  textEdit?: TextEdit<T>,
+): Promise<ApiModel | { textEdit: T } | undefined> {
   const document = loaded.document as SpecObject;
   const edited = edit === "unchanged" ? undefined : edit;
   const keys = await timed("cache keys", () => keysAfterEdit(document, previous.record, edited, true));
   if (!keys) return undefined;
+  // An unchanged spec keeps the record and copy on disk (see `keysOf`), unless the record lacks the skeleton.
+  const record = () => {
+    if ((edited || !previous.skeleton) && file.textHash)
+      recordKeys(cache, salt, file.location, { bytes: file.bytes, textHash: file.textHash }, keys, {
+        skeleton,
+        since: { previous, edit },
+      });
+  };
+  const attempt = textEdit && (await takenPast(loaded, keys, cache, options, textEdit));
+  if (attempt && "taken" in attempt) {
+    record();
+    return { textEdit: attempt.taken };
+  }
+  // An operation modelled for `textEdit` is what the pruned pipeline would model: it is not modelled again.
+  const modelled = attempt?.edited;
   const prelude = cache.get("preludes", keys.prelude);
-  const hits = keys.operations.map(({ key }) => cache.get("operations", key));
+  const hits = keys.operations.map(({ key }, at) =>
+    at === modelled?.index ? modelled.outcome : cache.get("operations", key),
+  );
   if (hits.every((hit) => hit === undefined)) return undefined;
   const warm = await timed("model (incremental)", () => prunedPipeline(loaded, keys, prelude, hits, options));
   if (!warm) return undefined;
-  // An unchanged spec keeps the record and copy on disk (see `keysOf`), unless the record lacks the skeleton.
-  if ((edited || !previous.skeleton) && file.textHash)
-    recordKeys(cache, salt, file.location, { bytes: file.bytes, textHash: file.textHash }, keys, {
-      skeleton,
-      since: { previous, edit },
-    });
+  record();
   keepAll(cache, keys, warm.prelude, warm.outcomes);
   return warm.model;
+}
+
+/**
+ * What `textEdit` takes of a regeneration in which one operation's key changed and every other one has an entry, or
+ * else that operation as modelled again on the pruned document (as `prunedPipeline` models it).
+ */
+async function takenPast<T>(
+  loaded: LoadedSpec,
+  keys: DocumentKeys,
+  cache: ModelCache,
+  options: ModelOptions & DereferenceOptions,
+  textEdit: TextEdit<T>,
+): Promise<{ taken: T } | { edited: EditedOperation } | undefined> {
+  const missed = keys.operations.flatMap(({ key }, index) =>
+    cache.text("operations", key) === undefined ? [index] : [],
+  );
+  const missing = !isSparseDocument(loaded.document) || cache.text("preludes", keys.prelude) === undefined;
+  if (missing || missed.length !== 1) return undefined;
+  const index = missed[0]!;
+  const miss = keys.operations[index]!;
+  const openapi = await import("../model/openapi.js");
+  try {
+    const spec = await normaliseAndDereference(
+      ownedPrunedSpec(loaded, prunedDocument(loaded.document as SpecObject, keys, [miss])),
+      options,
+      async (_stage, run) => run(),
+    );
+    if (spec.kind !== "openapi") return undefined;
+    const prelude = openapi.openApiPrelude(spec.document, spec.location, modelOptions(options));
+    const saved = structuredClone(prelude);
+    const outcomes: OperationOutcome[] = [];
+    const paths = isRecord(spec.document.paths) ? spec.document.paths : {};
+    // The pruned paths hold this one operation; a step of any other kind (a path item's diagnostics) is not taken.
+    const steps = openapi.walkOperations(paths, (path, method, pathItem, operation, pathOverride) => {
+      const outcome = openapi.modelOperation(prelude, path, method, pathItem, operation, pathOverride);
+      if (path === miss.path && method === miss.method) outcomes.push(outcome);
+      return outcome;
+    });
+    if (steps.length !== 1 || outcomes.length !== 1) return undefined;
+    const edited = { keys, index, outcome: outcomes[0]!, prelude, saved };
+    const taken = textEdit(edited);
+    return taken === undefined ? { edited } : { taken };
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -289,20 +365,6 @@ async function prunedPipeline(
 }
 
 /**
- * A sparse document's pruned copy as a spec of its own: a fresh parse of its JSON, which the normalise stage may
- * upgrade in place (src/normalise/upgrade-in-place.ts) instead of the library's copy of every object (GitHub's
- * pruned document after a summary edit: ≈ 4 ms → ≈ 1 ms with the copy). The pruned copy itself shares its values
- * with the sparse document, which the walk below reads again, so it must not change; a fresh parse is a tree
- * nothing else holds, and its text is what the in-place walk's fallback parses again. (Only the full pipeline's
- * fallback needs the original document untouched too, and it parses the spec afresh after a sparse run.)
- */
-function ownedPrunedSpec(loaded: LoadedSpec, pruned: SpecObject): LoadedSpec {
-  const text = JSON.stringify(pruned);
-  const document = parseSpecText(text, loaded.source);
-  return withText({ source: loaded.source, location: loaded.location, document }, () => text);
-}
-
-/**
  * The paths as `walkOperations` reads them, without reading the operations (a sparse document parses what is
  * read): each path item's own fields, and an empty object for each operation object. The walk reads a cached
  * operation's object nowhere; a missed one is read from the pruned document.
@@ -320,64 +382,6 @@ function operationShapes(paths: SpecObject): SpecObject {
     shapes[path] = shape;
   }
   return shapes;
-}
-
-/**
- * A shallow copy of the parsed document with only the missed operations under
- * `paths` (every path key stays, so document-level checks see the same paths)
- * and, of the component containers, only the units those operations and the
- * top level reach.
- */
-function prunedDocument(document: SpecObject, keys: DocumentKeys, misses: DocumentKeys["operations"]): SpecObject {
-  const pruned: SpecObject = {};
-  // Values are read only where kept (a sparse document parses what is read; webhooks can be large).
-  for (const key of Object.keys(document)) {
-    if (key === "paths" || WEBHOOK_KEYS.includes(key)) continue;
-    if (key === "definitions" || key === "parameters" || key === "responses") {
-      pruned[key] = {};
-      continue;
-    }
-    const value = document[key];
-    if (key === "components" && isRecord(value))
-      pruned[key] = value.securitySchemes === undefined ? {} : { securitySchemes: value.securitySchemes };
-    else pruned[key] = value;
-  }
-  const units = new Set(keys.preludeUnits);
-  for (const unit of keys.reach(misses.flatMap((miss) => miss.units))) units.add(unit);
-  for (const unit of units) copyUnit(document, pruned, unit);
-  if (isRecord(document.paths)) {
-    const paths: SpecObject = {};
-    for (const [path, item] of Object.entries(document.paths))
-      paths[path] = isRecord(item) ? pathItemFields(item) : item;
-    for (const { path, method } of misses)
-      (paths[path] as SpecObject)[method] = (document.paths[path] as SpecObject)[method];
-    pruned.paths = paths;
-  } else if (document.paths !== undefined) pruned.paths = document.paths;
-  return pruned;
-}
-
-/** Copies the value at a unit pointer (`#/components/schemas/Pet`) into the pruned document, creating its parents. */
-function copyUnit(from: SpecObject, to: SpecObject, unit: string): void {
-  const tokens = unit
-    .slice(2)
-    .split("/")
-    .map((token) => token.replace(/~1/g, "/").replace(/~0/g, "~"));
-  let source: unknown = from;
-  let target = to;
-  for (const [position, token] of tokens.entries()) {
-    const parent = source;
-    source = isRecord(parent) ? parent[token] : undefined;
-    if (source === undefined) return;
-    if (position === tokens.length - 1) {
-      target[token] = source;
-      return;
-    }
-    // Never write into the original document's objects: the pruned copy gets its own parents.
-    const existing = target[token];
-    if (!isRecord(existing)) target[token] = {};
-    else if (existing === source) target[token] = { ...existing };
-    target = target[token] as SpecObject;
-  }
 }
 
 function isRecord(value: unknown): value is SpecObject {

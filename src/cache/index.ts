@@ -62,6 +62,14 @@ export interface ExampleCache {
   prime(schema: JsonSchema | object, origin: string): void;
   /** Keeps this schema's entry for the next run, as `lookup` would, without handing out a copy (a tool whose whole guidance was cached). */
   keep(schema: JsonSchema | object, seed: number): void;
+  /**
+   * The key of a tool's input schema as `prime` makes it: the one recorded for the operation cache entry `origin`,
+   * else `schema()`'s (hashed); if the file holds an entry for it with this seed. For a run that builds no tool
+   * (src/cache/text-edit.ts).
+   */
+  reusableKey(origin: string, seed: number, schema: () => JsonSchema | undefined): string | undefined;
+  /** `prime` and then `keep` of a tool whose input schema has the `recordedKey` `schemaKey`, made from `origin`. */
+  keepRecorded(schemaKey: string, seed: number, origin: string): void;
   /** Outcomes reused from an earlier run (hits) and computed by this one (misses), for progress lines and the benchmark. */
   stats(): { hits: number; misses: number };
   /** Writes the entries used by this run (unused ones are dropped); `root`: where the project is being written (see ModelCache.save). */
@@ -132,6 +140,20 @@ export function openExampleCache(
       used.set(key, handedOver ? outcome : structuredClone(outcome));
       computed.add(key);
       misses++;
+    },
+    reusableKey(origin, seed, schema) {
+      const known = Object.hasOwn(previousOrigins, origin) ? previousOrigins[origin] : undefined;
+      const unknown = typeof known === "string" ? undefined : schema();
+      const schemaKey = typeof known === "string" ? known : unknown && schemaKeyOf(unknown);
+      return schemaKey !== undefined && previous.has(`${schemaKey}:${seed}`) ? schemaKey : undefined;
+    },
+    keepRecorded(schemaKey, seed, origin) {
+      origins[origin] = schemaKey;
+      const key = `${schemaKey}:${seed}`;
+      const text = previous.get(key);
+      if (used.has(key) || text === undefined) return;
+      hits++;
+      used.set(key, text);
     },
     prime(schema, origin) {
       const known = Object.hasOwn(previousOrigins, origin) ? previousOrigins[origin] : undefined;

@@ -17,7 +17,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { toToolData } from "../emit/index.js";
+import { toToolData, type ToolsOverview } from "../emit/index.js";
 import { compactToolsFile } from "../emit/tools-file.js";
 import { membersAhead } from "../emit/tool-members.js";
 import type { GuidedApiModel, ToolModel } from "../model/ir.js";
@@ -27,10 +27,10 @@ import { CACHE_DIR } from "./index.js";
 import { replaceFile } from "./replace-file.js";
 
 const INDEX_FILE = join(CACHE_DIR, "tools-index.json");
-/** Bump when the file layout changes (2: text keys from the tools' origins). */
-const FORMAT = 2;
+/** Bump when the file layout changes (2: text keys from the tools' origins; 3: the tools' overview). */
+const FORMAT = 3;
 
-interface ToolsIndex {
+export interface ToolsIndex {
   format: number;
   /** The code fingerprint (src/cache/fingerprint.ts): another generator's texts are not ours. */
   code: string;
@@ -38,6 +38,8 @@ interface ToolsIndex {
   file: string;
   /** Per tool, in order: its text key, and the [start, end) bytes of its JSON. */
   tools: Array<[key: string, start: number, end: number]>;
+  /** What the templates read of the tools in that file (src/emit/index.ts), for a text-only regeneration. */
+  overview: ToolsOverview;
 }
 
 /**
@@ -100,23 +102,34 @@ export async function saveToolsIndex(
   fileHash: string,
   keys: readonly string[],
   spans: ReadonlyArray<[number, number]>,
+  overview: ToolsOverview,
 ): Promise<void> {
   const index: ToolsIndex = {
     format: FORMAT,
     code,
     file: fileHash,
     tools: keys.map((key, position) => [key, spans[position]![0], spans[position]![1]]),
+    overview,
   };
   const file = join(projectDir, INDEX_FILE);
   // Synchronously: see the example cache's `save` (src/cache/index.ts).
   await replaceFile(file, async (temporary) => writeFileSync(temporary, JSON.stringify(index) + "\n"));
 }
 
+/** The project's tools index, if this code made it for the tools file whose bytes hash to `fileHash`. */
+export function readToolsIndex(projectDir: string, code: string, fileHash: string): ToolsIndex | undefined {
+  const index = readIndex(join(projectDir, INDEX_FILE));
+  return index?.code === code && index.file === fileHash ? index : undefined;
+}
+
 function readIndex(file: string): ToolsIndex | undefined {
   if (!existsSync(file)) return undefined;
   try {
     const index = JSON.parse(readFileSync(file, "utf8")) as Partial<ToolsIndex>;
-    return index.format === FORMAT && typeof index.code === "string" && Array.isArray(index.tools)
+    return index.format === FORMAT &&
+      typeof index.code === "string" &&
+      Array.isArray(index.tools) &&
+      typeof index.overview === "object"
       ? (index as ToolsIndex)
       : undefined;
   } catch {

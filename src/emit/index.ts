@@ -21,6 +21,9 @@ import {
   type ShipTarget,
 } from "./ship.js";
 import { TEST_EXPECTATIONS_PATH, testExpectations } from "./test-suite.js";
+import type { EmitModel, RenderModel } from "./emit-model.js";
+
+export type { EmitModel, EmitTool, RenderModel } from "./emit-model.js";
 import { TemplateRenderer } from "./templates.js";
 import { DEFAULT_TEMPLATES, readTemplates, type TemplateFile } from "./template-files.js";
 import { validationOnlySchema } from "../model/output-schema.js";
@@ -59,11 +62,62 @@ export interface EmitOptions {
   toolsFile?: Buffer;
   /** `renderProjectFiles` of this model with these options, when the caller made it ahead (see src/emit-stage.ts). */
   rendered?: RenderedFiles;
+  /** `toolsOverview` of the model's tools, when the caller has it (a text-only regeneration, from its cache). */
+  overview?: ToolsOverview;
+}
+
+/**
+ * What the templates read of the tools (see `templateContext`): kept in the tools index (src/cache/tool-texts.ts), so
+ * that a text-only regeneration renders them without reading every tool (src/cache/text-edit.ts).
+ */
+export interface ToolsOverview {
+  count: number;
+  /** The README's rows: the first `MAX_LISTED_TOOLS` tools. */
+  rows: ToolRow[];
+  categories: Array<{ name: string; count: number }>;
+  handlerTools: Array<ReturnType<typeof handlerContext>>;
+}
+
+export interface ToolRow {
+  name: string;
+  summary: string;
+  category: string;
+  route: string;
+}
+
+/** The README lists this many tools, then says how many more there are. */
+export const MAX_LISTED_TOOLS = 200;
+
+export function toolsOverview(tools: RenderModel["tools"]): ToolsOverview {
+  const categories = new Map<string, number>();
+  for (const tool of tools) categories.set(tool.category, (categories.get(tool.category) ?? 0) + 1);
+  return {
+    count: tools.length,
+    rows: tools.slice(0, MAX_LISTED_TOOLS).map(toolRow),
+    categories: [...categories].map(([name, count]) => ({ name, count })),
+    handlerTools: tools.filter((tool) => tool.handler).map(handlerContext),
+  };
+}
+
+/** A tool's row in the README. */
+export function toolRow(tool: RenderModel["tools"][number]): ToolRow {
+  return {
+    name: tool.name,
+    summary: toolSummary(tool),
+    category: tool.category,
+    route: tool.operation ? `${tool.operation.method.toUpperCase()} ${tool.operation.path}` : "handler",
+  };
+}
+
+/** The README's one line for a tool: its title, else its description's first line. */
+export function toolSummary(tool: { title?: string | undefined; description: string }): string {
+  return (tool.title ?? tool.description.split("\n")[0] ?? "").trim();
 }
 
 /** The files rendered or copied from the templates (handlers included), and what emit needs of their context. */
 export interface RenderedFiles {
   files: readonly EmittedFile[];
+  overview: ToolsOverview;
   /** Those the generator must parse before writing (see `checkTypeScript`). */
   toCheck: ReadonlySet<EmittedFile>;
   templates: Map<string, TemplateFile>;
@@ -76,17 +130,20 @@ const HANDLER_TEMPLATE = "handler.ts.hbs";
 export const TOOLS_DATA_PATH = "data/tools.json";
 
 export function emitProject(model: GuidedApiModel, options: EmitOptions): EmittedFile[] {
+  const toolsFile = options.toolsFile
+    ? emittedBytes(TOOLS_DATA_PATH, options.toolsFile)
+    : {
+        path: TOOLS_DATA_PATH,
+        content: toolsDataJson(model, options.toolData ?? model.tools.map(toToolData)),
+        owner: "generator" as const,
+      };
+  return emitAround(model, toolsFile, options);
+}
+
+/** The project's files around its data/tools.json, `toolsFile`. */
+export function emitAround(model: EmitModel, toolsFile: EmittedFile, options: EmitOptions): EmittedFile[] {
   const { templates, ship, shipVersion, ...rendered } = options.rendered ?? renderProjectFiles(model, options);
-  const files = [...rendered.files];
-  files.push(
-    options.toolsFile
-      ? emittedBytes(TOOLS_DATA_PATH, options.toolsFile)
-      : {
-          path: TOOLS_DATA_PATH,
-          content: toolsDataJson(model, options.toolData ?? model.tools.map(toToolData)),
-          owner: "generator",
-        },
-  );
+  const files = [...rendered.files, toolsFile];
   files.push({
     path: TEST_EXPECTATIONS_PATH,
     content: JSON.stringify(testExpectations(model), null, 2) + "\n",
@@ -115,12 +172,13 @@ export function emitProject(model: GuidedApiModel, options: EmitOptions): Emitte
  * The project's files that come from the templates. They read the model's API and tools, not the tools' guidance,
  * so a large run renders them while the example worker still searches (see src/emit-stage.ts `renderAhead`).
  */
-export function renderProjectFiles(model: ApiModel, options: EmitOptions): RenderedFiles {
+export function renderProjectFiles(model: RenderModel, options: EmitOptions): RenderedFiles {
   const templates = readTemplates(options.templatesDir);
   const renderer = options.renderer ?? new TemplateRenderer(options.helpers);
   const ship = options.ship ?? SHIP_TARGETS;
+  const overview = options.overview ?? toolsOverview(model.tools);
   const context = {
-    ...templateContext(model, options),
+    ...templateContext(model, overview, options),
     ship: shipContext(model, ship, options.mcpName, options.version),
   };
   const files: EmittedFile[] = [];
@@ -161,7 +219,7 @@ export function renderProjectFiles(model: ApiModel, options: EmitOptions): Rende
     toCheck.add(file);
   }
 
-  return { files, toCheck, templates, ship, shipVersion: context.ship.version };
+  return { files, overview, toCheck, templates, ship, shipVersion: context.ship.version };
 }
 
 export function toToolData(tool: GuidedTool): ToolData {
@@ -188,24 +246,17 @@ function toolsDataJson(model: GuidedApiModel, tools: ToolData[]): string {
   return JSON.stringify(data, null, isCompactToolsFile(model.tools.length) ? undefined : 2) + "\n";
 }
 
-function templateContext(model: ApiModel, options: EmitOptions) {
-  const categories = new Map<string, number>();
-  for (const tool of model.tools) categories.set(tool.category, (categories.get(tool.category) ?? 0) + 1);
-  const handlerTools = model.tools.filter((tool) => tool.handler).map(handlerContext);
+function templateContext(model: RenderModel, overview: ToolsOverview, options: EmitOptions) {
+  const { handlerTools } = overview;
   return {
     api: model.api,
     kind: model.kind,
     isOpenApi: model.kind === "openapi",
     generator: { name: "create-guided-mcp", version: options.generatorVersion },
-    toolCount: model.tools.length,
-    tools: model.tools.slice(0, 200).map((tool) => ({
-      name: tool.name,
-      summary: (tool.title ?? tool.description.split("\n")[0] ?? "").trim(),
-      category: tool.category,
-      route: tool.operation ? `${tool.operation.method.toUpperCase()} ${tool.operation.path}` : "handler",
-    })),
-    moreTools: Math.max(0, model.tools.length - 200),
-    categories: [...categories].map(([name, count]) => ({ name, count })),
+    toolCount: overview.count,
+    tools: overview.rows,
+    moreTools: Math.max(0, overview.count - MAX_LISTED_TOOLS),
+    categories: overview.categories,
     credentials: model.api.securitySchemes.map((scheme) => ({
       scheme: scheme.name,
       kind: scheme.kind,
@@ -233,13 +284,13 @@ function templateContext(model: ApiModel, options: EmitOptions) {
  * The README's quick start sets one thing: the first scheme's first credential env var (the table lists the
  * others), or else the base URL when the spec declares none.
  */
-function quickStart(model: ApiModel): { credential?: string; more: boolean; baseUrl: boolean } {
+function quickStart(model: RenderModel): { credential?: string; more: boolean; baseUrl: boolean } {
   const names = credentialEnvNames(model.api.securitySchemes);
   const baseUrl = model.kind === "openapi" && !model.api.baseUrl;
   return { ...(names[0] ? { credential: names[0] } : {}), more: names.length > 1, baseUrl };
 }
 
-function handlerContext(tool: ToolModel) {
+function handlerContext(tool: Pick<ToolModel, "name" | "handler">) {
   return { name: tool.name, module: tool.handler?.module ?? tool.name, binding: identifier(tool.name, "handle_") };
 }
 

@@ -38,7 +38,7 @@ const REGISTRY_DESCRIPTION_MAX = 100;
 export const REGISTRY_NAME_PATTERN = /^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/;
 
 /** The registry name, also `mcpName` in package.json: `--mcp-name`, else a placeholder namespace the owner replaces. */
-export function registryName(model: ApiModel, mcpName?: string): string {
+export function registryName(model: Pick<ApiModel, "api">, mcpName?: string): string {
   return mcpName ?? `io.github.your-github-user/${model.api.name}`;
 }
 
@@ -52,7 +52,7 @@ export interface ShipContext {
 }
 
 export function shipContext(
-  model: ApiModel,
+  model: Pick<ApiModel, "api">,
   targets: readonly ShipTarget[],
   mcpName?: string,
   version = INITIAL_VERSION,
@@ -71,7 +71,7 @@ function credentials(schemes: SecuritySchemeData[]): CredentialEnvVar[] {
 }
 
 /** MCPB manifest: the server runs from the bundle; each credential and the base URL are asked of the user at install time. */
-export function mcpbManifest(model: ApiModel, version = INITIAL_VERSION): Record<string, unknown> {
+export function mcpbManifest(model: Pick<ApiModel, "api">, version = INITIAL_VERSION): Record<string, unknown> {
   const { api } = model;
   const userConfig: Record<string, Record<string, unknown>> = {};
   const env: Record<string, string> = {};
@@ -113,7 +113,11 @@ export function mcpbManifest(model: ApiModel, version = INITIAL_VERSION): Record
 }
 
 /** MCP Registry entry: the npm package (stdio, run with npx) and the HTTP remote (the Docker image behind a URL you choose). */
-export function registryServer(model: ApiModel, mcpName?: string, version = INITIAL_VERSION): Record<string, unknown> {
+export function registryServer(
+  model: Pick<ApiModel, "api">,
+  mcpName?: string,
+  version = INITIAL_VERSION,
+): Record<string, unknown> {
   const { api } = model;
   const description = `MCP server for ${api.title}`;
   const environmentVariables = [

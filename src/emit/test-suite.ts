@@ -11,7 +11,7 @@
  * parameters, non-JSON bodies) are left out of the expectation and named in
  * `unchecked`, never guessed.
  */
-import type { GuidedApiModel, GuidedTool } from "../model/ir.js";
+import type { EmitModel, EmitTool } from "./emit-model.js";
 import type { OperationBinding, ParameterBinding } from "../../templates/server/src/runtime/shared/tool-data.js";
 import type { ExpectedRequest, TestExpectations } from "../../templates/server/src/runtime/shared/test-expectations.js";
 
@@ -19,7 +19,7 @@ export const TEST_EXPECTATIONS_PATH = "src/runtime/test/expectations.json";
 /** Above this many tools the suite checks an evenly spread sample, and says so. */
 export const MAX_TESTED_TOOLS = 25;
 
-export function testExpectations(model: GuidedApiModel): TestExpectations {
+export function testExpectations(model: EmitModel): TestExpectations {
   const sample = sampleTools(model.tools);
   return {
     totalTools: model.tools.length,
@@ -34,7 +34,7 @@ export function testExpectations(model: GuidedApiModel): TestExpectations {
   };
 }
 
-function sampleTools(tools: GuidedTool[]): GuidedTool[] {
+function sampleTools(tools: readonly EmitTool[]): readonly EmitTool[] {
   if (tools.length <= MAX_TESTED_TOOLS) return tools;
   return Array.from({ length: MAX_TESTED_TOOLS }, (_, i) => tools[Math.floor((i * tools.length) / MAX_TESTED_TOOLS)]!);
 }

@@ -1,0 +1,38 @@
+/**
+ * What a run reused of the project's caches (for its result), and how it saves them (see src/generate.ts).
+ */
+import type { ExampleCache } from "./cache/index.js";
+import type { ModelCache } from "./cache/model-cache.js";
+import { settleAll } from "./cache/replace-file.js";
+import { saveToolsIndex } from "./cache/tool-texts.js";
+import type { ToolSpan } from "./emit/tools-file.js";
+import type { ToolsOverview } from "./emit/index.js";
+
+/** What a run reused of its caches, for its result. */
+export function reuseOf(exampleCache: ExampleCache, modelCache: ModelCache | undefined) {
+  const modelStats = modelCache?.stats("operations");
+  const guidanceStats = modelCache?.stats("guidance");
+  return {
+    exampleCache: exampleCache.stats(),
+    ...(modelStats ? { modelCache: modelStats } : {}),
+    ...(guidanceStats ? { guidanceCache: guidanceStats } : {}),
+  };
+}
+
+/** Saves the caches under `root`: the project, or the staging folder of a fresh one. */
+export function cachesSaver(
+  exampleCache: ExampleCache,
+  modelCache: ModelCache | undefined,
+  textKeys: { code: string; keys: string[] } | undefined,
+) {
+  return async (root: string, toolsFile?: { hash: string; spans: ToolSpan[]; overview: ToolsOverview }) => {
+    // Separate files: their writes overlap.
+    await settleAll([
+      toolsFile &&
+        textKeys &&
+        saveToolsIndex(root, textKeys.code, toolsFile.hash, textKeys.keys, toolsFile.spans, toolsFile.overview),
+      exampleCache.save(root),
+      modelCache?.save(root),
+    ]);
+  };
+}
