@@ -40,13 +40,19 @@ async function regenerate(project: string, after: Buffer) {
   return { keys, record, skeleton };
 }
 
+/** A project folder whose key record is GitHub's, keyed in full and saved whole; and the document it is of. */
+async function keyedProject(prefix: string) {
+  const project = mkdtempSync(join(tmpdir(), prefix));
+  const document = JSON.parse(readFileSync(GITHUB, "utf8")) as Document;
+  const original = Buffer.from(JSON.stringify(document));
+  const full = documentKeys(JSON.parse(original.toString()) as Document, SALT)!;
+  await saveKeys(project, SALT, hashContent(original), full.record(), original, scanSkeleton(original));
+  return { project, document, full };
+}
+
 describe("the key record's delta", () => {
   it("reads back as the record and skeleton saved, through successive edits, and equals a full keying", async () => {
-    const project = mkdtempSync(join(tmpdir(), "cgm-key-delta-"));
-    const document = JSON.parse(readFileSync(GITHUB, "utf8")) as Document;
-    const original = Buffer.from(JSON.stringify(document));
-    const full = documentKeys(JSON.parse(original.toString()) as Document, SALT)!;
-    await saveKeys(project, SALT, hashContent(original), full.record(), original, scanSkeleton(original));
+    const { project, document } = await keyedProject("cgm-key-delta-");
     const base = readFileSync(keysFile(project));
     // (Near each other: edits far apart rewrite the spec copy, and the record with it; see copy-patch.ts.)
     const edits: Array<(document: Document) => void> = [
@@ -78,11 +84,7 @@ describe("the key record's delta", () => {
   });
 
   it("is ignored beside another base, and gives way to a whole record past its limit", async () => {
-    const project = mkdtempSync(join(tmpdir(), "cgm-key-delta-limit-"));
-    const document = JSON.parse(readFileSync(GITHUB, "utf8")) as Document;
-    const original = Buffer.from(JSON.stringify(document));
-    const full = documentKeys(JSON.parse(original.toString()) as Document, SALT)!;
-    await saveKeys(project, SALT, hashContent(original), full.record(), original, scanSkeleton(original));
+    const { project, document, full } = await keyedProject("cgm-key-delta-limit-");
     operationAt(document, 2)["summary"] += " (1)";
     const first = Buffer.from(JSON.stringify(document));
     await regenerate(project, first);
