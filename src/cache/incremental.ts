@@ -22,7 +22,7 @@ import { editSince, type KeysSince, readPreviousKeys, saveKeys } from "./key-tab
 import { holdsObject, isSparseDocument, type Skeleton } from "./sparse-document.js";
 import { regenerationOf, withText, type Regeneration } from "./sparse-load.js";
 import { documentKeys, keysAfterEdit, pathItemFields, type DocumentKeys } from "./refs.js";
-import { ownedPrunedSpec, prunedDocument } from "./pruned-document.js";
+import { isRecord, ownedPrunedSpec, prunedDocument } from "./pruned-document.js";
 import { HTTP_METHODS } from "../model/openapi.js";
 
 export { loadSpecCached } from "./sparse-load.js";
@@ -382,8 +382,4 @@ function operationShapes(paths: SpecObject): SpecObject {
     shapes[path] = shape;
   }
   return shapes;
-}
-
-function isRecord(value: unknown): value is SpecObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

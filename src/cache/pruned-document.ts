@@ -66,7 +66,8 @@ function copyUnit(from: SpecObject, to: SpecObject, unit: string): void {
   }
 }
 
-function isRecord(value: unknown): value is SpecObject {
+/** A JSON object (not an array, not null): what a spec's containers are. */
+export function isRecord(value: unknown): value is SpecObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
