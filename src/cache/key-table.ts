@@ -56,6 +56,11 @@ import {
 } from "./copy-patch.js";
 
 const KEYS_FILE = ".guided-mcp/cache/keys.json";
+
+/** Where the project's key record is (read ahead by a regeneration: see src/write/previous.ts). */
+export function keysFilePath(projectDir: string): string {
+  return join(projectDir, KEYS_FILE);
+}
 const SPEC_COPY_FILE = ".guided-mcp/cache/spec.copy";
 /** The copy's stamps as its writer left it, after the hash of its bytes (see `copyStamps`). */
 const COPY_STAMPS_FILE = ".guided-mcp/cache/spec.copy.stamps";
@@ -102,14 +107,19 @@ interface StampedCopy {
 /**
  * The record an earlier run of this code made for this salt, with its spec's bytes; undefined if there is none to
  * trust. `specHash`: this run's spec's hash; when the record names it, the spec is the one recorded, and its copy
- * is not read.
+ * is not read. `keysBytes`: the record file's bytes when this run read them ahead (src/load/read-ahead.ts).
  */
-export function readPreviousKeys(projectDir: string, salt: string, specHash?: string): PreviousKeys | undefined {
-  const keysFile = join(projectDir, KEYS_FILE);
+export function readPreviousKeys(
+  projectDir: string,
+  salt: string,
+  specHash?: string,
+  keysBytes?: Buffer,
+): PreviousKeys | undefined {
+  const keysFile = keysFilePath(projectDir);
   const copyFile = join(projectDir, SPEC_COPY_FILE);
   if (!existsSync(keysFile) || !existsSync(copyFile)) return undefined;
   try {
-    const whole = JSON.parse(readFileSync(keysFile, "utf8")) as Partial<KeysFile>;
+    const whole = JSON.parse(keysBytes?.toString("utf8") ?? readFileSync(keysFile, "utf8")) as Partial<KeysFile>;
     if (whole.format !== FORMAT || whole.salt !== salt || typeof whole.spec !== "string" || !whole.record)
       return undefined;
     if (typeof whole.id !== "string") return undefined;
@@ -193,7 +203,7 @@ export async function saveKeys(
   const copy = patch ? undefined : saveCopy(projectDir, specHash, spec);
   // At once (GitHub's 830 KB: well under a millisecond): through the lowest-priority pool, a busy machine kept the
   // end of a regeneration waiting for it (190 ms seen at load 5). (Async: a failure waits for the copy's write.)
-  const keys = (async () => replaceFileSync(join(projectDir, KEYS_FILE), JSON.stringify(file)))();
+  const keys = (async () => replaceFileSync(keysFilePath(projectDir), JSON.stringify(file)))();
   await settleAll([copy, keys]);
 }
 

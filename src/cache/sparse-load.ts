@@ -17,7 +17,15 @@ import {
 } from "../load/index.js";
 import type { ModelOptions } from "../model/openapi.js";
 import type { ModelCache } from "./model-cache.js";
-import { editSince, previousLength, readPreviousKeys, type PreviousKeys, type SpecEdit } from "./key-table.js";
+import {
+  editSince,
+  keysFilePath,
+  previousLength,
+  readPreviousKeys,
+  type PreviousKeys,
+  type SpecEdit,
+} from "./key-table.js";
+import { takeAhead } from "../load/read-ahead.js";
 import { fitsSkeleton, moveSkeletonBy, scanSkeleton, sparseDocument, type Skeleton } from "./sparse-document.js";
 
 /** What a regeneration found before parsing its spec: the last run's record, and the edit since. */
@@ -51,7 +59,9 @@ export async function loadSpecCached(
   const file = await readSpecFileAhead(source);
   if (cache.fresh) return parseSpecFile(file);
   const salt = `${cache.code}\0file\0${options.name ?? ""}`;
-  const previous = file.textHash ? readPreviousKeys(cache.projectDir, salt, file.textHash) : undefined;
+  // The record's bytes, when read ahead with the spec (src/write/previous.ts `readRegenerationAhead`).
+  const keysBytes = await takeAhead(keysFilePath(cache.projectDir));
+  const previous = file.textHash ? readPreviousKeys(cache.projectDir, salt, file.textHash, keysBytes) : undefined;
   // A record whose unreached `$ref`s were never checked needs the whole document once (see `keysOf`).
   const edit = previous?.record.complete ? editSince(previous, file.bytes) : undefined;
   const skeleton = edit && withinNesting(file.bytes, edit) ? skeletonOf(file.bytes, previous!, edit) : undefined;

@@ -4,6 +4,7 @@ import { join, resolve } from "node:path";
 import { TOOLS_DATA_PATH } from "../emit/index.js";
 import { isUrl } from "../load/index.js";
 import { readAhead, takeAhead } from "../load/read-ahead.js";
+import { keysFilePath } from "../cache/key-table.js";
 import { MANIFEST_PATH } from "./manifest.js";
 import { readBaseBytes } from "./bases.js";
 import { hashBytesOnce } from "./hash.js";
@@ -25,12 +26,13 @@ export async function readPreviousTools(
 
 /**
  * Starts reading what a regeneration of the generated project in `outDir` reads later, on the thread pool (see
- * src/load/read-ahead.ts): its spec, when a local file, and its tools file. Without a generated project there (or
- * without `outDir`: caches not read) it only forgets what an earlier run read ahead.
+ * src/load/read-ahead.ts): its spec, when a local file, with the key record it is compared by (src/cache/key-table.ts),
+ * and its tools file. Without a generated project there (or without `outDir`: caches not read) it only forgets what
+ * an earlier run read ahead.
  */
 export function readRegenerationAhead(from: string, outDir: string | undefined): void {
-  const project = outDir !== undefined && existsSync(join(outDir, MANIFEST_PATH));
-  readAhead(project ? [...(isUrl(from) ? [] : [resolve(from)]), previousToolsPath(outDir)] : []);
+  if (outDir === undefined || !existsSync(join(outDir, MANIFEST_PATH))) return readAhead([]);
+  readAhead([...(isUrl(from) ? [] : [resolve(from), keysFilePath(outDir)]), previousToolsPath(outDir)]);
 }
 
 /** Where the project's tools file is (read ahead by a regeneration: see src/load/read-ahead.ts). */

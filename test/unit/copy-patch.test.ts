@@ -30,7 +30,7 @@ import {
   type StoredPatch,
 } from "../../src/cache/copy-patch.js";
 import { CACHE_DIR } from "../../src/cache/index.js";
-import { editSince, readPreviousKeys, saveKeys, specEdit } from "../../src/cache/key-table.js";
+import { editSince, keysFilePath, readPreviousKeys, saveKeys, specEdit } from "../../src/cache/key-table.js";
 import type { KeyRecord } from "../../src/cache/refs.js";
 import { scanSkeleton } from "../../src/cache/sparse-document.js";
 import { hashContent } from "../../src/write/hash.js";
@@ -89,6 +89,9 @@ describe("the spec copy and its patch", () => {
       edit(document);
       const after = Buffer.from(JSON.stringify(document));
       const previous = readPreviousKeys(project, "salt", hashContent(after))!;
+      // The record's bytes read ahead (src/load/read-ahead.ts) give the same record as the file read here.
+      const keysBytes = readFileSync(keysFilePath(project));
+      expect(readPreviousKeys(project, "salt", hashContent(after), keysBytes)).toEqual(previous);
       // The edit found in the stamped, patched copy is the one the two texts show.
       expect(editSince(previous, after)).toEqual(specEdit(before, after, scanSkeleton(before)));
       await record(project, after);

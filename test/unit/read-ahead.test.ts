@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { readAhead, takeAhead } from "../../src/load/read-ahead.js";
 import { readSpecFile, readSpecFileAhead } from "../../src/load/index.js";
 import { readRegenerationAhead } from "../../src/write/previous.js";
+import { keysFilePath } from "../../src/cache/key-table.js";
 
 function folder(): string {
   return mkdtempSync(join(tmpdir(), "cgm-read-ahead-"));
@@ -50,16 +51,18 @@ describe("reading ahead", () => {
     expect([10, 1024 * 1024]).toContain(read?.length);
   });
 
-  it("reads a regeneration's spec and tools file, which the load and the write then take", async () => {
+  it("reads a regeneration's spec, key record and tools file, which the load and the write then take", async () => {
     const dir = folder();
-    mkdirSync(join(dir, ".guided-mcp"), { recursive: true });
+    mkdirSync(join(dir, ".guided-mcp", "cache"), { recursive: true });
     mkdirSync(join(dir, "data"));
     writeFileSync(join(dir, ".guided-mcp", "manifest.json"), "{}");
+    writeFileSync(join(dir, ".guided-mcp", "cache", "keys.json"), '{"format":0}');
     writeFileSync(join(dir, "data", "tools.json"), '{"tools":[]}\n');
     const spec = join(dir, "spec.json");
     writeFileSync(spec, '{"openapi":"3.1.0"}');
     readRegenerationAhead(spec, dir);
     expect(await readSpecFileAhead(spec)).toEqual(readSpecFile(spec));
+    expect((await takeAhead(keysFilePath(dir)))?.toString()).toBe('{"format":0}');
     const tools = await takeAhead(join(dir, "data", "tools.json"));
     expect(tools?.toString()).toBe('{"tools":[]}\n');
     // Without a generated project there, nothing is read ahead.
