@@ -56,16 +56,16 @@ import {
 } from "./copy-patch.js";
 
 const KEYS_FILE = ".guided-mcp/cache/keys.json";
-
-/** Where the project's key record is (read ahead by a regeneration: see src/write/previous.ts). */
-export function keysFilePath(projectDir: string): string {
-  return join(projectDir, KEYS_FILE);
-}
 const SPEC_COPY_FILE = ".guided-mcp/cache/spec.copy";
 /** The copy's stamps as its writer left it, after the hash of its bytes (see `copyStamps`). */
 const COPY_STAMPS_FILE = ".guided-mcp/cache/spec.copy.stamps";
 /** Bump when the file layout changes (2: `patch`; 3: `id`, and deltas beside it: see key-delta.ts). */
 const FORMAT = 3;
+
+/** Where the project's key record is (read ahead by a regeneration: see src/write/previous.ts). */
+export function keysFilePath(projectDir: string): string {
+  return join(projectDir, KEYS_FILE);
+}
 
 interface KeysFile {
   format: number;
