@@ -328,25 +328,30 @@ function readCacheFile(file: string, code: string): ReadFile {
     const bytes = readFileSync(file);
     // The writer escapes everything else (see `asciiText`): any other byte is damage.
     if (!isAscii(bytes)) return empty;
-    const lines = bytes.toString("latin1").split("\n");
-    const header = JSON.parse(lines[0] ?? "") as { format?: unknown; code?: unknown };
+    const text = bytes.toString("latin1");
+    const headerEnd = text.indexOf("\n");
+    const header = JSON.parse(headerEnd < 0 ? text : text.slice(0, headerEnd)) as { format?: unknown; code?: unknown };
     if (header.format !== FORMAT || header.code !== code) return empty;
     // A file cut short (no final newline) is rewritten rather than appended to: its last line is incomplete. That
     // line is left out, so that every entry holds the text its writer wrote whole (see `text`).
     const whole = bytes.length === size && bytes[bytes.length - 1] === 0x0a;
     const entries = emptyEntries();
     let count = 0;
-    const end = whole ? lines.length : lines.length - 1;
-    for (let index = 1; index < end; index++) {
-      const line = lines[index]!;
-      if (line === "") continue;
-      // `section <tab> key <tab> JSON`, found with two searches (`split` made an array per line: ≈ 2 ms on GitHub).
-      const keyAt = line.indexOf("\t") + 1;
-      const jsonAt = keyAt > 0 ? line.indexOf("\t", keyAt) + 1 : 0;
-      const section = line.slice(0, keyAt - 1) as Section;
-      if (jsonAt === 0 || !SECTIONS.includes(section)) return empty;
-      entries[section].set(line.slice(keyAt, jsonAt - 1), line.slice(jsonAt));
-      count++;
+    // Each line that ends with a newline, found in the text itself: no array of lines, no string per line
+    // (`split` and a slice of each line: ≈ 2.4 ms on GitHub, in fresh processes; this ≈ 1.3 ms).
+    for (let start = headerEnd + 1, end = text.indexOf("\n", start); headerEnd >= 0 && end >= 0;) {
+      if (end > start) {
+        // `section <tab> key <tab> JSON`, found with two searches within the line.
+        const keyTab = text.indexOf("\t", start);
+        const jsonTab = keyTab < 0 || keyTab > end ? -1 : text.indexOf("\t", keyTab + 1);
+        if (jsonTab < 0 || jsonTab > end) return empty;
+        const section = text.slice(start, keyTab) as Section;
+        if (!SECTIONS.includes(section)) return empty;
+        entries[section].set(text.slice(keyTab + 1, jsonTab), text.slice(jsonTab + 1, end));
+        count++;
+      }
+      start = end + 1;
+      end = text.indexOf("\n", start);
     }
     return { entries, lines: count, ...(whole ? { appendable: { size, mtimeMs } } : {}) };
   } catch {

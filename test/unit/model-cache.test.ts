@@ -225,13 +225,20 @@ describe("model and guidance cache", () => {
     const cacheFile = join(out, MODEL_CACHE_FILE);
     const whole = readFileSync(cacheFile, "utf8");
     const cutShort = whole.slice(0, whole.lastIndexOf("operations\t") + 80);
+    const allHits = (await generate({ from: spec, out, check: true })).modelCache!.hits;
     const damaged = [
+      // Empty lines are no entries, and nothing else.
+      { content: whole.replace("\n", "\n\n\n").replace(/\n$/, "\n\n"), hits: allHits },
+      // A line that is not `section <tab> key <tab> JSON`: the whole file is ignored.
+      { content: `${whole}operations key {}\n`, hits: 0 },
+      { content: `${whole}operations\tkey {}\n`, hits: 0 },
+      { content: `${whole}nothing\tkey\t{}\n`, hits: 0 },
       { content: "{ not json", hits: 0 },
       { content: JSON.stringify({ format: 3, code: "someone else" }) + "\n", hits: 0 },
       // The writer escapes every non-ASCII character, so a raw one is damage: the whole file is ignored.
       { content: `${whole}operations\tkey\t"caf\u00e9"\n`, hits: 0 },
       // The last operation's entry is cut in the middle of its JSON: that one operation misses.
-      { content: cutShort, hits: (await generate({ from: spec, out, check: true })).modelCache!.hits - 1 },
+      { content: cutShort, hits: allHits - 1 },
     ];
     for (const { content, hits } of damaged) {
       writeFileSync(cacheFile, content);
