@@ -13,7 +13,6 @@
  */
 import type { ApiData, JsonSchema, ToolData } from "../model/ir.js";
 import type { OperationOutcome } from "../model/openapi.js";
-import { QUOTE } from "../json-bytes.js";
 import { hashBytesOnce } from "../write/hash.js";
 import type { ToolSpan } from "../emit/tools-file.js";
 import { MAX_LISTED_TOOLS, toolSummary, type ToolsOverview } from "../emit/index.js";
@@ -68,38 +67,16 @@ export function planTextEdit(sources: TextEditSources, edited: EditedOperation):
   const { spans, textKeys } = layout;
   const overview = editedOverview(layout.overview, spans.length, tool, outcome.draft!);
   if (!overview) return undefined;
-  const at = textKeys[tool]!.indexOf(":");
-  const oldOrigin = textKeys[tool]!.slice(at + 1);
-  // Every other tool was made from the entry this run reuses (so it is the same tool, at the same place).
-  for (const [position, key] of textKeys.entries())
-    if (position !== tool && key.slice(key.indexOf(":") + 1) !== origins[position]) return undefined;
+  const recorded = recordedKeys(textKeys, origins, tool);
+  if (!recorded) return undefined;
+  const { guidanceKeys, oldOrigin } = recorded;
   const oldText = cache.text("operations", oldOrigin);
   if (oldText === undefined || !sameButTexts(oldText, outcome)) return undefined;
-
-  const names: string[] = [];
-  const seeds: number[] = [];
-  const shapes: string[] = [];
-  const schemaKeys: string[] = [];
-  for (const [position, span] of spans.entries()) {
-    const name = nameAt(previous.bytes, span);
-    if (name === undefined) return undefined;
-    const toolSeedValue = toolSeed(seed, name);
-    // The edited tool's shape and example are its previous ones: only its texts changed.
-    const origin = position === tool ? oldOrigin : origins[position]!;
-    const shape = recordedShape(cache, shapeKey(origin, name));
-    // A schema's key the example cache did not record (the file is not rewritten for keys alone) is its hash.
-    const schema = () => (position === tool ? outcome.draft!.inputSchema : cachedInputSchema(cache, origin));
-    const schemaKey = examples.reusableKey(origin, toolSeedValue, schema);
-    if (shape === undefined || schemaKey === undefined) return undefined;
-    names.push(name);
-    seeds.push(toolSeedValue);
-    shapes.push(shape);
-    schemaKeys.push(schemaKey);
-  }
-  const guidanceKeys = recordedGuidanceKeys(shapes, seed, cache.code, textKeys);
-  if (!guidanceKeys) return undefined;
-  for (const key of guidanceKeys) {
-    const text = cache.text("guidance", key);
+  const tools = toolsAsCached(sources, spans, origins, { tool, oldOrigin, schema: outcome.draft!.inputSchema });
+  if (!tools || !isContextOf(guidanceKeys, tools.shapes, seed, cache.code)) return undefined;
+  // Indexed loops here and below: this code runs once per run, unoptimised, over every tool (GitHub: 1,223).
+  for (let position = 0; position < guidanceKeys.length; position++) {
+    const text = cache.text("guidance", guidanceKeys[position]!);
     if (text === undefined || !holdsNoWarnings(text)) return undefined;
   }
   const json = editedToolJson(previous.bytes, spans[tool]!, outcome.draft!);
@@ -108,12 +85,21 @@ export function planTextEdit(sources: TextEditSources, edited: EditedOperation):
   // Kept as the full path keeps them: the prelude and operations (src/cache/incremental.ts `keepAll`), the shapes
   // and guidance (./guidance-keys.ts), the examples (./index.ts `prime`, `keep`), each in tool order.
   cache.keep("preludes", keys.prelude, edited.saved);
-  keys.operations.forEach(({ key }, position) =>
-    position === index ? cache.keep("operations", key, outcome) : cache.keepAsRead("operations", key),
-  );
-  names.forEach((name, position) => cache.keep("shapes", shapeKey(origins[position]!, name), shapes[position]!));
-  for (const key of guidanceKeys) cache.keepAsRead("guidance", key);
-  schemaKeys.forEach((schemaKey, position) => examples.keepRecorded(schemaKey, seeds[position]!, origins[position]!));
+  for (let position = 0; position < keys.operations.length; position++) {
+    const { key } = keys.operations[position]!;
+    if (position === index) cache.keep("operations", key, outcome);
+    else cache.keepAsRead("operations", key);
+  }
+  const { names, shapes, seeds, schemaKeys } = tools;
+  for (let position = 0; position < names.length; position++) {
+    // The edited tool's shape under its new entry: only its texts changed.
+    const key = position === tool ? shapeKey(origins[tool]!, names[tool]!) : tools.shapeKeys[position]!;
+    cache.keep("shapes", key, shapes[position]!);
+  }
+  for (let position = 0; position < guidanceKeys.length; position++)
+    cache.keepAsRead("guidance", guidanceKeys[position]!);
+  for (let position = 0; position < schemaKeys.length; position++)
+    examples.keepRecorded(schemaKeys[position]!, seeds[position]!, origins[position]!);
   return {
     api: sources.api(edited.prelude.api),
     diagnostics: edited.prelude.diagnostics,
@@ -127,20 +113,80 @@ export function planTextEdit(sources: TextEditSources, edited: EditedOperation):
 }
 
 /**
- * The tools' guidance keys (./guidance-keys.ts) as the last run recorded them with their texts (`textKeys`), if they
- * are this run's: the keys hash the shapes of all tools together and then each tool's, so the first tool's key equal
- * to this run's (a SHA-256 of the same inputs) shows the whole context unchanged, and with it every other key (its
- * tool's shape is the one the cache holds under the same entry and name).
+ * The guidance keys the last run recorded with its tools' texts (`textKeys`: `guidanceKey:origin`, see
+ * ./tool-texts.ts), and the edited tool's previous origin; undefined unless every other tool was made from the entry
+ * this run reuses (so it is the same tool, at the same place).
  */
-function recordedGuidanceKeys(
-  shapes: readonly string[],
-  seed: number,
-  code: string,
+function recordedKeys(
   textKeys: readonly string[],
-): string[] | undefined {
-  const recorded = textKeys.map((key) => key.slice(0, key.indexOf(":")));
+  origins: readonly string[],
+  tool: number,
+): { guidanceKeys: string[]; oldOrigin: string } | undefined {
+  const guidanceKeys: string[] = [];
+  for (let position = 0; position < textKeys.length; position++) {
+    const key = textKeys[position]!;
+    const colon = key.indexOf(":");
+    // The text after the first colon is the origin (compared in place: no substring made).
+    const origin = origins[position]!;
+    if (position !== tool && !(key.length - colon - 1 === origin.length && key.endsWith(origin))) return undefined;
+    guidanceKeys.push(key.slice(0, colon));
+  }
+  const key = textKeys[tool]!;
+  return { guidanceKeys, oldOrigin: key.slice(key.indexOf(":") + 1) };
+}
+
+/** Every tool as the caches hold it: its name (from the last tools file), seed, shape and example's schema key. */
+interface CachedTools {
+  names: string[];
+  seeds: number[];
+  /** The key each tool's shape was found under (the edited tool's: its previous entry's). */
+  shapeKeys: string[];
+  shapes: string[];
+  schemaKeys: string[];
+}
+
+/**
+ * Each tool's name, seed, recorded shape and example schema key, the edited tool (`edited.tool`) looked up under its
+ * previous entry (`oldOrigin`: its shape and example are its previous ones, only its texts changed); undefined if
+ * any is missing from the caches.
+ */
+function toolsAsCached(
+  { cache, examples, seed, previous }: TextEditSources,
+  spans: readonly ToolSpan[],
+  origins: readonly string[],
+  edited: { tool: number; oldOrigin: string; schema: JsonSchema },
+): CachedTools | undefined {
+  const tools: CachedTools = { names: [], seeds: [], shapeKeys: [], shapes: [], schemaKeys: [] };
+  for (let position = 0; position < spans.length; position++) {
+    const name = nameAt(previous.bytes, spans[position]!);
+    if (name === undefined) return undefined;
+    const toolSeedValue = toolSeed(seed, name);
+    const isEdited = position === edited.tool;
+    const origin = isEdited ? edited.oldOrigin : origins[position]!;
+    const key = shapeKey(origin, name);
+    const shape = recordedShape(cache, key);
+    // A schema's key the example cache did not record (the file is not rewritten for keys alone) is its hash.
+    const schema = () => (isEdited ? edited.schema : cachedInputSchema(cache, origin));
+    const schemaKey = examples.reusableKey(origin, toolSeedValue, schema);
+    if (shape === undefined || schemaKey === undefined) return undefined;
+    tools.names.push(name);
+    tools.seeds.push(toolSeedValue);
+    tools.shapeKeys.push(key);
+    tools.shapes.push(shape);
+    tools.schemaKeys.push(schemaKey);
+  }
+  return tools;
+}
+
+/**
+ * Whether the guidance keys the last run recorded (./guidance-keys.ts) are this run's: the keys hash the shapes of
+ * all tools together and then each tool's, so the first tool's key equal to this run's (a SHA-256 of the same
+ * inputs) shows the whole context unchanged, and with it every other key (its tool's shape is the one the cache
+ * holds under the same entry and name).
+ */
+function isContextOf(guidanceKeys: readonly string[], shapes: readonly string[], seed: number, code: string): boolean {
   const [first] = guidanceKeysOfShapes(shapes, seed, code, 1);
-  return first === recorded[0] ? recorded : undefined;
+  return first === guidanceKeys[0];
 }
 
 /** The input schema of the operation entry `origin`'s tool (parsed from that entry alone). */
@@ -152,6 +198,9 @@ function cachedInputSchema(cache: ModelCache, origin: string): JsonSchema | unde
 /** How an operation entry without warnings, credential notes, signing headers or added schemes ends (before its schemas). */
 const PLAIN_END = '"diagnostics":[],"credentialNotes":[],"addedSchemes":0}';
 const DRAFT_START = '{"draft":';
+/** How a plain entry with a draft ends, and the whole of one without (an operation that makes no tool). */
+const DRAFT_END = `,${PLAIN_END}`;
+const NO_TOOL = `{${PLAIN_END}`;
 
 /** A modelled operation that makes a tool and carries nothing for the model as a whole (no warning, no note). */
 function isPlainOutcome(outcome: OperationOutcome): boolean {
@@ -175,7 +224,8 @@ function toolsMade(
 ): { origins: string[]; tool: number } | undefined {
   const origins: string[] = [];
   let tool = -1;
-  for (const [position, { key }] of operations.entries()) {
+  for (let position = 0; position < operations.length; position++) {
+    const { key } = operations[position]!;
     if (position === index) {
       tool = origins.length;
       origins.push(key);
@@ -183,10 +233,11 @@ function toolsMade(
     }
     const text = cache.text("operations", key);
     if (text === undefined) return undefined;
+    // The entry's main text ends at its first tab, if any (compared in place: no substring made).
     const tab = text.indexOf("\t");
-    const main = tab < 0 ? text : text.slice(0, tab);
-    if (main.startsWith(DRAFT_START) && main.endsWith(`,${PLAIN_END}`)) origins.push(key);
-    else if (main !== `{${PLAIN_END}`) return undefined;
+    const mainEnd = tab < 0 ? text.length : tab;
+    if (text.startsWith(DRAFT_START) && text.endsWith(DRAFT_END, mainEnd)) origins.push(key);
+    else if (!(mainEnd === NO_TOOL.length && text.startsWith(NO_TOOL))) return undefined;
   }
   return { origins, tool };
 }
@@ -208,13 +259,15 @@ function toolsFileLayout(
   const spans: ToolSpan[] = [];
   const textKeys: string[] = [];
   let next = head.length;
-  for (const entry of index.tools) {
-    const [key, start, end] = Array.isArray(entry) ? entry : [];
-    if (typeof key !== "string" || !key.includes(":") || start !== next || !Number.isInteger(end) || end! <= start)
-      return undefined;
-    spans.push([start, end!]);
+  for (let position = 0; position < index.tools.length; position++) {
+    const entry: unknown[] = Array.isArray(index.tools[position]) ? index.tools[position]! : [];
+    const key = entry[0];
+    const end = entry[2];
+    if (typeof key !== "string" || !key.includes(":") || entry[1] !== next || !Number.isInteger(end)) return undefined;
+    if ((end as number) <= next) return undefined;
+    spans.push([next, end as number]);
     textKeys.push(key);
-    next = end! + 1;
+    next = (end as number) + 1;
   }
   const tail = previous.bytes.subarray(next - 1);
   return tail.equals(TAIL) ? { spans, textKeys, overview: index.overview } : undefined;
@@ -265,17 +318,19 @@ function withoutTexts(json: string): string {
   return JSON.stringify(outcome);
 }
 
-const NAME_START = Buffer.from('{"name":"');
+const NAME_START = '{"name":"';
 /** What a tool's name is made of (src/model/ir.ts `ToolData`): its JSON string holds no escape. */
 const PLAIN_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /** The name of the tool whose JSON is at `span` (its first member, see src/emit/index.ts `toToolData`). */
-function nameAt(bytes: Buffer, [start, end]: ToolSpan): string | undefined {
-  if (bytes.compare(NAME_START, 0, NAME_START.length, start, start + NAME_START.length) !== 0) return undefined;
-  const from = start + NAME_START.length;
-  const quote = bytes.indexOf(QUOTE, from);
-  if (quote < 0 || quote >= end) return undefined;
-  const name = bytes.toString("latin1", from, quote);
+function nameAt(bytes: Buffer, span: ToolSpan): string | undefined {
+  // One decoding of the span's first bytes (a plain name is at most 64 characters), then string searches: one
+  // native call per tool where comparing and searching the bytes made three.
+  const head = bytes.toString("latin1", span[0], Math.min(span[1], span[0] + NAME_START.length + 65));
+  if (!head.startsWith(NAME_START)) return undefined;
+  const quote = head.indexOf('"', NAME_START.length);
+  if (quote < 0) return undefined;
+  const name = head.slice(NAME_START.length, quote);
   return PLAIN_NAME.test(name) ? name : undefined;
 }
 
