@@ -142,7 +142,7 @@ async function generateOnce(
   const run = await guidedModel(options, version, timed, caches);
   const { specHash, outDir, reuse, saveCaches, textKeys, early } = run;
   try {
-    const { manifest: previousManifest, tools: lastTools } = run.last ?? (await readLastGeneration(outDir));
+    const { manifest: previousManifest, tools: lastTools } = await (run.last ?? readLastGeneration(outDir));
     const previousTools = lastTools?.generated;
     const previous = previousTools && { bytes: previousTools, hash: previousManifest?.files[TOOLS_DATA_PATH]?.hash };
     const {
@@ -294,7 +294,18 @@ async function guidedModel(
     modelCache && { code: modelCache.code, keys: toolTextKeys(keyedCache().keys, model.tools) };
   const saveCaches = cachesSaver(exampleCache, modelCache, textKeys);
   const reuse = reuseOf(exampleCache, modelCache);
-  return { guided, specHash, outDir, reuse, saveCaches, early, ...(textKeys ? { textKeys } : {}) };
+  // The last generation as the set-up read it, if there was one (read once; see src/text-edit-stage.ts).
+  const last = setup?.last;
+  return {
+    guided,
+    specHash,
+    outDir,
+    reuse,
+    saveCaches,
+    early,
+    ...(textKeys ? { textKeys } : {}),
+    ...(last ? { last } : {}),
+  };
 }
 
 /**

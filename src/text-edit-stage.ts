@@ -5,7 +5,7 @@
  */
 import { openExampleCache, type ExampleCache } from "./cache/index.js";
 import type { ModelCache } from "./cache/model-cache.js";
-import type { TextEdit as TakePast } from "./cache/incremental.js";
+import type { EditedOperation, TextEdit as TakePast } from "./cache/incremental.js";
 import { planTextEdit, type TextEdit } from "./cache/text-edit.js";
 import type { ApiData } from "./model/ir.js";
 import { TOOLS_DATA_PATH } from "./emit/index.js";
@@ -25,7 +25,8 @@ export async function readLastGeneration(outDir: string): Promise<LastGeneration
 
 /** What a run that may be a text-only regeneration reads first, and how the model stage hands the run over. */
 export interface TextEditSetup {
-  last: LastGeneration;
+  /** The last generation, as the rest of the run reads it, whether or not the run is a text-only one. */
+  last: Promise<LastGeneration>;
   exampleCache: ExampleCache;
   take: TakePast<TextEdit>;
 }
@@ -45,13 +46,21 @@ export async function textEditSetup(
   if (options.check || options.dryRun || options.filter || options.templatesDir || modelCache.fresh) return undefined;
   // The full path on demand: what tests compare this one with.
   if (process.env.GUIDED_MCP_TEXT_EDIT === "0") return undefined;
-  const last = await readLastGeneration(outDir);
-  const bytes = last.tools?.generated;
-  const hash = last.manifest?.files[TOOLS_DATA_PATH]?.hash;
-  if (!bytes || !hash) return undefined;
+  const manifest = await readManifest(outDir);
+  const hash = manifest?.files[TOOLS_DATA_PATH]?.hash;
+  if (!manifest || !hash) return undefined;
+  // data/tools.json is being read on the thread pool (src/load/read-ahead.ts): taken when the model stage hands the
+  // edited operation over, after the load, instead of waiting for it here. (Caught here only so that a run that
+  // stops before then reports its own error; whoever awaits `last` gets this one.)
+  const last = readPreviousTools(outDir, manifest).then((tools) => ({ manifest, tools }));
+  last.catch(() => {});
   const examples = exampleCache();
-  const sources = { cache: modelCache, examples, seed: options.seed ?? 1, previous: { bytes, hash }, api };
-  return { last, exampleCache: examples, take: (edited) => planTextEdit(sources, edited) };
+  const sources = { cache: modelCache, examples, seed: options.seed ?? 1, api };
+  const take = async (edited: EditedOperation) => {
+    const bytes = (await last).tools.generated;
+    return bytes ? planTextEdit({ ...sources, previous: { bytes, hash } }, edited) : undefined;
+  };
+  return { last, exampleCache: examples, take };
 }
 
 /** The progress lines the full path prints from its model stage to its emit, for the same counts (src/generate.ts). */

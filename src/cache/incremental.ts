@@ -39,7 +39,7 @@ export interface EditedOperation {
 }
 
 /** Takes a regeneration past the model given its one operation modelled again (src/cache/text-edit.ts), or not. */
-export type TextEdit<T> = (edited: EditedOperation) => T | undefined;
+export type TextEdit<T> = (edited: EditedOperation) => Promise<T | undefined>;
 
 /** The model of a loaded spec, from the cache where it can be (see the module comment); or what `textEdit` took. */
 export async function buildModelCached<T = never>(
@@ -224,7 +224,7 @@ async function takenPast<T>(
     });
     if (steps.length !== 1 || outcomes.length !== 1) return undefined;
     const edited = { keys, index, outcome: outcomes[0]!, prelude, saved };
-    const taken = textEdit(edited);
+    const taken = await textEdit(edited);
     return taken === undefined ? { edited } : { taken };
   } catch {
     return undefined;
