@@ -22,7 +22,7 @@ import type { EditedOperation } from "./incremental.js";
 import type { ExampleCache } from "./index.js";
 import { MODEL_CACHE_FILE, type ModelCache } from "./model-cache.js";
 import { outcomeText, parseOutcome } from "./lazy-outcome.js";
-import { guidanceKeysOfShapes, holdsNoWarnings, recordedShape, shapeKey } from "./guidance-keys.js";
+import { holdsNoWarnings, recordedShape, shapeKey, toolsContext } from "./guidance-keys.js";
 import { readToolsIndex } from "./tool-texts.js";
 
 /** What a text-only regeneration reads besides the model cache. */
@@ -46,8 +46,9 @@ export interface TextEdit {
   /** The edited tool's position, and its JSON in this run (its previous JSON with its new texts). */
   tool: number;
   json: string;
-  /** Every tool's text key for the tools index (./tool-texts.ts). */
+  /** Every tool's text key for the tools index (./tool-texts.ts), and their context (the last run's). */
   textKeys: string[];
+  context: string;
   /** What the templates read of the tools (src/emit/index.ts), the edited tool's summary this run's. */
   overview: ToolsOverview;
 }
@@ -96,8 +97,9 @@ export function planTextEdit(sources: TextEditSources, edited: EditedOperation):
     shapes.push(shape);
     schemaKeys.push(schemaKey);
   }
-  const guidanceKeys = recordedGuidanceKeys(shapes, seed, cache.code, textKeys);
-  if (!guidanceKeys) return undefined;
+  // The same shapes as the last run's (the same context) give every tool the guidance key it recorded.
+  if (toolsContext(shapes, seed, cache.code) !== layout.context) return undefined;
+  const guidanceKeys = textKeys.map((key) => key.slice(0, key.indexOf(":")));
   for (const key of guidanceKeys) {
     const text = cache.text("guidance", key);
     if (text === undefined || !holdsNoWarnings(text)) return undefined;
@@ -122,25 +124,9 @@ export function planTextEdit(sources: TextEditSources, edited: EditedOperation):
     tool,
     json,
     textKeys: guidanceKeys.map((key, position) => `${key}:${origins[position]}`),
+    context: layout.context,
     overview,
   };
-}
-
-/**
- * The tools' guidance keys (./guidance-keys.ts) as the last run recorded them with their texts (`textKeys`), if they
- * are this run's: the keys hash the shapes of all tools together and then each tool's, so the first tool's key equal
- * to this run's (a SHA-256 of the same inputs) shows the whole context unchanged, and with it every other key (its
- * tool's shape is the one the cache holds under the same entry and name).
- */
-function recordedGuidanceKeys(
-  shapes: readonly string[],
-  seed: number,
-  code: string,
-  textKeys: readonly string[],
-): string[] | undefined {
-  const recorded = textKeys.map((key) => key.slice(0, key.indexOf(":")));
-  const [first] = guidanceKeysOfShapes(shapes, seed, code, 1);
-  return first === recorded[0] ? recorded : undefined;
 }
 
 /** The input schema of the operation entry `origin`'s tool (parsed from that entry alone). */
@@ -199,7 +185,7 @@ function toolsFileLayout(
   { cache, previous }: TextEditSources,
   count: number,
   api: ApiData,
-): { spans: ToolSpan[]; textKeys: string[]; overview: ToolsOverview } | undefined {
+): { spans: ToolSpan[]; textKeys: string[]; context: string; overview: ToolsOverview } | undefined {
   const index = readToolsIndex(cache.projectDir, cache.code, previous.hash);
   if (!index || index.tools.length !== count || count === 0 || hashBytesOnce(previous.bytes) !== previous.hash)
     return undefined;
@@ -217,7 +203,7 @@ function toolsFileLayout(
     next = end! + 1;
   }
   const tail = previous.bytes.subarray(next - 1);
-  return tail.equals(TAIL) ? { spans, textKeys, overview: index.overview } : undefined;
+  return tail.equals(TAIL) ? { spans, textKeys, context: index.context, overview: index.overview } : undefined;
 }
 
 const TAIL = Buffer.from("]}\n");
