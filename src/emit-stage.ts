@@ -3,7 +3,7 @@
  * API's data/tools.json assembled from the last generation's unchanged tool
  * texts when the project's caches allow it (see src/cache/tool-texts.ts).
  */
-import { assembleToolsFile, previousToolTexts } from "./cache/tool-texts.js";
+import { assembleToolsFile, previousToolTexts, type TextKeys } from "./cache/tool-texts.js";
 import {
   emitProject,
   renderProjectFiles,
@@ -30,7 +30,7 @@ import { projectVersion } from "./write/previous.js";
 export function emitFiles(
   guided: GuidedApiModel,
   options: StageOptions,
-  textKeys: { code: string; keys: string[] } | undefined,
+  textKeys: TextKeys | undefined,
   previous: { bytes: Buffer; hash: string | undefined } | undefined,
   ahead?: RenderedAhead,
 ) {
@@ -42,7 +42,7 @@ export function emitFiles(
     return { files: emitProject(guided, { ...emitOptions, toolData }), toolData };
   }
   const texts = previous?.hash
-    ? previousToolTexts(options.outDir, textKeys.code, previous.bytes, previous.hash)
+    ? previousToolTexts(options.outDir, textKeys, previous.bytes, previous.hash)
     : new Map<string, Buffer>();
   // The tools index keeps what the templates read of the tools, for a later text-only regeneration.
   const overview = made?.rendered.overview ?? toolsOverview(guided.tools);

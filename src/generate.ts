@@ -250,7 +250,7 @@ async function guidedModel(
     const { textEdit } = built;
     const exampleCache = exampleCacheOf(cacheDir!);
     textEditProgress(textEdit, modelCache!, exampleCache, report, progress);
-    const textKeys = { code: modelCache!.code, keys: textEdit.textKeys };
+    const textKeys = { code: modelCache!.code, context: textEdit.context, keys: textEdit.textKeys };
     const saveCaches = cachesSaver(exampleCache, modelCache, textKeys);
     const reuse = reuseOf(exampleCache, modelCache);
     return { textEdit, specHash, outDir: cacheDir!, reuse, saveCaches, textKeys, last: setup!.last, early: undefined };
@@ -291,7 +291,11 @@ async function guidedModel(
   report(exampleCache.stats(), "tools' examples");
   // What identifies each tool's JSON in data/tools.json (see src/cache/tool-texts.ts).
   const textKeys = keyedCache &&
-    modelCache && { code: modelCache.code, keys: toolTextKeys(keyedCache().keys, model.tools) };
+    modelCache && {
+      code: modelCache.code,
+      context: keyedCache().context,
+      keys: toolTextKeys(keyedCache().keys, model.tools),
+    };
   const saveCaches = cachesSaver(exampleCache, modelCache, textKeys);
   const reuse = reuseOf(exampleCache, modelCache);
   // The last generation as the set-up read it, if there was one (read once; see src/text-edit-stage.ts).

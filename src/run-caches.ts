@@ -4,7 +4,7 @@
 import type { ExampleCache } from "./cache/index.js";
 import type { ModelCache } from "./cache/model-cache.js";
 import { settleAll } from "./cache/replace-file.js";
-import { saveToolsIndex } from "./cache/tool-texts.js";
+import { saveToolsIndex, type TextKeys } from "./cache/tool-texts.js";
 import type { ToolSpan } from "./emit/tools-file.js";
 import type { ToolsOverview } from "./emit/index.js";
 
@@ -23,14 +23,12 @@ export function reuseOf(exampleCache: ExampleCache, modelCache: ModelCache | und
 export function cachesSaver(
   exampleCache: ExampleCache,
   modelCache: ModelCache | undefined,
-  textKeys: { code: string; keys: string[] } | undefined,
+  textKeys: TextKeys | undefined,
 ) {
   return async (root: string, toolsFile?: { hash: string; spans: ToolSpan[]; overview: ToolsOverview }) => {
     // Separate files: their writes overlap.
     await settleAll([
-      toolsFile &&
-        textKeys &&
-        saveToolsIndex(root, textKeys.code, toolsFile.hash, textKeys.keys, toolsFile.spans, toolsFile.overview),
+      toolsFile && textKeys && saveToolsIndex(root, textKeys, toolsFile.hash, toolsFile.spans, toolsFile.overview),
       exampleCache.save(root),
       modelCache?.save(root),
     ]);

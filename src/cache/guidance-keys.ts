@@ -1,20 +1,30 @@
 /**
  * Keys for cached guidance, one per tool. A tool's guidance (hints, examples,
  * links, pagination, list tool, identifier producers) depends on the tool
- * itself and, through the link and producer indexes, on every other tool of
- * the run, but never on any tool's human texts (`description`, `title`): no
- * guidance module reads them (test/unit/model-cache.test.ts checks that
- * guidance is the same whatever the texts). So a tool's key is the hash of
- *   - the code fingerprint and the run's example seed;
- *   - every tool's model without its texts, in order;
- *   - this tool's own model without its texts.
- * A summary edit thus reuses every tool's guidance; a changed input schema,
- * name or path recomputes all of them.
+ * itself and, through the link and producer indexes, on what it reads of every
+ * other tool of the run, but never on any tool's human texts (`description`,
+ * `title`): no guidance module reads them (test/unit/model-cache.test.ts checks
+ * that guidance is the same whatever the texts). So each tool has a shape of
+ * two hashes (`shapeOf`):
+ *   - its own: its model without its texts;
+ *   - what other tools read of it: the same, but of its input schema only what
+ *     src/guidance/cross-tool.ts names (property names and types, required
+ *     names, identifiers), not its descriptions.
+ * A tool's guidance key hashes the code fingerprint, the run's example seed,
+ * every tool's second hash in order, and then this tool's shape. A summary
+ * edit thus reuses every tool's guidance, and so does a parameter's description
+ * edited elsewhere; a changed name, path or response schema recomputes all of
+ * them.
+ *
+ * The tools' JSON in data/tools.json also holds producer calls completed with
+ * other tools' examples (src/guidance/producer-calls.ts), which the second hash
+ * leaves out: its reuse (src/cache/tool-texts.ts) is bound to the context of
+ * every tool's whole shape (`toolsContext`).
  *
  * A tool's model is its operation's cached outcome (its draft) with the name
  * made unique across tools, and nothing else (src/model/openapi.ts
  * `assembleOpenApiModel`; the generation choices only filter tools). So its
- * shape hash — of the model without texts — is a function of the operation's
+ * shape — of the model without texts — is a function of the operation's
  * cache entry and the name: it is kept in the model cache under those two, and
  * a regeneration takes 1,222 of GitHub's 1,223 shapes from there instead of
  * stringifying and hashing ≈ 5 MB of models.
@@ -30,29 +40,41 @@ import { MODEL_CACHE_FILE, type ModelCache } from "./model-cache.js";
 import { hashContent } from "../write/hash.js";
 import { emittedGuidanceJson } from "../emit/tools-file.js";
 import { knownSchemaJson, MAX_TOOLS_WITH_TEXTS, noteSchemaJson } from "./schema-texts.js";
+import { crossToolInputJson } from "../guidance/cross-tool.js";
 
-export function guidanceKeys(tools: ToolModel[], seed: number, code: string, cache?: ModelCache): string[] {
+/** The tools' guidance keys, in tool order, and the context of their whole shapes (see the module comment). */
+export interface GuidanceKeys {
+  keys: string[];
+  context: string;
+}
+
+export function guidanceKeys(tools: ToolModel[], seed: number, code: string, cache?: ModelCache): GuidanceKeys {
   const keepTexts = tools.length <= MAX_TOOLS_WITH_TEXTS;
   const shapes = tools.map((tool) => (cache ? shapeCached(cache, tool, keepTexts) : shapeOf(tool, false)));
-  return guidanceKeysOfShapes(shapes, seed, code);
+  const seen = createHash("sha256").update(`${code}\0${seed}\0`);
+  for (const shape of shapes) seen.update(shape.slice(OWN_LENGTH));
+  const readByOthers = seen.digest("hex");
+  return {
+    keys: shapes.map((shape) => hashContent(readByOthers + shape).slice(0, 40)),
+    context: toolsContext(shapes, seed, code),
+  };
 }
 
-/** The tools' guidance keys from their shapes, in tool order (see the module comment); `count`: of the first tools only. */
-export function guidanceKeysOfShapes(
-  shapes: readonly string[],
-  seed: number,
-  code: string,
-  count = shapes.length,
-): string[] {
+/** The hash of every tool's whole shape, in order: what a tool's JSON in data/tools.json depends on besides its own. */
+export function toolsContext(shapes: readonly string[], seed: number, code: string): string {
   const all = createHash("sha256").update(`${code}\0${seed}\0`);
   for (const shape of shapes) all.update(shape);
-  const context = all.digest("hex");
-  return shapes.slice(0, count).map((shape) => hashContent(context + shape).slice(0, 40));
+  return all.digest("hex");
 }
 
+/** A shape's first hash (the tool's own) is this long; the second (what other tools read of it) follows. */
+const OWN_LENGTH = 64;
+
 /**
- * The hash of a tool's model without its texts: of `JSON.stringify({ ...rest, annotations })`, made member by member
- * so that the schemas' texts can be kept for the model cache's operation entries (`keepTexts`, see ./schema-texts.ts).
+ * A tool's shape (see the module comment): the hash of its model without its texts, and the hash of what other tools
+ * read of it. The rest of the model, `JSON.stringify({ ...rest, annotations })` without the input schema, is hashed
+ * once for both, member by member so that the schemas' texts can be kept for the model cache's operation entries
+ * (`keepTexts`, see ./schema-texts.ts); then the input schema's text, or what other tools read of it.
  */
 function shapeOf(tool: ToolModel, keepTexts: boolean): string {
   const { title: _annotationTitle, ...flags } = tool.annotations;
@@ -60,10 +82,15 @@ function shapeOf(tool: ToolModel, keepTexts: boolean): string {
   // The text not hashed yet: small members go in together (each update is a call into the native hash).
   let text = "{";
   let members = 0;
+  let input = "";
   const add = (key: string, value: unknown): void => {
     const json = memberJson(key, value, keepTexts);
     // JSON.stringify leaves out a member whose value has no JSON (undefined, a function).
     if (json === undefined) return;
+    if (key === "inputSchema") {
+      input = json;
+      return;
+    }
     text += `${members++ === 0 ? "" : ","}${JSON.stringify(key)}:`;
     if (json.length < LARGE_MEMBER) text += json;
     else {
@@ -75,7 +102,11 @@ function shapeOf(tool: ToolModel, keepTexts: boolean): string {
   for (const key of Object.keys(tool))
     if (key !== "description" && key !== "title" && key !== "annotations") add(key, tool[key as keyof ToolModel]);
   add("annotations", flags);
-  return hash.update(members === 0 ? "{}" : `${text}}`).digest("hex");
+  const rest = hash.update(members === 0 ? "{}" : `${text}}`).digest("hex");
+  const own = createHash("sha256").update(rest).update(input).digest("hex");
+  // A model without an input schema (only ever a test's) has nothing of it for others to read.
+  const read = input === "" ? "" : crossToolInputJson(tool);
+  return own + createHash("sha256").update(rest).update(read).digest("hex");
 }
 
 /** Members at least this long are hashed on their own rather than copied into the text before them. */
@@ -152,18 +183,19 @@ export function shapeKey(origin: string, name: string): string {
 
 /** The shape the cache holds under `key`, if any. */
 export function recordedShape(cache: ModelCache, key: string): string | undefined {
-  // A shape is a SHA-256 in hex, stored as a JSON string: taken from the text, nothing to parse (Graph: 11,422).
+  // A shape is two SHA-256 in hex, stored as a JSON string: taken from the text, nothing to parse (Graph: 11,422).
   const text = cache.text("shapes", key);
   return text !== undefined && SHAPE_TEXT.test(text) ? text.slice(1, -1) : undefined;
 }
 
-const SHAPE_TEXT = /^"[0-9a-f]{64}"$/;
+const SHAPE_TEXT = /^"[0-9a-f]{128}"$/;
 
 /** The guidance stage's view of the cache (see `GuidanceOptions.guidanceCache`). */
 export function guidanceCacheFor(cache: ModelCache, tools: ToolModel[], seed: number) {
-  const keys = guidanceKeys(tools, seed, cache.code, cache);
+  const { keys, context } = guidanceKeys(tools, seed, cache.code, cache);
   return {
     keys,
+    context,
     lookup(toolIndex: number): CachedGuidance | undefined {
       const key = keys[toolIndex]!;
       const text = cache.text("guidance", key);

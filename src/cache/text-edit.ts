@@ -21,7 +21,7 @@ import type { EditedOperation } from "./incremental.js";
 import type { ExampleCache } from "./index.js";
 import { MODEL_CACHE_FILE, type ModelCache } from "./model-cache.js";
 import { outcomeText, parseOutcome } from "./lazy-outcome.js";
-import { guidanceKeysOfShapes, holdsNoWarnings, recordedShape, shapeKey } from "./guidance-keys.js";
+import { holdsNoWarnings, recordedShape, shapeKey, toolsContext } from "./guidance-keys.js";
 import { readToolsIndex } from "./tool-texts.js";
 
 /** What a text-only regeneration reads besides the model cache. */
@@ -45,8 +45,9 @@ export interface TextEdit {
   /** The edited tool's position, and its JSON in this run (its previous JSON with its new texts). */
   tool: number;
   json: string;
-  /** Every tool's text key for the tools index (./tool-texts.ts). */
+  /** Every tool's text key for the tools index (./tool-texts.ts), and their context (the last run's). */
   textKeys: string[];
+  context: string;
   /** What the templates read of the tools (src/emit/index.ts), the edited tool's summary this run's. */
   overview: ToolsOverview;
 }
@@ -73,7 +74,8 @@ export function planTextEdit(sources: TextEditSources, edited: EditedOperation):
   const oldText = cache.text("operations", oldOrigin);
   if (oldText === undefined || !sameButTexts(oldText, outcome)) return undefined;
   const tools = toolsAsCached(sources, spans, origins, { tool, oldOrigin, schema: outcome.draft!.inputSchema });
-  if (!tools || !isContextOf(guidanceKeys, tools.shapes, seed, cache.code)) return undefined;
+  // The same shapes as the last run's (the same context) give every tool the guidance key it recorded.
+  if (!tools || toolsContext(tools.shapes, seed, cache.code) !== layout.context) return undefined;
   // Indexed loops here and below: this code runs once per run, unoptimised, over every tool (GitHub: 1,223).
   for (let position = 0; position < guidanceKeys.length; position++) {
     const text = cache.text("guidance", guidanceKeys[position]!);
@@ -108,6 +110,7 @@ export function planTextEdit(sources: TextEditSources, edited: EditedOperation):
     tool,
     json,
     textKeys: guidanceKeys.map((key, position) => `${key}:${origins[position]}`),
+    context: layout.context,
     overview,
   };
 }
@@ -178,17 +181,6 @@ function toolsAsCached(
   return tools;
 }
 
-/**
- * Whether the guidance keys the last run recorded (./guidance-keys.ts) are this run's: the keys hash the shapes of
- * all tools together and then each tool's, so the first tool's key equal to this run's (a SHA-256 of the same
- * inputs) shows the whole context unchanged, and with it every other key (its tool's shape is the one the cache
- * holds under the same entry and name).
- */
-function isContextOf(guidanceKeys: readonly string[], shapes: readonly string[], seed: number, code: string): boolean {
-  const [first] = guidanceKeysOfShapes(shapes, seed, code, 1);
-  return first === guidanceKeys[0];
-}
-
 /** The input schema of the operation entry `origin`'s tool (parsed from that entry alone). */
 function cachedInputSchema(cache: ModelCache, origin: string): JsonSchema | undefined {
   const text = cache.text("operations", origin);
@@ -250,7 +242,7 @@ function toolsFileLayout(
   { cache, previous }: TextEditSources,
   count: number,
   api: ApiData,
-): { spans: ToolSpan[]; textKeys: string[]; overview: ToolsOverview } | undefined {
+): { spans: ToolSpan[]; textKeys: string[]; context: string; overview: ToolsOverview } | undefined {
   const index = readToolsIndex(cache.projectDir, cache.code, previous.hash);
   if (!index || index.tools.length !== count || count === 0 || hashBytesOnce(previous.bytes) !== previous.hash)
     return undefined;
@@ -270,7 +262,7 @@ function toolsFileLayout(
     next = (end as number) + 1;
   }
   const tail = previous.bytes.subarray(next - 1);
-  return tail.equals(TAIL) ? { spans, textKeys, overview: index.overview } : undefined;
+  return tail.equals(TAIL) ? { spans, textKeys, context: index.context, overview: index.overview } : undefined;
 }
 
 const TAIL = Buffer.from("]}\n");

@@ -2,18 +2,21 @@
  * Reuse of the last generation's tool texts in a large API's data/tools.json.
  *
  * A tool's JSON in that file is `toToolData` of the guided tool, and the
- * guided tool is a function of its guidance key (src/cache/guidance-keys.ts:
- * the code, the seed, every tool's model without its texts, this tool's) and
- * of its texts (description, title, annotation title), which that key leaves
- * out. So a tool whose text key — those two together — is unchanged has, byte
- * for byte, its JSON of the last generation, and a regeneration after a
- * summary edit copies 1,222 of GitHub's 1,223 tools from the previous file
- * instead of converting and serialising them again.
+ * guided tool is a function of its guidance key and of the tools' context
+ * (src/cache/guidance-keys.ts: the code, the seed, every tool's model without
+ * its texts, this tool's; the context holds what its completed producer calls
+ * read of other tools) and of its texts (description, title, annotation
+ * title), which the key leaves out. So while the context is the same, a tool
+ * whose text key — key and texts together — is unchanged has, byte for byte,
+ * its JSON of the last generation, and a regeneration after a summary edit
+ * copies 1,222 of GitHub's 1,223 tools from the previous file instead of
+ * converting and serialising them again.
  *
  * `.guided-mcp/cache/tools-index.json` records, for the file the last run
- * wrote (by its hash), each tool's text key and where its JSON is. It is used
- * only for that very file (its bytes hashed, as the manifest recorded them),
- * so an edited, replaced or damaged file, or a foreign index, reuses nothing.
+ * wrote (by its hash), the context, each tool's text key and where its JSON
+ * is. It is used only for that very file (its bytes hashed, as the manifest
+ * recorded them) and that context, so an edited, replaced or damaged file, a
+ * foreign index, or another tool's changed input schema reuses nothing.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -27,13 +30,25 @@ import { CACHE_DIR } from "./index.js";
 import { replaceFile } from "./replace-file.js";
 
 const INDEX_FILE = join(CACHE_DIR, "tools-index.json");
-/** Bump when the file layout changes (2: text keys from the tools' origins; 3: the tools' overview). */
-const FORMAT = 3;
+/** Bump when the file layout changes (2: text keys from the tools' origins; 3: the tools' overview; 4: the context). */
+const FORMAT = 4;
+
+/** What identifies each tool's JSON in data/tools.json (see the module comment). */
+export interface TextKeys {
+  /** The code fingerprint (src/cache/fingerprint.ts): another generator's texts are not ours. */
+  code: string;
+  /** The tools' context (src/cache/guidance-keys.ts `toolsContext`). */
+  context: string;
+  /** Each tool's text key, in tool order. */
+  keys: string[];
+}
 
 export interface ToolsIndex {
   format: number;
   /** The code fingerprint (src/cache/fingerprint.ts): another generator's texts are not ours. */
   code: string;
+  /** The tools' context the text keys were made in. */
+  context: string;
   /** The hash of the tools file the entries point into. */
   file: string;
   /** Per tool, in order: its text key, and the [start, end) bytes of its JSON. */
@@ -60,13 +75,17 @@ export function toolTextKeys(guidanceKeys: readonly string[], tools: readonly To
 /**
  * The JSON of the last generation's tools by text key, as slices of `previous`
  * (its tools file, whose bytes hash to `previousHash`), if the index was made
- * for that file by this code; else an empty map.
+ * for that file by this code in this context; else an empty map.
  */
-export function previousToolTexts(projectDir: string, code: string, previous: Buffer, previousHash: string) {
+export function previousToolTexts(
+  projectDir: string,
+  { code, context }: Omit<TextKeys, "keys">,
+  previous: Buffer,
+  previousHash: string,
+) {
   const texts = new Map<string, Buffer>();
-  const index = readIndex(join(projectDir, INDEX_FILE));
-  if (!index || index.code !== code || index.file !== previousHash || hashBytesOnce(previous) !== previousHash)
-    return texts;
+  const index = readToolsIndex(projectDir, code, previousHash);
+  if (!index || index.context !== context || hashBytesOnce(previous) !== previousHash) return texts;
   for (const entry of index.tools) {
     const [key, start, end] = Array.isArray(entry) ? entry : [];
     if (typeof key === "string" && Number.isInteger(start) && Number.isInteger(end))
@@ -98,15 +117,15 @@ export function assembleToolsFile(model: GuidedApiModel, keys: readonly string[]
 /** Records where each tool's JSON is in the tools file just written (`fileHash`: its bytes' hash). */
 export async function saveToolsIndex(
   projectDir: string,
-  code: string,
+  { code, context, keys }: TextKeys,
   fileHash: string,
-  keys: readonly string[],
   spans: ReadonlyArray<[number, number]>,
   overview: ToolsOverview,
 ): Promise<void> {
   const index: ToolsIndex = {
     format: FORMAT,
     code,
+    context,
     file: fileHash,
     tools: keys.map((key, position) => [key, spans[position]![0], spans[position]![1]]),
     overview,
@@ -128,6 +147,7 @@ function readIndex(file: string): ToolsIndex | undefined {
     const index = JSON.parse(readFileSync(file, "utf8")) as Partial<ToolsIndex>;
     return index.format === FORMAT &&
       typeof index.code === "string" &&
+      typeof index.context === "string" &&
       Array.isArray(index.tools) &&
       typeof index.overview === "object"
       ? (index as ToolsIndex)

@@ -27,6 +27,7 @@ import {
   type SchemaDirection,
   type Where,
 } from "./schema-keywords.js";
+import { isPlainObject as isRecord } from "../../templates/server/src/runtime/shared/json.js";
 
 export { withoutRepeats } from "./schema-repeats.js";
 
@@ -298,10 +299,6 @@ interface Visit extends Place {
   low: number;
   children: object[];
   next: number;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** How each schema-valued keyword holds its sub-schemas. */

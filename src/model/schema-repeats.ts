@@ -4,6 +4,7 @@
  */
 import type { JsonSchema } from "./ir.js";
 import { MAP_KEYWORD_COUNT, SUB_SCHEMA_KEYWORDS, subSchemaKeywordBits } from "./schema-keywords.js";
+import { isPlainObject as isRecord } from "../../templates/server/src/runtime/shared/json.js";
 
 /**
  * The schema with every sub-schema object appearing once: a tool's input
@@ -96,8 +97,4 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
   if (key === "__proto__")
     Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   else target[key] = value;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -112,7 +112,7 @@ describe("model and guidance cache", () => {
     const keyedAsModels = (result: Awaited<ReturnType<typeof generate>>) => {
       const cache = openModelCache(out, generatorVersion());
       const tools = result.model.tools.map(({ guidance: _guidance, ...tool }) => tool);
-      return guidanceKeys(tools, 1, cache.code).every((key) => cache.get("guidance", key) !== undefined);
+      return guidanceKeys(tools, 1, cache.code).keys.every((key) => cache.get("guidance", key) !== undefined);
     };
     // An operation whose name takes `list_pets` from the first one (explicit names: the first by identity keeps it):
     // the first's entry is reused, but its tool is now `list_pets_…`, so its shape is not the cached one.
@@ -131,7 +131,7 @@ describe("model and guidance cache", () => {
     const file = join(out, MODEL_CACHE_FILE);
     const lines = readFileSync(file, "utf8").split("\n");
     const shape = lines.findIndex((line) => line.startsWith("shapes\t"));
-    lines[shape] = lines[shape]!.replace(/\t"[0-9a-f]+"$/, `\t"${"0".repeat(64)}"`);
+    lines[shape] = lines[shape]!.replace(/\t"[0-9a-f]+"$/, `\t"${"0".repeat(128)}"`);
     writeFileSync(file, lines.join("\n"));
     const tampered = await generate({ from: spec, out });
     expect(tampered.guidanceCache?.misses).toBeGreaterThan(0);
@@ -145,14 +145,42 @@ describe("model and guidance cache", () => {
       { name: "a", description: "d", title: "t", annotations: { title: "x", readOnlyHint: true }, inputSchema: {} },
       { name: "b ü 🚀", description: "", annotations: {}, inputSchema: { type: "object" }, handler: undefined },
       { name: "c", description: "", annotations: { title: "only" }, responseSchema: { items: [1, "é"] }, f: () => 1 },
+      {
+        name: "d",
+        annotations: {},
+        inputSchema: {
+          type: "object",
+          description: "not read by others",
+          properties: { owner_id: { type: "string", description: "x" }, q: { type: ["string", "null"] } },
+          required: ["owner_id"],
+        },
+        operation: {
+          path: "/d/{owner_id}",
+          method: "get",
+          parameters: [{ in: "path", name: "owner_id", arg: "owner_id" }],
+        },
+      },
     ];
-    // The keys as the module comment defines them, from each model's JSON without its texts.
-    const shapes = tools.map(({ description: _d, title: _t, annotations: { title: _a, ...flags }, ...rest }) =>
-      sha(JSON.stringify({ ...rest, annotations: flags })),
-    );
-    const context = sha(`code\0${7}\0${shapes.join("")}`);
-    const expected = shapes.map((shape) => sha(context + shape).slice(0, 40));
-    expect(guidanceKeys(tools as never, 7, "code")).toEqual(expected);
+    // The keys as the module comment defines them: the rest of each model's JSON without its texts, then its input
+    // schema's JSON (its own hash) or what other tools read of it (names and types, required names, identifiers).
+    const shapes = tools.map(({ description: _d, title: _t, annotations: { title: _a, ...flags }, ...members }) => {
+      const { inputSchema, ...rest } = members as { inputSchema?: Record<string, unknown> };
+      const restHash = sha(JSON.stringify({ ...rest, annotations: flags }));
+      const properties = (inputSchema?.["properties"] ?? {}) as Record<string, { type?: string | string[] }>;
+      const types = (type: string | string[] | undefined) => (type === undefined ? [] : [type].flat());
+      const read = [
+        Object.entries(properties).map(([name, schema]) => [name, types(schema.type)]),
+        inputSchema?.["required"] ?? [],
+        Object.keys(properties).filter((name) => name.endsWith("_id")),
+      ];
+      if (inputSchema === undefined) return sha(restHash) + sha(restHash);
+      return sha(restHash + JSON.stringify(inputSchema)) + sha(restHash + JSON.stringify(read));
+    });
+    const readByOthers = sha(`code\0${7}\0${shapes.map((shape) => shape.slice(64)).join("")}`);
+    const expected = shapes.map((shape) => sha(readByOthers + shape).slice(0, 40));
+    const keys = guidanceKeys(tools as never, 7, "code");
+    expect(keys.keys).toEqual(expected);
+    expect(keys.context).toBe(sha(`code\0${7}\0${shapes.join("")}`));
   });
 
   it("keys example outcomes by the schema key recorded for the tool's operation entry", async () => {

@@ -6,6 +6,7 @@
  * to Ajv, whose outcome, and error message, then stands.
  */
 import { AJV_KEYWORDS, FORMATS } from "./vocabulary.js";
+import { isPlainObject } from "../../../templates/server/src/runtime/shared/json.js";
 
 const SIMPLE_TYPES = new Set(["array", "boolean", "integer", "null", "number", "object", "string"]);
 
@@ -97,10 +98,6 @@ function isTypeList(value: unknown): boolean {
 /** A finite number other than -0 (Ajv writes keyword values into code, where -0 would read back as 0). */
 function isPlainNumber(value: unknown): value is number {
   return typeof value === "number" && Number.isFinite(value) && !Object.is(value, -0);
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function compilesWithUnicode(pattern: string): boolean {
