@@ -1,6 +1,7 @@
 /** The pruned document of a warm run (see ./incremental.ts): the operations it models and what they reach. */
 import { parseSpecText, type LoadedSpec } from "../load/index.js";
 import type { SpecObject } from "../normalise/index.js";
+import { isPlainObject } from "../../templates/server/src/runtime/shared/json.js";
 import { withText } from "./sparse-load.js";
 import { pathItemFields, WEBHOOK_KEYS, type DocumentKeys } from "./refs.js";
 
@@ -67,9 +68,7 @@ function copyUnit(from: SpecObject, to: SpecObject, unit: string): void {
 }
 
 /** A JSON object (not an array, not null): what a spec's containers are. */
-export function isRecord(value: unknown): value is SpecObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+export const isRecord: (value: unknown) => value is SpecObject = isPlainObject;
 
 /**
  * A sparse document's pruned copy as a spec of its own: a fresh parse of its JSON, which the normalise stage may
