@@ -28,7 +28,10 @@ export function cachesSaver(
   return async (root: string, toolsFile?: { hash: string; spans: ToolSpan[]; overview: ToolsOverview }) => {
     // Separate files: their writes overlap.
     await settleAll([
-      toolsFile && textKeys && saveToolsIndex(root, textKeys, toolsFile.hash, toolsFile.spans, toolsFile.overview),
+      toolsFile &&
+        textKeys &&
+        modelCache &&
+        saveToolsIndex(root, textKeys, modelCache.saveId, toolsFile.hash, toolsFile.spans, toolsFile.overview),
       exampleCache.save(root),
       modelCache?.save(root),
     ]);

@@ -30,8 +30,11 @@ import { CACHE_DIR } from "./index.js";
 import { replaceFile } from "./replace-file.js";
 
 const INDEX_FILE = join(CACHE_DIR, "tools-index.json");
-/** Bump when the file layout changes (2: text keys from the tools' origins; 3: the tools' overview; 4: the context). */
-const FORMAT = 4;
+/**
+ * Bump when the file layout changes (2: text keys from the tools' origins; 3: the tools' overview; 4: the context; 5:
+ * the seed and the model cache's save).
+ */
+const FORMAT = 5;
 
 /** What identifies each tool's JSON in data/tools.json (see the module comment). */
 export interface TextKeys {
@@ -41,20 +44,35 @@ export interface TextKeys {
   context: string;
   /** Each tool's text key, in tool order. */
   keys: string[];
+  /** The run's example seed (the context's). */
+  seed: number;
 }
 
 export interface ToolsIndex {
   format: number;
   /** The code fingerprint (src/cache/fingerprint.ts): another generator's texts are not ours. */
   code: string;
-  /** The tools' context the text keys were made in. */
+  /** The tools' context the text keys were made in, and the seed it was made with. */
   context: string;
+  seed: number;
+  /** The id of the model cache's save made with this index (./model-record.ts). */
+  model: string;
   /** The hash of the tools file the entries point into. */
   file: string;
   /** Per tool, in order: its text key, and the [start, end) bytes of its JSON. */
   tools: Array<[key: string, start: number, end: number]>;
   /** What the templates read of the tools in that file (src/emit/index.ts), for a text-only regeneration. */
   overview: ToolsOverview;
+}
+
+/** The text keys of a run's tools (see `toolTextKeys`), with what they were made in. */
+export function textKeysOf(
+  code: string,
+  { keys, context }: { keys: readonly string[]; context: string },
+  tools: readonly ToolModel[],
+  seed: number,
+): TextKeys {
+  return { code, context, keys: toolTextKeys(keys, tools), seed };
 }
 
 /**
@@ -79,7 +97,7 @@ export function toolTextKeys(guidanceKeys: readonly string[], tools: readonly To
  */
 export function previousToolTexts(
   projectDir: string,
-  { code, context }: Omit<TextKeys, "keys">,
+  { code, context }: Pick<TextKeys, "code" | "context">,
   previous: Buffer,
   previousHash: string,
 ) {
@@ -117,7 +135,9 @@ export function assembleToolsFile(model: GuidedApiModel, keys: readonly string[]
 /** Records where each tool's JSON is in the tools file just written (`fileHash`: its bytes' hash). */
 export async function saveToolsIndex(
   projectDir: string,
-  { code, context, keys }: TextKeys,
+  { code, context, keys, seed }: TextKeys,
+  /** The id of the model cache's save made with this index (./model-record.ts). */
+  model: string,
   fileHash: string,
   spans: ReadonlyArray<[number, number]>,
   overview: ToolsOverview,
@@ -126,6 +146,8 @@ export async function saveToolsIndex(
     format: FORMAT,
     code,
     context,
+    seed,
+    model,
     file: fileHash,
     tools: keys.map((key, position) => [key, spans[position]![0], spans[position]![1]]),
     overview,
