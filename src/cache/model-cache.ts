@@ -95,11 +95,16 @@ export interface ModelCache {
   /** `keep` of the entry the file holds under `key`, as it is (a hit whose `text` the caller read). */
   keepAsRead(section: Section, key: string): void;
   /**
-   * Keeps what the full path keeps after a text-only edit (src/cache/text-edit.ts), as the record describes the file:
-   * every entry the last save kept, as it is, but the edited operation's and its tool's shape, replaced. False, and
-   * nothing kept, if the save would then rewrite the file rather than append to it (it has not been read).
+   * Whether the save after a text-only edit would append to the file the record describes, as the full path's would
+   * (see `keepRecorded`); else it would rewrite the file, whose entries this run has not read.
    */
-  keepRecorded(edit: RecordedEdit): boolean;
+  recordedEditAppends(): boolean;
+  /**
+   * Keeps what the full path keeps after a text-only edit (src/cache/text-edit.ts), as the record describes the file:
+   * every entry the last save kept, as it is, but the edited operation's and its tool's shape, replaced. Only when
+   * `recordedEditAppends`, and nothing else was kept.
+   */
+  keepRecorded(edit: RecordedEdit): void;
   /** Operations' models / tools' guidance taken from an earlier run (hits) or computed (misses). */
   stats(section: Counted): { hits: number; misses: number };
   /** Something else to write when the entries are saved, under the given project root (the document's keys, see src/cache/key-table.ts). */
@@ -179,15 +184,16 @@ export function openModelCache(projectDir: string, generatorVersion: string, rea
       if (!previous()[section].has(key)) throw new Error(`internal error: no ${section} entry ${key} to keep`);
       keep(section, key, undefined);
     },
+    recordedEditAppends: () => record !== undefined && appendsAfter(record),
     keepRecorded(edited) {
-      if (!record || edit || SECTIONS.some((section) => kept[section].size > 0) || !appendsAfter(record)) return false;
+      if (!record || edit || SECTIONS.some((section) => kept[section].size > 0) || !appendsAfter(record))
+        throw new Error("internal error: a recorded edit kept where it cannot be");
       edit = edited;
       kept.operations.set(edited.key, { value: edited.outcome });
       kept.shapes.set(edited.shapeKey, { value: edited.shape });
       counts.operations.hits += record.operations.length - 1;
       counts.operations.misses++;
       counts.guidance.hits += edited.tools;
-      return true;
     },
     stats: (section) => ({ ...counts[section] }),
     serialiseAhead: (more) => encodeAhead(kept.operations, more),

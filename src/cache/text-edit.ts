@@ -11,17 +11,16 @@
  * outcome differs from its cached one in more than its texts), any warning (an operation's or a tool's: the full path
  * reports them), an entry, shape, guidance or example missing, a tools file or index that is not the last run's.
  */
-import type { ApiData, JsonSchema, ToolData } from "../model/ir.js";
+import type { ApiData, ToolData } from "../model/ir.js";
 import type { OperationOutcome } from "../model/openapi.js";
 import { hashBytesOnce } from "../write/hash.js";
 import type { ToolSpan } from "../emit/tools-file.js";
 import { MAX_LISTED_TOOLS, toolSummary, type ToolsOverview } from "../emit/index.js";
-import { toolSeed } from "../guidance/guide.js";
 import type { EditedOperation } from "./incremental.js";
 import type { ExampleCache } from "./index.js";
-import { MODEL_CACHE_FILE, type ModelCache } from "./model-cache.js";
-import type { ModelRecord, RecordedOperation } from "./model-record.js";
-import { outcomeText, parseOutcome } from "./lazy-outcome.js";
+import type { ModelCache } from "./model-cache.js";
+import type { ModelRecord } from "./model-record.js";
+import { outcomeText } from "./lazy-outcome.js";
 import { shapeIn, shapeKey } from "./guidance-keys.js";
 import { plainOutcome } from "./plain-entries.js";
 import { readToolsIndex, type TextKeys } from "./tool-texts.js";
@@ -76,24 +75,19 @@ export function planTextEdit(sources: TextEditSources, edited: EditedOperation):
   if (!recorded || recorded.oldOrigin !== oldOrigin || shapeEnd === undefined) return undefined;
   const oldText = cache.recordedText("operations", oldOrigin, [start, end]);
   if (oldText === undefined || !sameButTexts(oldText, outcome)) return undefined;
-  const entry = (position: number) => record.operations[made.places[position]!]!;
-  const tools = toolsAsCached(sources, spans, origins, entry, { tool, oldOrigin, schema: outcome.draft!.inputSchema });
-  if (!tools) return undefined;
   // Only its texts changed: its shape is the one recorded under its previous entry, now under its new one.
-  const name = tools.names[tool]!;
-  const shape = shapeIn(cache.recordedText("shapes", shapeKey(oldOrigin, name), [shapeStart!, shapeEnd]));
+  const name = nameAt(previous.bytes, spans[tool]!);
+  const shapeText = name && cache.recordedText("shapes", shapeKey(oldOrigin, name), [shapeStart!, shapeEnd]);
+  const shape = shapeIn(shapeText);
   const json = editedToolJson(previous.bytes, spans[tool]!, outcome.draft!);
-  if (shape === undefined || json === undefined) return undefined;
+  if (name === undefined || shape === undefined || json === undefined || !cache.recordedEditAppends()) return undefined;
 
-  // Kept as the full path keeps them: the prelude and operations (src/cache/incremental.ts `keepAll`), the shapes
-  // and guidance (./guidance-keys.ts), the examples (./index.ts `prime`, `keep`), each in tool order.
+  // Kept as the full path keeps them: every tool's example as the last run kept it (each tool has its schema and
+  // seed: the same names, seed and input schemas), then the model cache's entries (the prelude and operations, see
+  // src/cache/incremental.ts `keepAll`; the shapes and guidance, see ./guidance-keys.ts).
+  if (!layout.examples || !examples.keepAllRecorded(layout.examples, origins.length)) return undefined;
   const { key } = keys.operations[index]!;
-  const shapeOfEdit = shapeKey(origins[tool]!, name);
-  if (!cache.keepRecorded({ index, key, outcome, shapeKey: shapeOfEdit, shape, tools: origins.length }))
-    return undefined;
-  const { seeds, schemaKeys } = tools;
-  for (let position = 0; position < schemaKeys.length; position++)
-    examples.keepRecorded(schemaKeys[position]!, seeds[position]!, origins[position]!);
+  cache.keepRecorded({ index, key, outcome, shapeKey: shapeKey(origins[tool]!, name), shape, tools: origins.length });
   return {
     api: sources.api(edited.prelude.api),
     diagnostics: edited.prelude.diagnostics,
@@ -134,66 +128,18 @@ function recordedKeys(
   return { guidanceKeys, oldOrigin: key.slice(key.indexOf(":") + 1) };
 }
 
-/** Every tool as the caches hold it: its name (from the last tools file), seed and example's schema key. */
-interface CachedTools {
-  names: string[];
-  seeds: number[];
-  schemaKeys: string[];
-}
-
 /**
- * Each tool's name, seed and example schema key, the edited tool (`edited.tool`) looked up under its previous entry
- * (`oldOrigin`: its example is its previous one, only its texts changed); undefined if any is missing from the
- * caches. `entry`: the record's operation entry a tool was made from (see ./model-record.ts).
- */
-function toolsAsCached(
-  { cache, examples, seed, previous }: TextEditSources,
-  spans: readonly ToolSpan[],
-  origins: readonly string[],
-  entry: (tool: number) => RecordedOperation,
-  edited: { tool: number; oldOrigin: string; schema: JsonSchema },
-): CachedTools | undefined {
-  const tools: CachedTools = { names: [], seeds: [], schemaKeys: [] };
-  for (let position = 0; position < spans.length; position++) {
-    const name = nameAt(previous.bytes, spans[position]!);
-    if (name === undefined) return undefined;
-    const toolSeedValue = toolSeed(seed, name);
-    const isEdited = position === edited.tool;
-    const origin = isEdited ? edited.oldOrigin : origins[position]!;
-    // A schema's key the example cache did not record (the file is not rewritten for keys alone) is its hash.
-    const schema = () => (isEdited ? edited.schema : cachedInputSchema(cache, origin, entry(position)));
-    const schemaKey = examples.reusableKey(origin, toolSeedValue, schema);
-    if (schemaKey === undefined) return undefined;
-    tools.names.push(name);
-    tools.seeds.push(toolSeedValue);
-    tools.schemaKeys.push(schemaKey);
-  }
-  return tools;
-}
-
-/** The input schema of the operation entry `origin`'s tool (parsed from that entry alone, read where the record places it). */
-function cachedInputSchema(
-  cache: ModelCache,
-  origin: string,
-  [, start, end]: RecordedOperation,
-): JsonSchema | undefined {
-  const text = cache.recordedText("operations", origin, [start, end]);
-  return text === undefined ? undefined : parseOutcome(text, MODEL_CACHE_FILE).draft?.inputSchema;
-}
-
-/**
- * Which operation entry each tool is made from (`origins`, in tool order, and `places`: their places among the
- * record's operations), the edited operation (`index`) making the `tool`th; undefined unless every other operation
- * is the one the record's save kept at its place, and the edited one's made a tool (it has a shape).
+ * Which operation entry each tool is made from (`origins`, in tool order), the edited operation (`index`) making the
+ * `tool`th; undefined unless every other operation is the one the record's save kept at its place, and the edited
+ * one's made a tool (it has a shape).
  */
 function toolsMade(
   record: ModelRecord,
   operations: ReadonlyArray<{ key: string }>,
   index: number,
-): { origins: string[]; places: number[]; tool: number } | undefined {
+): { origins: string[]; tool: number } | undefined {
   if (record.operations.length !== operations.length) return undefined;
   const origins: string[] = [];
-  const places: number[] = [];
   let tool = -1;
   for (let position = 0; position < operations.length; position++) {
     const recorded = record.operations[position];
@@ -202,12 +148,10 @@ function toolsMade(
     if (position === index) tool = origins.length;
     else if (recorded[0] !== key) return undefined;
     // An operation that made a tool has its tool's shape in the record.
-    if (recorded.length === 5) {
-      origins.push(key);
-      places.push(position);
-    } else if (position === index) return undefined;
+    if (recorded.length === 5) origins.push(key);
+    else if (position === index) return undefined;
   }
-  return { origins, places, tool };
+  return { origins, tool };
 }
 
 /**
@@ -220,7 +164,7 @@ function toolsFileLayout(
   count: number,
   api: ApiData,
   modelId: string,
-): { spans: ToolSpan[]; textKeys: string[]; context: string; overview: ToolsOverview } | undefined {
+): { spans: ToolSpan[]; textKeys: string[]; context: string; overview: ToolsOverview; examples?: string } | undefined {
   const index = readToolsIndex(cache.projectDir, cache.code, previous.hash);
   // Made in the run that left the model cache as it is (so its tools are the record's), with this run's seed: the
   // same tools (entries and names) then have the same shapes, so the same context and guidance keys.
@@ -242,7 +186,9 @@ function toolsFileLayout(
     next = (end as number) + 1;
   }
   const tail = previous.bytes.subarray(next - 1);
-  return tail.equals(TAIL) ? { spans, textKeys, context: index.context, overview: index.overview } : undefined;
+  if (!tail.equals(TAIL)) return undefined;
+  const { context, overview, examples } = index;
+  return { spans, textKeys, context, overview, ...(typeof examples === "string" ? { examples } : {}) };
 }
 
 const TAIL = Buffer.from("]}\n");

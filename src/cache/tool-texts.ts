@@ -48,6 +48,16 @@ export interface TextKeys {
   seed: number;
 }
 
+/**
+ * The caches' files as the run that made an index left them: the model cache's save id (./model-record.ts) and the
+ * example cache's id and size (./index.ts `ExampleCache.saved`). A text-only regeneration takes their entries for
+ * this index's tools.
+ */
+export interface CacheSaves {
+  model: string;
+  examples: string | undefined;
+}
+
 export interface ToolsIndex {
   format: number;
   /** The code fingerprint (src/cache/fingerprint.ts): another generator's texts are not ours. */
@@ -55,8 +65,9 @@ export interface ToolsIndex {
   /** The tools' context the text keys were made in, and the seed it was made with. */
   context: string;
   seed: number;
-  /** The id of the model cache's save made with this index (./model-record.ts). */
+  /** The model cache's and example cache's files as this index's run left them (see `CacheSaves`). */
   model: string;
+  examples?: string;
   /** The hash of the tools file the entries point into. */
   file: string;
   /** Per tool, in order: its text key, and the [start, end) bytes of its JSON. */
@@ -136,8 +147,7 @@ export function assembleToolsFile(model: GuidedApiModel, keys: readonly string[]
 export async function saveToolsIndex(
   projectDir: string,
   { code, context, keys, seed }: TextKeys,
-  /** The id of the model cache's save made with this index (./model-record.ts). */
-  model: string,
+  { model, examples }: CacheSaves,
   fileHash: string,
   spans: ReadonlyArray<[number, number]>,
   overview: ToolsOverview,
@@ -148,6 +158,7 @@ export async function saveToolsIndex(
     context,
     seed,
     model,
+    ...(examples ? { examples } : {}),
     file: fileHash,
     tools: keys.map((key, position) => [key, spans[position]![0], spans[position]![1]]),
     overview,

@@ -112,7 +112,9 @@ describe("tools' members serialised before the example worker joins", () => {
     expect(threaded.stderr).toContain("validate+examples (2 threads)");
     expect(projectFiles(two!, [CACHE_DIR])).toEqual(projectFiles(one!, [CACHE_DIR]));
     // The outcomes the worker computed are in guidance as they are, uncopied: the example cache saves them unchanged.
-    const examples = [one!, two!].map((project) => readFileSync(join(project, CACHE_DIR, "examples.json"), "utf8"));
+    const examples = [one!, two!].map((project) =>
+      withoutSaveIds(readFileSync(join(project, CACHE_DIR, "examples.json"), "utf8")),
+    );
     expect(examples[1]).toBe(examples[0]);
     // The model cache's entries encoded ahead (src/cache/model-cache.ts `serialiseAhead`) are those it writes.
     const models = [one!, two!].map((project) =>

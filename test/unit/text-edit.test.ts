@@ -43,7 +43,7 @@ function comparableFiles(dir: string): Record<string, string> {
   for (const path of [".guided-mcp/cache/keys.json", ".guided-mcp/cache/keys.delta.json"])
     if (path in files) files[path] = files[path]!.replace(/"(id|base)":"[0-9a-f]+"/g, '"$1":"…"');
   // So does the model cache's save (src/cache/model-record.ts).
-  for (const file of ["model.json", "model.record.json", "tools-index.json"]) {
+  for (const file of ["model.json", "model.record.json", "examples.json", "tools-index.json"]) {
     const path = `.guided-mcp/cache/${file}`;
     if (path in files) files[path] = withoutSaveIds(files[path]!);
   }
