@@ -9,7 +9,7 @@ import { GeneratorError } from "./diagnostics.js";
 import { TOOLS_DATA_PATH, type EmitModel, type EmittedFile } from "./emit/index.js";
 import { emitAfterTextEdit, emitFiles, renderAhead, toolsBytes, type RenderedAhead } from "./emit-stage.js";
 import { serialiseGuidanceAhead, serialiseMembersAhead } from "./emit/tool-members.js";
-import { toolTextKeys } from "./cache/tool-texts.js";
+import { textKeysOf } from "./cache/tool-texts.js";
 import type { ShipTarget } from "./emit/ship.js";
 import { loadTemplateHelpers } from "./emit/templates.js";
 import { packageRoot } from "./emit/template-files.js";
@@ -250,7 +250,7 @@ async function guidedModel(
     const { textEdit } = built;
     const exampleCache = exampleCacheOf(cacheDir!);
     textEditProgress(textEdit, modelCache!, exampleCache, report, progress);
-    const textKeys = { code: modelCache!.code, context: textEdit.context, keys: textEdit.textKeys };
+    const { textKeys } = textEdit;
     const saveCaches = cachesSaver(exampleCache, modelCache, textKeys);
     const reuse = reuseOf(exampleCache, modelCache);
     return { textEdit, specHash, outDir: cacheDir!, reuse, saveCaches, textKeys, last: setup!.last, early: undefined };
@@ -290,12 +290,7 @@ async function guidedModel(
   report(modelCache?.stats("guidance"), "tools' guidance");
   report(exampleCache.stats(), "tools' examples");
   // What identifies each tool's JSON in data/tools.json (see src/cache/tool-texts.ts).
-  const textKeys = keyedCache &&
-    modelCache && {
-      code: modelCache.code,
-      context: keyedCache().context,
-      keys: toolTextKeys(keyedCache().keys, model.tools),
-    };
+  const textKeys = keyedCache && modelCache && textKeysOf(modelCache.code, keyedCache(), model.tools, seed);
   const saveCaches = cachesSaver(exampleCache, modelCache, textKeys);
   const reuse = reuseOf(exampleCache, modelCache);
   // The last generation as the set-up read it, if there was one (read once; see src/text-edit-stage.ts).

@@ -26,11 +26,12 @@ export function cachesSaver(
   textKeys: TextKeys | undefined,
 ) {
   return async (root: string, toolsFile?: { hash: string; spans: ToolSpan[]; overview: ToolsOverview }) => {
-    // Separate files: their writes overlap.
-    await settleAll([
-      toolsFile && textKeys && saveToolsIndex(root, textKeys, toolsFile.hash, toolsFile.spans, toolsFile.overview),
-      exampleCache.save(root),
-      modelCache?.save(root),
-    ]);
+    // Separate files: their writes overlap. The tools index names the other two as their saves leave them.
+    const examples = exampleCache.save(root);
+    const model = modelCache?.save(root);
+    const saves = modelCache && { model: modelCache.saveId, examples: exampleCache.saved() };
+    const { hash, spans, overview } = toolsFile ?? {};
+    const index = textKeys && saves && hash && saveToolsIndex(root, textKeys, saves, hash, spans!, overview!);
+    await settleAll([index, examples, model]);
   };
 }

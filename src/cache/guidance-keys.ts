@@ -41,6 +41,7 @@ import { hashContent } from "../write/hash.js";
 import { emittedGuidanceJson } from "../emit/tools-file.js";
 import { knownSchemaJson, MAX_TOOLS_WITH_TEXTS, noteSchemaJson } from "./schema-texts.js";
 import { crossToolInputJson } from "../guidance/cross-tool.js";
+import { GUIDANCE_HEAD as HEAD, holdsNoWarnings, NO_WARNINGS } from "./plain-entries.js";
 
 /** The tools' guidance keys, in tool order, and the context of their whole shapes (see the module comment). */
 export interface GuidanceKeys {
@@ -184,7 +185,11 @@ export function shapeKey(origin: string, name: string): string {
 /** The shape the cache holds under `key`, if any. */
 export function recordedShape(cache: ModelCache, key: string): string | undefined {
   // A shape is two SHA-256 in hex, stored as a JSON string: taken from the text, nothing to parse (Graph: 11,422).
-  const text = cache.text("shapes", key);
+  return shapeIn(cache.text("shapes", key));
+}
+
+/** The shape a shape entry's text holds, if it holds one. */
+export function shapeIn(text: string | undefined): string | undefined {
   return text !== undefined && SHAPE_TEXT.test(text) ? text.slice(1, -1) : undefined;
 }
 
@@ -239,15 +244,6 @@ function withProducers(text: string, guidance: ToolGuidance, before: string | un
     return JSON.stringify({ ...guidance, producers: JSON.parse(before!) as ToolGuidance["producers"] });
   return `${text.slice(0, at)}"producers":${before}${text.slice(at + member.length)}`;
 }
-
-/** Whether a guidance entry's text is the writer's for guidance without warnings (its guidance not parsed). */
-export function holdsNoWarnings(text: string): boolean {
-  return text.startsWith(HEAD) && text.endsWith(NO_WARNINGS);
-}
-
-/** How the writer ends the text of a tool's guidance without warnings (JSON.stringify of `{ guidance, diagnostics }`). */
-const HEAD = '{"guidance":';
-const NO_WARNINGS = ',"diagnostics":[]}';
 
 /**
  * A cached entry without warnings (every one of GitHub's), its guidance parsed only if something reads it: a

@@ -197,10 +197,9 @@ async function takenPast<T>(
   options: ModelOptions & DereferenceOptions,
   textEdit: TextEdit<T>,
 ): Promise<{ taken: T } | { edited: EditedOperation } | undefined> {
-  const missed = keys.operations.flatMap(({ key }, index) =>
-    cache.text("operations", key) === undefined ? [index] : [],
-  );
-  const missing = !isSparseDocument(loaded.document) || cache.text("preludes", keys.prelude) === undefined;
+  // (Asked of the model cache's record when it has one: the file itself is read only if the run goes on without it.)
+  const missed = keys.operations.flatMap(({ key }, index) => (cache.has("operations", key) ? [] : [index]));
+  const missing = !isSparseDocument(loaded.document) || !cache.has("preludes", keys.prelude);
   if (missing || missed.length !== 1) return undefined;
   const index = missed[0]!;
   const miss = keys.operations[index]!;

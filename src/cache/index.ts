@@ -16,7 +16,8 @@
  * A hit also stands for the fail-closed check: the same schema compiled with
  * the same Ajv and configuration when the entry was made.
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ExampleOutcome } from "../guidance/examples/index.js";
 import { codeFingerprint } from "./fingerprint.js";
@@ -29,8 +30,8 @@ import { DamagedCacheError } from "./damaged.js";
 
 export const CACHE_DIR = ".guided-mcp/cache";
 const EXAMPLES_FILE = "examples.json";
-/** Bump when the file layout changes (2: one line per entry, each parsed only when used). */
-const FORMAT = 2;
+/** Bump when the file layout changes (2: one line per entry, each parsed only when used; 3: the id and the count). */
+const FORMAT = 3;
 
 /**
  * The file's first line: the format, the code fingerprint the entries were made with (informational; it is part
@@ -41,6 +42,9 @@ const FORMAT = 2;
 interface CacheHeader {
   format: number;
   code: string;
+  /** Made at random by each write, and how many entries follow: see `ExampleCache.keepAllRecorded`. */
+  id: string;
+  entries: number;
   origins?: Record<string, string>;
 }
 
@@ -63,13 +67,14 @@ export interface ExampleCache {
   /** Keeps this schema's entry for the next run, as `lookup` would, without handing out a copy (a tool whose whole guidance was cached). */
   keep(schema: JsonSchema | object, seed: number): void;
   /**
-   * The key of a tool's input schema as `prime` makes it: the one recorded for the operation cache entry `origin`,
-   * else `schema()`'s (hashed); if the file holds an entry for it with this seed. For a run that builds no tool
-   * (src/cache/text-edit.ts).
+   * Keeps every entry of the file, as a text-only regeneration (src/cache/text-edit.ts) reuses every tool's example,
+   * if the file is the one the last tools index names (`saved`, see `saved`) and holds one entry per tool (`tools`):
+   * the last run's tools, which are this run's, each with its schema and seed. Its entries are not read. Else false,
+   * and nothing kept.
    */
-  reusableKey(origin: string, seed: number, schema: () => JsonSchema | undefined): string | undefined;
-  /** `prime` and then `keep` of a tool whose input schema has the `recordedKey` `schemaKey`, made from `origin`. */
-  keepRecorded(schemaKey: string, seed: number, origin: string): void;
+  keepAllRecorded(saved: string, tools: number): boolean;
+  /** The file's id and size once `save` has been called (its own, if the save leaves it as it is): `id:size`. */
+  saved(): string | undefined;
   /** Outcomes reused from an earlier run (hits) and computed by this one (misses), for progress lines and the benchmark. */
   stats(): { hits: number; misses: number };
   /** Writes the entries used by this run (unused ones are dropped); `root`: where the project is being written (see ModelCache.save). */
@@ -91,8 +96,13 @@ export function openExampleCache(
     ["ajv", "ajv-formats", "json-schema-faker"],
   );
   const file = join(projectDir, CACHE_DIR, EXAMPLES_FILE);
-  const { entries: previous, origins: previousOrigins } =
-    options.readExisting === false ? { entries: new Map<string, string>(), origins: {} } : readCacheFile(file, code);
+  // Read when first needed: a text-only regeneration reads the header's first bytes only (`keepAllRecorded`).
+  let read: CacheFile | undefined = options.readExisting === false ? emptyCacheFile() : undefined;
+  const readFile = () => (read ??= readCacheFile(file, code));
+  const saveId = randomBytes(8).toString("hex");
+  /** Set by `keepAllRecorded`: every entry of the file is kept, as it is. */
+  let allKept: string | undefined;
+  let saved: string | undefined;
   const origins: Record<string, string> = Object.create(null) as Record<string, string>;
   /** This run's entries: an outcome, or an earlier run's JSON text, written back as it was. */
   const used = new Map<string, ExampleOutcome | string>();
@@ -115,7 +125,7 @@ export function openExampleCache(
   return {
     lookup(schema, seed) {
       const key = keyFor(schema, seed);
-      const hit = used.get(key) ?? previous.get(key);
+      const hit = used.get(key) ?? readFile().entries.get(key);
       if (hit === undefined) return undefined;
       const outcome = typeof hit === "string" ? parsedOutcome(file, hit) : structuredClone(hit);
       // Only entries from an earlier run count as reuse; this run's own stores do not.
@@ -126,14 +136,14 @@ export function openExampleCache(
     },
     keep(schema, seed) {
       const key = keyFor(schema, seed);
-      const text = previous.get(key);
+      const text = readFile().entries.get(key);
       if (used.has(key) || text === undefined) return;
       hits++;
       used.set(key, text);
     },
     has(schema, seed) {
       const key = keyFor(schema, seed);
-      return used.has(key) || previous.has(key);
+      return used.has(key) || readFile().entries.has(key);
     },
     store(schema, seed, outcome, handedOver = false) {
       const key = keyFor(schema, seed);
@@ -141,38 +151,47 @@ export function openExampleCache(
       computed.add(key);
       misses++;
     },
-    reusableKey(origin, seed, schema) {
-      const known = Object.hasOwn(previousOrigins, origin) ? previousOrigins[origin] : undefined;
-      const unknown = typeof known === "string" ? undefined : schema();
-      const schemaKey = typeof known === "string" ? known : unknown && schemaKeyOf(unknown);
-      return schemaKey !== undefined && previous.has(`${schemaKey}:${seed}`) ? schemaKey : undefined;
+    keepAllRecorded(recorded, tools) {
+      if (allKept || used.size > 0) return false;
+      const head = read
+        ? read.id && { saved: `${read.id}:${read.size}`, entries: read.entries.size }
+        : headerOf(file, code);
+      if (!head || head.saved !== recorded || head.entries !== tools) return false;
+      allKept = recorded;
+      hits += tools;
+      return true;
     },
-    keepRecorded(schemaKey, seed, origin) {
-      origins[origin] = schemaKey;
-      const key = `${schemaKey}:${seed}`;
-      const text = previous.get(key);
-      if (used.has(key) || text === undefined) return;
-      hits++;
-      used.set(key, text);
-    },
+    saved: () => saved,
     prime(schema, origin) {
+      const { origins: previousOrigins } = readFile();
       const known = Object.hasOwn(previousOrigins, origin) ? previousOrigins[origin] : undefined;
       if (typeof known === "string" && !keys.has(schema)) keys.set(schema, known);
       origins[origin] = schemaKeyOf(schema);
     },
     stats: () => ({ hits, misses }),
     async save(root = projectDir) {
-      // Nothing computed and nothing dropped: the file already holds exactly these entries.
-      if (root === projectDir && computed.size === 0 && used.size > 0 && used.size === previous.size) return;
+      // Nothing computed and nothing dropped: the file already holds exactly these entries. (Every entry kept as
+      // read, by `keepAllRecorded`: nothing else was kept.)
+      if (root === projectDir && allKept) {
+        saved = allKept;
+        return;
+      }
+      const previous = readFile();
+      if (root === projectDir && computed.size === 0 && used.size > 0 && used.size === previous.entries.size) {
+        saved = previous.id && `${previous.id}:${previous.size}`;
+        return;
+      }
       // Origins alone never rewrite the file: one the file lacks costs the next run one schema's hash.
-      const header: CacheHeader = { format: FORMAT, code, origins };
+      const header: CacheHeader = { format: FORMAT, code, id: saveId, entries: used.size, origins };
       const lines = [JSON.stringify(header)];
       for (const [key, entry] of used)
         lines.push(`${key}\t${typeof entry === "string" ? entry : JSON.stringify(entry)}`);
       const target = join(root, CACHE_DIR, EXAMPLES_FILE);
       // Synchronously, like the model cache: a run waits for this file at its end, and a trip through the thread
       // pool (whose threads run at the lowest priority, see src/thread-priority.ts) waited up to ≈ 200 ms under load.
-      await replaceFile(target, async (temporary) => writeFileSync(temporary, lines.join("\n") + "\n"));
+      const bytes = Buffer.from(lines.join("\n") + "\n", "utf8");
+      saved = `${saveId}:${bytes.length}`;
+      await replaceFile(target, async (temporary) => writeFileSync(temporary, bytes));
     },
   };
 }
@@ -189,12 +208,25 @@ function parsedOutcome(file: string, text: string): ExampleOutcome {
   }
 }
 
-/** The entries (as JSON text, by key) and origins of the file, if this code made it; else none. */
-function readCacheFile(file: string, code: string): { entries: Map<string, string>; origins: Record<string, string> } {
-  const empty = { entries: new Map<string, string>(), origins: {} };
+/** What the file holds: its entries (as JSON text, by key), its origins and its id. */
+interface CacheFile {
+  entries: Map<string, string>;
+  origins: Record<string, string>;
+  id: string | undefined;
+  size: number;
+}
+
+function emptyCacheFile(): CacheFile {
+  return { entries: new Map(), origins: {}, id: undefined, size: 0 };
+}
+
+/** The file's entries and origins, if this code made it; else none. */
+function readCacheFile(file: string, code: string): CacheFile {
+  const empty = emptyCacheFile();
   if (!existsSync(file)) return empty;
   try {
-    const text = readFileSync(file, "utf8");
+    const bytes = readFileSync(file);
+    const text = bytes.toString("utf8");
     const lines = text.split("\n");
     const header = JSON.parse(lines[0]!) as Partial<CacheHeader>;
     if (header.format !== FORMAT || header.code !== code) return empty;
@@ -205,8 +237,33 @@ function readCacheFile(file: string, code: string): { entries: Map<string, strin
       if (tab > 0) entries.set(line.slice(0, tab), line.slice(tab + 1));
     }
     const origins = typeof header.origins === "object" && header.origins !== null ? header.origins : {};
-    return { entries, origins };
+    // An id stands for the count of entries written with it: a file that lost some is not the one written.
+    const id = typeof header.id === "string" && header.entries === entries.size ? header.id : undefined;
+    return { entries, origins, id, size: bytes.length };
   } catch {
     return empty;
+  }
+}
+
+/**
+ * The file's id and size (`id:size`) and the count of entries its header holds, if this code wrote it: read from its
+ * first bytes only (the header's first members; the origins follow them).
+ */
+function headerOf(file: string, code: string): { saved: string; entries: number } | undefined {
+  try {
+    const descriptor = openSync(file, "r");
+    try {
+      const bytes = Buffer.alloc(256);
+      const length = readSync(descriptor, bytes, 0, bytes.length, 0);
+      const head = /^\{"format":(\d+),"code":"([0-9a-f]+)","id":"([0-9a-f]{16})","entries":(\d+),/.exec(
+        bytes.toString("latin1", 0, length),
+      );
+      if (!head || Number(head[1]) !== FORMAT || head[2] !== code) return undefined;
+      return { saved: `${head[3]}:${fstatSync(descriptor).size}`, entries: Number(head[4]) };
+    } finally {
+      closeSync(descriptor);
+    }
+  } catch {
+    return undefined;
   }
 }

@@ -11,18 +11,19 @@
  * outcome differs from its cached one in more than its texts), any warning (an operation's or a tool's: the full path
  * reports them), an entry, shape, guidance or example missing, a tools file or index that is not the last run's.
  */
-import type { ApiData, JsonSchema, ToolData } from "../model/ir.js";
+import type { ApiData, ToolData } from "../model/ir.js";
 import type { OperationOutcome } from "../model/openapi.js";
 import { hashBytesOnce } from "../write/hash.js";
 import type { ToolSpan } from "../emit/tools-file.js";
 import { MAX_LISTED_TOOLS, toolSummary, type ToolsOverview } from "../emit/index.js";
-import { toolSeed } from "../guidance/guide.js";
 import type { EditedOperation } from "./incremental.js";
 import type { ExampleCache } from "./index.js";
-import { MODEL_CACHE_FILE, type ModelCache } from "./model-cache.js";
-import { outcomeText, parseOutcome } from "./lazy-outcome.js";
-import { holdsNoWarnings, recordedShape, shapeKey, toolsContext } from "./guidance-keys.js";
-import { readToolsIndex } from "./tool-texts.js";
+import type { ModelCache } from "./model-cache.js";
+import type { ModelRecord } from "./model-record.js";
+import { outcomeText } from "./lazy-outcome.js";
+import { shapeIn, shapeKey } from "./guidance-keys.js";
+import { plainOutcome } from "./plain-entries.js";
+import { readToolsIndex, type TextKeys } from "./tool-texts.js";
 
 /** What a text-only regeneration reads besides the model cache. */
 export interface TextEditSources {
@@ -45,9 +46,8 @@ export interface TextEdit {
   /** The edited tool's position, and its JSON in this run (its previous JSON with its new texts). */
   tool: number;
   json: string;
-  /** Every tool's text key for the tools index (./tool-texts.ts), and their context (the last run's). */
-  textKeys: string[];
-  context: string;
+  /** Every tool's text key for the tools index (./tool-texts.ts), in their context (the last run's). */
+  textKeys: TextKeys;
   /** What the templates read of the tools (src/emit/index.ts), the edited tool's summary this run's. */
   overview: ToolsOverview;
 }
@@ -57,51 +57,37 @@ export interface TextEdit {
  * full path keeps them; else undefined, and nothing kept.
  */
 export function planTextEdit(sources: TextEditSources, edited: EditedOperation): TextEdit | undefined {
-  const { cache, examples, seed, previous } = sources;
+  const { cache, examples, previous } = sources;
   const { keys, index, outcome } = edited;
-  if (!isPlainOutcome(outcome)) return undefined;
-  const made = toolsMade(cache, keys.operations, index);
+  // The model cache's record (./model-record.ts) vouches that every entry the last run kept is plain.
+  const record = cache.recorded;
+  if (!record?.plain || plainOutcome(outcome) !== "tool") return undefined;
+  const made = toolsMade(record, keys.operations, index);
   if (!made) return undefined;
   const { origins, tool } = made;
-  const layout = toolsFileLayout(sources, origins.length, sources.api(edited.prelude.api));
+  const layout = toolsFileLayout(sources, origins.length, sources.api(edited.prelude.api), record.id);
   if (!layout) return undefined;
   const { spans, textKeys } = layout;
   const overview = editedOverview(layout.overview, spans.length, tool, outcome.draft!);
   if (!overview) return undefined;
   const recorded = recordedKeys(textKeys, origins, tool);
-  if (!recorded) return undefined;
-  const { guidanceKeys, oldOrigin } = recorded;
-  const oldText = cache.text("operations", oldOrigin);
+  const [oldOrigin, start, end, shapeStart, shapeEnd] = record.operations[index]!;
+  if (!recorded || recorded.oldOrigin !== oldOrigin || shapeEnd === undefined) return undefined;
+  const oldText = cache.recordedText("operations", oldOrigin, [start, end]);
   if (oldText === undefined || !sameButTexts(oldText, outcome)) return undefined;
-  const tools = toolsAsCached(sources, spans, origins, { tool, oldOrigin, schema: outcome.draft!.inputSchema });
-  // The same shapes as the last run's (the same context) give every tool the guidance key it recorded.
-  if (!tools || toolsContext(tools.shapes, seed, cache.code) !== layout.context) return undefined;
-  // Indexed loops here and below: this code runs once per run, unoptimised, over every tool (GitHub: 1,223).
-  for (let position = 0; position < guidanceKeys.length; position++) {
-    const text = cache.text("guidance", guidanceKeys[position]!);
-    if (text === undefined || !holdsNoWarnings(text)) return undefined;
-  }
+  // Only its texts changed: its shape is the one recorded under its previous entry, now under its new one.
+  const name = nameAt(previous.bytes, spans[tool]!);
+  const shapeText = name && cache.recordedText("shapes", shapeKey(oldOrigin, name), [shapeStart!, shapeEnd]);
+  const shape = shapeIn(shapeText);
   const json = editedToolJson(previous.bytes, spans[tool]!, outcome.draft!);
-  if (json === undefined) return undefined;
+  if (name === undefined || shape === undefined || json === undefined || !cache.recordedEditAppends()) return undefined;
 
-  // Kept as the full path keeps them: the prelude and operations (src/cache/incremental.ts `keepAll`), the shapes
-  // and guidance (./guidance-keys.ts), the examples (./index.ts `prime`, `keep`), each in tool order.
-  cache.keep("preludes", keys.prelude, edited.saved);
-  for (let position = 0; position < keys.operations.length; position++) {
-    const { key } = keys.operations[position]!;
-    if (position === index) cache.keep("operations", key, outcome);
-    else cache.keepAsRead("operations", key);
-  }
-  const { names, shapes, seeds, schemaKeys } = tools;
-  for (let position = 0; position < names.length; position++) {
-    // The edited tool's shape under its new entry: only its texts changed.
-    const key = position === tool ? shapeKey(origins[tool]!, names[tool]!) : tools.shapeKeys[position]!;
-    cache.keep("shapes", key, shapes[position]!);
-  }
-  for (let position = 0; position < guidanceKeys.length; position++)
-    cache.keepAsRead("guidance", guidanceKeys[position]!);
-  for (let position = 0; position < schemaKeys.length; position++)
-    examples.keepRecorded(schemaKeys[position]!, seeds[position]!, origins[position]!);
+  // Kept as the full path keeps them: every tool's example as the last run kept it (each tool has its schema and
+  // seed: the same names, seed and input schemas), then the model cache's entries (the prelude and operations, see
+  // src/cache/incremental.ts `keepAll`; the shapes and guidance, see ./guidance-keys.ts).
+  if (!layout.examples || !examples.keepAllRecorded(layout.examples, origins.length)) return undefined;
+  const { key } = keys.operations[index]!;
+  cache.keepRecorded({ index, key, outcome, shapeKey: shapeKey(origins[tool]!, name), shape, tools: origins.length });
   return {
     api: sources.api(edited.prelude.api),
     diagnostics: edited.prelude.diagnostics,
@@ -109,8 +95,12 @@ export function planTextEdit(sources: TextEditSources, edited: EditedOperation):
     spans,
     tool,
     json,
-    textKeys: guidanceKeys.map((key, position) => `${key}:${origins[position]}`),
-    context: layout.context,
+    textKeys: {
+      code: cache.code,
+      context: layout.context,
+      keys: recorded.guidanceKeys.map((key, position) => `${key}:${origins[position]}`),
+      seed: sources.seed,
+    },
     overview,
   };
 }
@@ -138,114 +128,48 @@ function recordedKeys(
   return { guidanceKeys, oldOrigin: key.slice(key.indexOf(":") + 1) };
 }
 
-/** Every tool as the caches hold it: its name (from the last tools file), seed, shape and example's schema key. */
-interface CachedTools {
-  names: string[];
-  seeds: number[];
-  /** The key each tool's shape was found under (the edited tool's: its previous entry's). */
-  shapeKeys: string[];
-  shapes: string[];
-  schemaKeys: string[];
-}
-
-/**
- * Each tool's name, seed, recorded shape and example schema key, the edited tool (`edited.tool`) looked up under its
- * previous entry (`oldOrigin`: its shape and example are its previous ones, only its texts changed); undefined if
- * any is missing from the caches.
- */
-function toolsAsCached(
-  { cache, examples, seed, previous }: TextEditSources,
-  spans: readonly ToolSpan[],
-  origins: readonly string[],
-  edited: { tool: number; oldOrigin: string; schema: JsonSchema },
-): CachedTools | undefined {
-  const tools: CachedTools = { names: [], seeds: [], shapeKeys: [], shapes: [], schemaKeys: [] };
-  for (let position = 0; position < spans.length; position++) {
-    const name = nameAt(previous.bytes, spans[position]!);
-    if (name === undefined) return undefined;
-    const toolSeedValue = toolSeed(seed, name);
-    const isEdited = position === edited.tool;
-    const origin = isEdited ? edited.oldOrigin : origins[position]!;
-    const key = shapeKey(origin, name);
-    const shape = recordedShape(cache, key);
-    // A schema's key the example cache did not record (the file is not rewritten for keys alone) is its hash.
-    const schema = () => (isEdited ? edited.schema : cachedInputSchema(cache, origin));
-    const schemaKey = examples.reusableKey(origin, toolSeedValue, schema);
-    if (shape === undefined || schemaKey === undefined) return undefined;
-    tools.names.push(name);
-    tools.seeds.push(toolSeedValue);
-    tools.shapeKeys.push(key);
-    tools.shapes.push(shape);
-    tools.schemaKeys.push(schemaKey);
-  }
-  return tools;
-}
-
-/** The input schema of the operation entry `origin`'s tool (parsed from that entry alone). */
-function cachedInputSchema(cache: ModelCache, origin: string): JsonSchema | undefined {
-  const text = cache.text("operations", origin);
-  return text === undefined ? undefined : parseOutcome(text, MODEL_CACHE_FILE).draft?.inputSchema;
-}
-
-/** How an operation entry without warnings, credential notes, signing headers or added schemes ends (before its schemas). */
-const PLAIN_END = '"diagnostics":[],"credentialNotes":[],"addedSchemes":0}';
-const DRAFT_START = '{"draft":';
-/** How a plain entry with a draft ends, and the whole of one without (an operation that makes no tool). */
-const DRAFT_END = `,${PLAIN_END}`;
-const NO_TOOL = `{${PLAIN_END}`;
-
-/** A modelled operation that makes a tool and carries nothing for the model as a whole (no warning, no note). */
-function isPlainOutcome(outcome: OperationOutcome): boolean {
-  const members = Object.keys(outcome).join();
-  return (
-    members === "draft,diagnostics,credentialNotes,addedSchemes" &&
-    outcome.diagnostics.length === 0 &&
-    outcome.credentialNotes.length === 0 &&
-    outcome.addedSchemes === 0
-  );
-}
-
 /**
  * Which operation entry each tool is made from (`origins`, in tool order), the edited operation (`index`) making the
- * `tool`th; undefined unless every other entry is plain (as `isPlainOutcome`, read from its text).
+ * `tool`th; undefined unless every other operation is the one the record's save kept at its place, and the edited
+ * one's made a tool (it has a shape).
  */
 function toolsMade(
-  cache: ModelCache,
+  record: ModelRecord,
   operations: ReadonlyArray<{ key: string }>,
   index: number,
 ): { origins: string[]; tool: number } | undefined {
+  if (record.operations.length !== operations.length) return undefined;
   const origins: string[] = [];
   let tool = -1;
   for (let position = 0; position < operations.length; position++) {
+    const recorded = record.operations[position];
+    if (!Array.isArray(recorded)) return undefined;
     const { key } = operations[position]!;
-    if (position === index) {
-      tool = origins.length;
-      origins.push(key);
-      continue;
-    }
-    const text = cache.text("operations", key);
-    if (text === undefined) return undefined;
-    // The entry's main text ends at its first tab, if any (compared in place: no substring made).
-    const tab = text.indexOf("\t");
-    const mainEnd = tab < 0 ? text.length : tab;
-    if (text.startsWith(DRAFT_START) && text.endsWith(DRAFT_END, mainEnd)) origins.push(key);
-    else if (!(mainEnd === NO_TOOL.length && text.startsWith(NO_TOOL))) return undefined;
+    if (position === index) tool = origins.length;
+    else if (recorded[0] !== key) return undefined;
+    // An operation that made a tool has its tool's shape in the record.
+    if (recorded.length === 5) origins.push(key);
+    else if (position === index) return undefined;
   }
   return { origins, tool };
 }
 
 /**
  * The last generation's compact tools file as its index describes it (./tool-texts.ts): its tools' spans, end to end
- * after the head this run's API makes, and their text keys; undefined if the file or the index is anything else.
+ * after the head this run's API makes, and their text keys; undefined if the file or the index is anything else, or
+ * the index was not made with the model cache's save that `modelId` names.
  */
 function toolsFileLayout(
-  { cache, previous }: TextEditSources,
+  { cache, previous, seed }: TextEditSources,
   count: number,
   api: ApiData,
-): { spans: ToolSpan[]; textKeys: string[]; context: string; overview: ToolsOverview } | undefined {
+  modelId: string,
+): { spans: ToolSpan[]; textKeys: string[]; context: string; overview: ToolsOverview; examples?: string } | undefined {
   const index = readToolsIndex(cache.projectDir, cache.code, previous.hash);
-  if (!index || index.tools.length !== count || count === 0 || hashBytesOnce(previous.bytes) !== previous.hash)
-    return undefined;
+  // Made in the run that left the model cache as it is (so its tools are the record's), with this run's seed: the
+  // same tools (entries and names) then have the same shapes, so the same context and guidance keys.
+  if (!index || index.model !== modelId || index.seed !== seed) return undefined;
+  if (index.tools.length !== count || count === 0 || hashBytesOnce(previous.bytes) !== previous.hash) return undefined;
   const head = Buffer.from(`{"api":${JSON.stringify(api)},"tools":[`, "utf8");
   if (!previous.bytes.subarray(0, head.length).equals(head)) return undefined;
   const spans: ToolSpan[] = [];
@@ -262,7 +186,9 @@ function toolsFileLayout(
     next = (end as number) + 1;
   }
   const tail = previous.bytes.subarray(next - 1);
-  return tail.equals(TAIL) ? { spans, textKeys, context: index.context, overview: index.overview } : undefined;
+  if (!tail.equals(TAIL)) return undefined;
+  const { context, overview, examples } = index;
+  return { spans, textKeys, context, overview, ...(typeof examples === "string" ? { examples } : {}) };
 }
 
 const TAIL = Buffer.from("]}\n");

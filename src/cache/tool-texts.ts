@@ -30,8 +30,11 @@ import { CACHE_DIR } from "./index.js";
 import { replaceFile } from "./replace-file.js";
 
 const INDEX_FILE = join(CACHE_DIR, "tools-index.json");
-/** Bump when the file layout changes (2: text keys from the tools' origins; 3: the tools' overview; 4: the context). */
-const FORMAT = 4;
+/**
+ * Bump when the file layout changes (2: text keys from the tools' origins; 3: the tools' overview; 4: the context; 5:
+ * the seed and the model cache's save).
+ */
+const FORMAT = 5;
 
 /** What identifies each tool's JSON in data/tools.json (see the module comment). */
 export interface TextKeys {
@@ -41,20 +44,46 @@ export interface TextKeys {
   context: string;
   /** Each tool's text key, in tool order. */
   keys: string[];
+  /** The run's example seed (the context's). */
+  seed: number;
+}
+
+/**
+ * The caches' files as the run that made an index left them: the model cache's save id (./model-record.ts) and the
+ * example cache's id and size (./index.ts `ExampleCache.saved`). A text-only regeneration takes their entries for
+ * this index's tools.
+ */
+export interface CacheSaves {
+  model: string;
+  examples: string | undefined;
 }
 
 export interface ToolsIndex {
   format: number;
   /** The code fingerprint (src/cache/fingerprint.ts): another generator's texts are not ours. */
   code: string;
-  /** The tools' context the text keys were made in. */
+  /** The tools' context the text keys were made in, and the seed it was made with. */
   context: string;
+  seed: number;
+  /** The model cache's and example cache's files as this index's run left them (see `CacheSaves`). */
+  model: string;
+  examples?: string;
   /** The hash of the tools file the entries point into. */
   file: string;
   /** Per tool, in order: its text key, and the [start, end) bytes of its JSON. */
   tools: Array<[key: string, start: number, end: number]>;
   /** What the templates read of the tools in that file (src/emit/index.ts), for a text-only regeneration. */
   overview: ToolsOverview;
+}
+
+/** The text keys of a run's tools (see `toolTextKeys`), with what they were made in. */
+export function textKeysOf(
+  code: string,
+  { keys, context }: { keys: readonly string[]; context: string },
+  tools: readonly ToolModel[],
+  seed: number,
+): TextKeys {
+  return { code, context, keys: toolTextKeys(keys, tools), seed };
 }
 
 /**
@@ -79,7 +108,7 @@ export function toolTextKeys(guidanceKeys: readonly string[], tools: readonly To
  */
 export function previousToolTexts(
   projectDir: string,
-  { code, context }: Omit<TextKeys, "keys">,
+  { code, context }: Pick<TextKeys, "code" | "context">,
   previous: Buffer,
   previousHash: string,
 ) {
@@ -117,7 +146,8 @@ export function assembleToolsFile(model: GuidedApiModel, keys: readonly string[]
 /** Records where each tool's JSON is in the tools file just written (`fileHash`: its bytes' hash). */
 export async function saveToolsIndex(
   projectDir: string,
-  { code, context, keys }: TextKeys,
+  { code, context, keys, seed }: TextKeys,
+  { model, examples }: CacheSaves,
   fileHash: string,
   spans: ReadonlyArray<[number, number]>,
   overview: ToolsOverview,
@@ -126,6 +156,9 @@ export async function saveToolsIndex(
     format: FORMAT,
     code,
     context,
+    seed,
+    model,
+    ...(examples ? { examples } : {}),
     file: fileHash,
     tools: keys.map((key, position) => [key, spans[position]![0], spans[position]![1]]),
     overview,

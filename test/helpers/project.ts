@@ -113,3 +113,13 @@ export function projectFiles(dir: string, except: readonly string[]): Record<str
   walk(dir);
   return out;
 }
+
+/**
+ * A cache file's text with the ids its save made at random masked: the model cache's, in its header and in its
+ * record, the example cache's, in its header, and both in the tools index saved beside them (src/cache/model-record.ts,
+ * src/cache/index.ts), all among the file's first members.
+ */
+export function withoutSaveIds(text: string): string {
+  const head = text.slice(0, 400).replace(/"(id|model)":"[0-9a-f]{16}"/g, '"$1":"…"');
+  return head.replace(/"examples":"[0-9a-f]{16}:\d+"/, '"examples":"…"') + text.slice(400);
+}

@@ -13,7 +13,7 @@ import { modelFrom, SAMPLES } from "../helpers/pipeline.js";
 import { toolSeed } from "../../src/guidance/index.js";
 import { computeOutcomesInParallel, type ExampleWorker } from "../../src/parallel/index.js";
 import { outcomeUnits, sharedQueue } from "../../src/parallel/units.js";
-import { projectFiles } from "../helpers/project.js";
+import { projectFiles, withoutSaveIds } from "../helpers/project.js";
 import { CACHE_DIR } from "../../src/cache/index.js";
 import { MODEL_CACHE_FILE } from "../../src/cache/model-cache.js";
 
@@ -112,10 +112,14 @@ describe("tools' members serialised before the example worker joins", () => {
     expect(threaded.stderr).toContain("validate+examples (2 threads)");
     expect(projectFiles(two!, [CACHE_DIR])).toEqual(projectFiles(one!, [CACHE_DIR]));
     // The outcomes the worker computed are in guidance as they are, uncopied: the example cache saves them unchanged.
-    const examples = [one!, two!].map((project) => readFileSync(join(project, CACHE_DIR, "examples.json"), "utf8"));
+    const examples = [one!, two!].map((project) =>
+      withoutSaveIds(readFileSync(join(project, CACHE_DIR, "examples.json"), "utf8")),
+    );
     expect(examples[1]).toBe(examples[0]);
     // The model cache's entries encoded ahead (src/cache/model-cache.ts `serialiseAhead`) are those it writes.
-    const models = [one!, two!].map((project) => readFileSync(join(project, MODEL_CACHE_FILE), "latin1"));
+    const models = [one!, two!].map((project) =>
+      withoutSaveIds(readFileSync(join(project, MODEL_CACHE_FILE), "latin1")),
+    );
     expect(models[1]).toBe(models[0]);
     expect(readFileSync(join(two!, "data", "tools.json"), "utf8")).toMatch(/^\{"api":/);
   });

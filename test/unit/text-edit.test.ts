@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { generate, type GenerateResult } from "../../src/generate.js";
-import { projectFiles, REPO_ROOT } from "../helpers/project.js";
+import { projectFiles, REPO_ROOT, withoutSaveIds } from "../helpers/project.js";
 
 type Operation = Record<string, unknown> & { parameters?: Array<Record<string, unknown>> };
 type Document = Record<string, unknown> & {
@@ -42,6 +42,11 @@ function comparableFiles(dir: string): Record<string, string> {
   const files = projectFiles(dir, [STAMPS]);
   for (const path of [".guided-mcp/cache/keys.json", ".guided-mcp/cache/keys.delta.json"])
     if (path in files) files[path] = files[path]!.replace(/"(id|base)":"[0-9a-f]+"/g, '"$1":"…"');
+  // So does the model cache's save (src/cache/model-record.ts).
+  for (const file of ["model.json", "model.record.json", "examples.json", "tools-index.json"]) {
+    const path = `.guided-mcp/cache/${file}`;
+    if (path in files) files[path] = withoutSaveIds(files[path]!);
+  }
   return files;
 }
 
