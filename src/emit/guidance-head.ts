@@ -13,6 +13,7 @@
  * none), so the text is `JSON.stringify` of what emit would serialise.
  */
 import type { ToolGuidance } from "../model/ir.js";
+import { hintsJson } from "../guidance/hints.js";
 
 /** What guidance holds before its examples. */
 export type GuidanceWithoutExamples = Pick<ToolGuidance, "hints" | "links">;
@@ -22,14 +23,22 @@ const heads = new WeakMap<object, { links: object; text: string }>();
 
 /** Makes the head of `guidance`'s JSON (see `guidanceJson`). */
 export function serialiseHead({ hints, links }: GuidanceWithoutExamples): void {
-  heads.set(hints, { links, text: `{"hints":${JSON.stringify(hints)},"links":${JSON.stringify(links)}` });
+  heads.set(hints, headOf({ hints, links }));
 }
 
-/** `JSON.stringify(guidance)`, from the head made ahead when there is one for these hints and links. */
+function headOf({ hints, links }: GuidanceWithoutExamples): { links: object; text: string } {
+  return { links, text: `{"hints":${hintsJson(hints)},"links":${JSON.stringify(links)}` };
+}
+
+/**
+ * `JSON.stringify(guidance)`, from the head made ahead when there is one for these hints and links, else from one made
+ * now (the hints' text is mostly the input schema's, made once: see `hintsJson`).
+ */
 export function guidanceJson(guidance: object): string {
   const { hints, links, ...rest } = guidance as Partial<GuidanceWithoutExamples>;
-  const head = hints && heads.get(hints);
-  if (!head || head.links !== links || !startsWithHintsAndLinks(guidance)) return JSON.stringify(guidance);
+  if (!hints || !links || !startsWithHintsAndLinks(guidance)) return JSON.stringify(guidance);
+  const made = heads.get(hints);
+  const head = made?.links === links ? made : headOf({ hints, links });
   // The other members in their order, with JSON's own handling of each (`{` and `}` around them dropped or kept).
   const others = JSON.stringify(rest);
   return others === "{}" ? `${head.text}}` : `${head.text},${others.slice(1)}`;

@@ -18,7 +18,7 @@ import type { GuidedTool, ToolModel } from "../model/ir.js";
 import { hasLazySchema, schemaRef } from "../model/lazy-schema.js";
 import { serialiseHead, type GuidanceWithoutExamples } from "./guidance-head.js";
 import { toToolData } from "./index.js";
-import { isCompactToolsFile } from "./tools-file.js";
+import { isCompactToolsFile, toolDataJson } from "./tools-file.js";
 
 /** Above this many tools nothing is made ahead: Microsoft Graph's members would hold ≈ 50 MB until emit. */
 const MAX_TOOLS_AHEAD = 5_000;
@@ -38,7 +38,7 @@ export function serialiseMembersAhead(tools: readonly ToolModel[], total: number
     // A tool read from the cache holds its schemas as text: serialising it would parse them.
     if (hasLazySchema(tool)) return;
     // A model tool has no guidance, so its entry's JSON is exactly the members'.
-    made.set(tool.inputSchema, { source: tool, members: JSON.stringify(toToolData(tool as GuidedTool)) });
+    made.set(tool.inputSchema, { source: tool, members: toolDataJson(toToolData(tool as GuidedTool)) });
   });
 }
 

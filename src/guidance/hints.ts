@@ -9,6 +9,7 @@
 import { jsonType } from "../../templates/server/src/runtime/shared/json.js";
 import type { JsonSchema, SchemaHints } from "../model/ir.js";
 import type { TypedParameterHint } from "../../templates/server/src/runtime/shared/tool-data.js";
+import { jsonAround, schemaMemberText } from "../model/schema-text.js";
 import { asSchema, declaredTypes, schemaProperties, schemaRequired } from "./schema-util.js";
 
 /**
@@ -95,10 +96,17 @@ export function buildHints(inputSchema: JsonSchema, identifiers: ReadonlySet<str
   // Argument names the caller may send: readOnly properties that are not required are left out.
   const props: Record<string, JsonSchema> = {};
   const optional: string[] = [];
+  // Whether `props` holds every member of the input schema's own `properties` (see `hintsJson`).
+  let whole = all === inputSchema["properties"];
   for (const name of Object.keys(all)) {
     const sub = all[name]!;
     const isRequired = required.includes(name);
-    if (sub["readOnly"] === true && !isRequired) continue;
+    if (sub["readOnly"] === true && !isRequired) {
+      whole = false;
+      continue;
+    }
+    // (A `__proto__` name would set the copy's prototype rather than make a member.)
+    if (name === "__proto__") whole = false;
     props[name] = sub;
     if (!isRequired) optional.push(name);
   }
@@ -116,7 +124,29 @@ export function buildHints(inputSchema: JsonSchema, identifiers: ReadonlySet<str
   if (typeof inputSchema["description"] === "string" && inputSchema["description"] !== "") {
     full.description = inputSchema["description"];
   }
-  return { minimal: { required: requiredNames, optional }, typed, full };
+  const hints = { minimal: { required: requiredNames, optional }, typed, full };
+  if (whole) propertiesOf.set(hints, inputSchema);
+  return hints;
+}
+
+/**
+ * By hints object: the input schema whose `properties` member its full hints' `properties` copies, the same names in
+ * the same order with the same values, so that the two have the same JSON.
+ */
+const propertiesOf = new WeakMap<SchemaHints, JsonSchema>();
+
+/**
+ * `JSON.stringify(hints)`. The full hints' properties are the input schema's (Stripe: ≈ 0.9 MB of JSON, its largest
+ * part), whose text was made once already (src/model/schema-text.ts): it is cut out of that text instead of serialised
+ * again. Later changes to hints touch only the typed ones (src/guidance/producer-calls.ts `nameSources`).
+ */
+export function hintsJson(hints: SchemaHints): string {
+  const schema = propertiesOf.get(hints);
+  const properties = schema && schemaMemberText(schema, "properties");
+  const full = properties !== undefined && jsonAround(hints.full, "properties");
+  const whole = full && jsonAround(hints, "full");
+  if (!full || !whole) return JSON.stringify(hints);
+  return `${whole.prefix}${full.prefix}${properties}${full.suffix}${whole.suffix}`;
 }
 
 function typedHint(sub: JsonSchema, required: boolean, identifier: boolean): TypedParameterHint {
