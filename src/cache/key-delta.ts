@@ -16,7 +16,8 @@ import { join } from "node:path";
 import type { StoredPatch } from "./copy-patch.js";
 import type { KeyRecord, OperationKey, UnitRecord } from "./refs.js";
 import { replaceFileSync } from "./replace-file.js";
-import { moveSkeletonBy, type Skeleton, type SkeletonEdit } from "./sparse-document.js";
+import type { Skeleton, SkeletonEdit } from "./sparse-document.js";
+import { moveSkeletonBy } from "./sparse-moves.js";
 
 const KEYS_DELTA_FILE = ".guided-mcp/cache/keys.delta.json";
 /** Bump when the layout changes. */

@@ -225,28 +225,6 @@ function childRole(role: Role, key: string): Role {
 }
 
 /**
- * Moves `skeleton` (the caller's own: changed in place, and returned) to the text made by `edits` in order: each
- * replaces one lazily read member's bytes, so members after it move by the difference. In place and in one walk
- * (GitHub: ≈ 3,800 arrays); indexed, since a run's first call is unoptimised, where iterating costs an iterator.
- */
-export function moveSkeletonBy(skeleton: Skeleton, edits: readonly SkeletonEdit[]): Skeleton {
-  for (const member of skeleton) {
-    if (member.length === 2) moveSkeletonBy(member[1], edits);
-    else
-      for (let index = 0; index < edits.length; index++) {
-        const edit = edits[index]!;
-        const shift = edit[2] - (edit[1] - edit[0]);
-        if (member[1] === edit[0] && member[2] === edit[1]) member[2] += shift;
-        else if (member[1] >= edit[1]) {
-          member[1] += shift;
-          member[2] += shift;
-        }
-      }
-  }
-  return skeleton;
-}
-
-/**
  * The operation object (`paths/<path>/<method>`, a lazily read member) whose bytes enclose bytes `from` to `to`,
  * its closing brace at or after `to`; undefined when there is none.
  */

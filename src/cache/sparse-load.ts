@@ -21,12 +21,14 @@ import {
   editSince,
   keysFilePath,
   previousLength,
-  readPreviousKeys,
+  previousKeysFor,
+  readKeyRecord,
   type PreviousKeys,
   type SpecEdit,
 } from "./key-table.js";
 import { takeAhead } from "../load/read-ahead.js";
-import { fitsSkeleton, moveSkeletonBy, scanSkeleton, sparseDocument, type Skeleton } from "./sparse-document.js";
+import { fitsSkeleton, scanSkeleton, sparseDocument, type Skeleton } from "./sparse-document.js";
+import { moveSkeletonBy } from "./sparse-moves.js";
 
 /** What a regeneration found before parsing its spec: the last run's record, and the edit since. */
 export interface Regeneration {
@@ -56,12 +58,13 @@ export async function loadSpecCached(
   cache: ModelCache | undefined,
 ): Promise<LoadedSpec> {
   if (!cache || isUrl(source)) return loadSpec(source);
-  const file = await readSpecFileAhead(source);
-  if (cache.fresh) return parseSpecFile(file);
+  if (cache.fresh) return parseSpecFile(await readSpecFileAhead(source));
   const salt = `${cache.code}\0file\0${options.name ?? ""}`;
-  // The record's bytes, when read ahead with the spec (src/write/previous.ts `readRegenerationAhead`).
-  const keysBytes = await takeAhead(keysFilePath(cache.projectDir));
-  const previous = file.textHash ? readPreviousKeys(cache.projectDir, salt, file.textHash, keysBytes) : undefined;
+  // The record first, from its bytes read ahead with the spec (src/write/previous.ts `readRegenerationAhead`): it is
+  // parsed while the thread pool is still reading the spec (GitHub: 830 KB against 7 MB), which needs the spec's hash.
+  const recorded = readKeyRecord(cache.projectDir, salt, await takeAhead(keysFilePath(cache.projectDir)));
+  const file = await readSpecFileAhead(source);
+  const previous = file.textHash && recorded ? previousKeysFor(recorded, file.textHash) : undefined;
   // A record whose unreached `$ref`s were never checked needs the whole document once (see `keysOf`).
   const edit = previous?.record.complete ? editSince(previous, file.bytes) : undefined;
   const skeleton = edit && withinNesting(file.bytes, edit) ? skeletonOf(file.bytes, previous!, edit) : undefined;

@@ -11,7 +11,8 @@ import { describe, expect, it } from "vitest";
 import { CACHE_DIR } from "../../src/cache/index.js";
 import { editSince, previousLength, readPreviousKeys, saveKeys } from "../../src/cache/key-table.js";
 import { documentKeys, keysAfterEdit, type DocumentKeys } from "../../src/cache/refs.js";
-import { moveSkeletonBy, scanSkeleton } from "../../src/cache/sparse-document.js";
+import { scanSkeleton } from "../../src/cache/sparse-document.js";
+import { moveSkeletonBy } from "../../src/cache/sparse-moves.js";
 import { hashContent } from "../../src/write/hash.js";
 
 type Document = Record<string, unknown> & { paths: Record<string, Record<string, Record<string, unknown>>> };

@@ -16,10 +16,10 @@ import {
   holdsObject,
   isSparseDocument,
   scanSkeleton,
-  moveSkeletonBy,
   sparseDocument,
   sparseJsonDocument,
 } from "../../src/cache/sparse-document.js";
+import { moveSkeletonBy } from "../../src/cache/sparse-moves.js";
 import { readPreviousKeys, specEdit } from "../../src/cache/key-table.js";
 import { generate, generatorVersion } from "../../src/generate.js";
 import { GeneratorError } from "../../src/diagnostics.js";
