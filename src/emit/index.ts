@@ -39,6 +39,8 @@ export interface EmittedFile {
   owner: FileOwner;
   /** `content` encoded as UTF-8, when the emitter made the bytes first (a large API's data/tools.json). */
   bytes?: Buffer;
+  /** Copied as it is from a template (no Handlebars): only such a file's merge base can be the build's (known-bases.ts). */
+  copied?: true;
 }
 
 export interface EmitOptions {
@@ -198,6 +200,7 @@ export function renderProjectFiles(model: RenderModel, options: EmitOptions): Re
       path,
       content: owner === "generator" ? withOwnershipHeader(path, content) : content,
       owner,
+      ...(rendered ? {} : { copied: true as const }),
     };
     files.push(file);
     // The default templates embed spec values in TypeScript only through handler bindings.
