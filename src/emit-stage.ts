@@ -56,8 +56,8 @@ export function emitFiles(
 }
 
 /** Emit after a text-only regeneration (src/cache/text-edit.ts): from data/tools.json, no tool object. */
-export function emitAfterTextEdit(edit: TextEdit, options: StageOptions) {
-  return emitTextEdit(edit, emitOptionsOf(options));
+export function emitAfterTextEdit(edit: TextEdit, options: StageOptions, room?: Buffer) {
+  return emitTextEdit(edit, emitOptionsOf(options), room);
 }
 
 type StageOptions = Pick<EmitOptions, "generatorVersion" | "helpers" | "templatesDir" | "ship" | "mcpName"> & {

@@ -152,7 +152,7 @@ async function generateOnce(
       model: guided,
     } = await timed("emit", () =>
       run.textEdit
-        ? emitAfterTextEdit(run.textEdit, stageOptions(outDir))
+        ? emitAfterTextEdit(run.textEdit, stageOptions(outDir), lastTools?.room)
         : { ...emitFiles(run.guided, stageOptions(outDir), textKeys, previous, rendered), model: run.guided },
     );
     reportReuse(progress, toolsFile?.stats, "tools' JSON");

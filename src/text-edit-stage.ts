@@ -52,7 +52,7 @@ export async function textEditSetup(
   // data/tools.json is being read on the thread pool (src/load/read-ahead.ts): taken when the model stage hands the
   // edited operation over, after the load, instead of waiting for it here. (Caught here only so that a run that
   // stops before then reports its own error; whoever awaits `last` gets this one.)
-  const last = readPreviousTools(outDir, manifest).then((tools) => ({ manifest, tools }));
+  const last = readPreviousTools(outDir, manifest, { room: true }).then((tools) => ({ manifest, tools }));
   last.catch(() => {});
   const examples = exampleCache();
   const sources = { cache: modelCache, examples, seed: options.seed ?? 1, api };

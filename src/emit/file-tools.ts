@@ -18,8 +18,8 @@ import {
 import { emittedBytes, type ToolSpan } from "./tools-file.js";
 
 /** The project's files after a text-only edit, the new data/tools.json's bytes and spans, and its tools as views. */
-export function emitTextEdit(edit: TextEdit, options: EmitOptions) {
-  const { bytes, spans } = spliced(edit);
+export function emitTextEdit(edit: TextEdit, options: EmitOptions, room?: Buffer) {
+  const { bytes, spans } = spliced(edit, room);
   const tools = spans.map((span) => new FileTool(bytes, span));
   const model: EmitModel = { kind: "openapi", api: edit.api, tools, diagnostics: edit.diagnostics };
   const files: EmittedFile[] = emitAround(model, emittedBytes(TOOLS_DATA_PATH, bytes), {
@@ -35,11 +35,21 @@ export function emitTextEdit(edit: TextEdit, options: EmitOptions) {
   return { files, toolData, toolsFile, model };
 }
 
-/** The previous file with the edited tool's JSON in its place, and every tool's span in the result. */
-function spliced({ previous, spans, tool, json }: TextEdit): { bytes: Buffer; spans: ToolSpan[] } {
+/**
+ * The previous file with the edited tool's JSON in its place, and every tool's span in the result: in `room` when it
+ * is large enough (memory whose pages are touched already, see src/write/previous.ts), else in a buffer of its own.
+ */
+export function spliced(
+  { previous, spans, tool, json }: TextEdit,
+  room?: Buffer,
+): { bytes: Buffer; spans: ToolSpan[] } {
   const [start, end] = spans[tool]!;
   const text = Buffer.from(json, "utf8");
-  const bytes = Buffer.concat([previous.subarray(0, start), text, previous.subarray(end)]);
+  const length = previous.length - (end - start) + text.length;
+  const bytes = room && room.length >= length ? room.subarray(0, length) : Buffer.allocUnsafe(length);
+  previous.copy(bytes, 0, 0, start);
+  text.copy(bytes, start);
+  previous.copy(bytes, start + text.length, end);
   const moved = text.length - (end - start);
   return {
     bytes,

@@ -3,6 +3,7 @@
  * content goes into `data/tools.json`; code comes from the templates, which
  * see spec strings only through the escaping helpers in `escape.ts`.
  */
+import { isUtf8 } from "node:buffer";
 import { createRequire } from "node:module";
 import { GeneratorError } from "../diagnostics.js";
 import type { ApiModel, GuidedApiModel, GuidedTool, ToolData, ToolModel } from "../model/ir.js";
@@ -28,7 +29,7 @@ import { TemplateRenderer } from "./templates.js";
 import { DEFAULT_TEMPLATES, readTemplates, type TemplateFile } from "./template-files.js";
 import { validationOnlySchema } from "../model/output-schema.js";
 import { emittedBytes, isCompactToolsFile } from "./tools-file.js";
-import { type FileOwner, templateOutput, withOwnershipHeader } from "./static-files.js";
+import { type FileOwner, templateOutput, withOwnershipHeader, withOwnershipHeaderBytes } from "./static-files.js";
 
 type TsMorph = typeof import("ts-morph");
 
@@ -39,6 +40,8 @@ export interface EmittedFile {
   owner: FileOwner;
   /** `content` encoded as UTF-8, when the emitter made the bytes first (a large API's data/tools.json). */
   bytes?: Buffer;
+  /** Copied as it is from a template (no Handlebars): only such a file's merge base can be the build's (known-bases.ts). */
+  copied?: true;
 }
 
 export interface EmitOptions {
@@ -193,12 +196,9 @@ export function renderProjectFiles(model: RenderModel, options: EmitOptions): Re
     const { path, rendered, owner } = output;
     const target = SHIP_TEMPLATE_OUTPUTS[path];
     if (target && !ship.includes(target)) continue;
-    const content = rendered ? renderer.render(template, context) : template.content;
-    const file: EmittedFile = {
-      path,
-      content: owner === "generator" ? withOwnershipHeader(path, content) : content,
-      owner,
-    };
+    const file = rendered
+      ? textFile(path, owner, renderer.render(template, context))
+      : copiedFile(template, path, owner);
     files.push(file);
     // The default templates embed spec values in TypeScript only through handler bindings.
     const overridden = !template.source.startsWith(defaultsDir);
@@ -220,6 +220,36 @@ export function renderProjectFiles(model: RenderModel, options: EmitOptions): Re
   }
 
   return { files, overview, toCheck, templates, ship, shipVersion: context.ship.version };
+}
+
+/** A file of this text (the ownership header added to a generator-owned one). */
+function textFile(path: string, owner: FileOwner, content: string): EmittedFile {
+  return { path, content: owner === "generator" ? withOwnershipHeader(path, content) : content, owner };
+}
+
+/**
+ * A template copied as it is: its bytes as read, the header added (`withOwnershipHeader`), its text decoded only if
+ * something reads it (the write uses the bytes; a text set, by `checkTypeScript`, replaces them). Bytes that are not
+ * UTF-8 are decoded at once, as before: the project gets the decoded text.
+ */
+function copiedFile(template: TemplateFile, path: string, owner: FileOwner): EmittedFile {
+  const read = template.bytes;
+  if (!read || !isUtf8(read)) return { ...textFile(path, owner, template.content), copied: true };
+  let content: string | undefined;
+  const file: EmittedFile = {
+    path,
+    owner,
+    copied: true,
+    bytes: owner === "generator" ? withOwnershipHeaderBytes(path, read) : read,
+    get content() {
+      return (content ??= file.bytes!.toString("utf8"));
+    },
+    set content(text: string) {
+      content = text;
+      delete file.bytes;
+    },
+  };
+  return file;
 }
 
 export function toToolData(tool: GuidedTool): ToolData {

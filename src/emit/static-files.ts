@@ -52,6 +52,15 @@ const OWNERSHIP_HEADER = [
   "",
 ].join("\n");
 
+/** `withOwnershipHeader` of a text's UTF-8 bytes, as bytes (`bytes` must be valid UTF-8 for them to be equal). */
+export function withOwnershipHeaderBytes(path: string, bytes: Buffer): Buffer {
+  if (!/\.(ts|js|mjs)$/.test(path)) return bytes;
+  const shebang = bytes[0] === 0x23 && bytes[1] === 0x21 ? bytes.indexOf(0x0a) + 1 : 0;
+  return Buffer.concat([bytes.subarray(0, shebang), OWNERSHIP_HEADER_BYTES, bytes.subarray(shebang)]);
+}
+
+const OWNERSHIP_HEADER_BYTES = Buffer.from(OWNERSHIP_HEADER, "utf8");
+
 export function withOwnershipHeader(path: string, content: string): string {
   if (!/\.(ts|js|mjs)$/.test(path)) return content;
   // A shebang must stay the first line (the entry is the package's `bin`).

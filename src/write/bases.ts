@@ -60,10 +60,14 @@ export class BaseCompressor {
   /** `known`: the base of a file by the hash of its bytes, when it is known already (the build's, see known-bases.ts). */
   constructor(private readonly known: (hash: string) => Buffer | undefined = knownBase) {}
 
-  /** What to write at `basePath(…, bytes.length)` for a file of these bytes (`hash`: their hash). */
-  compressed(bytes: Buffer, hash: string): Buffer {
+  /**
+   * What to write at `basePath(…, bytes.length)` for `file`, of these bytes (`hash`: their hash). The build's bases
+   * are looked up only for a file copied from a template: a regeneration that changes only rendered files (a
+   * README after a summary edit) then neither reads nor checks the pack (≈ 0.7 ms).
+   */
+  compressed(file: Pick<EmittedFile, "copied">, bytes: Buffer, hash: string): Buffer {
     if (bytes.length >= RAW_BASE_SIZE) return bytes;
-    return this.known(hash) ?? gzipSync(bytes);
+    return (file.copied && this.known(hash)) || gzipSync(bytes);
   }
 }
 

@@ -30,7 +30,7 @@ export async function writeFresh(
     saving = started(alongside, staging);
     for (const { file, bytes, hash } of encoded)
       if (file.owner === "generator" && !baseDone.has(file.path))
-        writer.write(basePath(staging, file.path, bytes.length), bases.compressed(bytes, hash));
+        writer.write(basePath(staging, file.path, bytes.length), bases.compressed(file, bytes, hash));
     await saving;
     writer.write(join(staging, MANIFEST_PATH), JSON.stringify(manifest, null, 2) + "\n");
     if (existsSync(outDir)) rmdirSync(outDir);

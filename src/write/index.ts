@@ -360,7 +360,7 @@ function stageBases(
       moves.push(
         bytes.length >= RAW_BASE_SIZE
           ? { bytes, to: target }
-          : { from: stage(bases.compressed(bytes, hash)), to: target },
+          : { from: stage(bases.compressed(file, bytes, hash)), to: target },
       );
       kept.add(target);
     }

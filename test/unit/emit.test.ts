@@ -156,6 +156,7 @@ describe("reading templates", () => {
       path: "server/linked/extra.md",
       source: join(dir, "server", "linked", "extra.md"),
       content: "linked",
+      bytes: Buffer.from("linked"),
     });
     expect([...templates.keys()].slice(0, defaults.size)).toEqual([...defaults.keys()]);
   });

@@ -463,6 +463,24 @@ describe("merge bases compressed by the build", () => {
       expect(readFileSync(join(root, "pack", path)).equals(readFileSync(join(root, "zlib", path))), path).toBe(true);
     }
   });
+
+  it("are looked up only for files copied from a template", async () => {
+    const looked: string[] = [];
+    const bases = new BaseCompressor((hash) => {
+      looked.push(hash);
+      return Buffer.from("packed");
+    });
+    const bytes = Buffer.from("# README\n");
+    expect(bases.compressed({}, bytes, "rendered").equals(gzipSync(bytes))).toBe(true);
+    expect(looked).toEqual([]);
+    expect(bases.compressed({ copied: true }, bytes, "copied").toString()).toBe("packed");
+    expect(looked).toEqual(["copied"]);
+    // Emit marks exactly the files copied as they are: the README is rendered, the runtime copied.
+    const model = addGuidance(await modelFrom(join(SAMPLES, "petstore.yaml")), { seed: 1 });
+    const emitted = emitProject(model, { generatorVersion: "0.0.0-test" });
+    expect(emitted.find((file) => file.path === "README.md")?.copied).toBeUndefined();
+    expect(emitted.find((file) => file.path === "src/index.ts")?.copied).toBe(true);
+  });
 });
 
 describe("writing alongside the project (the caches)", () => {
