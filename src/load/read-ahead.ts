@@ -12,7 +12,7 @@
  * Anything unusual (no such file, not a regular file, empty, too large, a failed read) leaves the reading to the
  * caller's own synchronous read, which reports any error as before.
  */
-import { closeSync, fstatSync, openSync, read, readSync } from "node:fs";
+import { closeSync, fstatSync, openSync, read, readSync, type Stats } from "node:fs";
 
 /** Larger files are left to the caller (whose own limits and errors apply). */
 const MAX_AHEAD_BYTES = 256 * 1024 * 1024;
@@ -39,6 +39,23 @@ export function takeAhead(path: string): Promise<Buffer | undefined> | undefined
 }
 
 function startReading(path: string): Promise<Buffer | undefined> | undefined {
+  return readOnPool(
+    path,
+    (stats) => (stats.isFile() && stats.size > 0 && stats.size <= MAX_AHEAD_BYTES ? stats.size : undefined),
+    (buffer, bytesRead, descriptor) => rest(descriptor, buffer, bytesRead),
+  );
+}
+
+/**
+ * Opens `path`, and reads from its start into a new buffer of `lengthFor(its stats)` bytes in one pool task; `then`
+ * gets the buffer and the bytes read while the file is still open. Undefined, and nothing read, when the file cannot
+ * be opened or `lengthFor` gives none; a failed read resolves to undefined.
+ */
+export function readOnPool<T>(
+  path: string,
+  lengthFor: (stats: Stats) => number | undefined,
+  then: (buffer: Buffer, bytesRead: number, descriptor: number) => T | undefined,
+): Promise<T | undefined> | undefined {
   let descriptor: number;
   try {
     descriptor = openSync(path, "r");
@@ -46,12 +63,12 @@ function startReading(path: string): Promise<Buffer | undefined> | undefined {
     return undefined;
   }
   try {
-    const stats = fstatSync(descriptor);
-    if (!stats.isFile() || stats.size === 0 || stats.size > MAX_AHEAD_BYTES) throw new Error("left to the caller");
-    const buffer = Buffer.allocUnsafe(stats.size);
+    const length = lengthFor(fstatSync(descriptor));
+    if (length === undefined) throw new Error("left to the caller");
+    const buffer = Buffer.allocUnsafe(length);
     return new Promise((resolve) =>
       read(descriptor, buffer, 0, buffer.length, 0, (error, bytesRead) => {
-        resolve(error ? undefined : rest(descriptor, buffer, bytesRead));
+        resolve(error ? undefined : then(buffer, bytesRead, descriptor));
         closeSync(descriptor);
       }),
     );

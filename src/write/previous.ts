@@ -1,9 +1,9 @@
 /** What a generated project holds from its last generation, read before this one is written. */
-import { closeSync, existsSync, fstatSync, openSync, read, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { TOOLS_DATA_PATH } from "../emit/index.js";
 import { isUrl } from "../load/index.js";
-import { readAhead, takeAhead } from "../load/read-ahead.js";
+import { readAhead, readOnPool, takeAhead } from "../load/read-ahead.js";
 import { keysFilePath } from "../cache/key-table.js";
 import { MANIFEST_PATH } from "./manifest.js";
 import { readBaseBytes } from "./bases.js";
@@ -39,26 +39,11 @@ const ROOM_SLACK = 64 * 1024;
  * none (the splice allocates its own, as before).
  */
 function prepareRoom(path: string): Promise<Buffer | undefined> | undefined {
-  let descriptor: number;
-  try {
-    descriptor = openSync(path, "r");
-  } catch {
-    return undefined;
-  }
-  try {
-    const { size } = fstatSync(descriptor);
-    if (size < 1 << 20) throw new Error("small: not worth it");
-    const room = Buffer.allocUnsafe(size + ROOM_SLACK);
-    return new Promise((resolve) =>
-      read(descriptor, room, 0, size, 0, (error) => {
-        closeSync(descriptor);
-        resolve(error ? undefined : room);
-      }),
-    );
-  } catch {
-    closeSync(descriptor);
-    return undefined;
-  }
+  return readOnPool(
+    path,
+    ({ size }) => (size < 1 << 20 ? undefined : size + ROOM_SLACK),
+    (room) => room,
+  );
 }
 
 /**
